@@ -1,0 +1,93 @@
+# tracerd: build, test, install. `make help` lists the targets.
+PREFIX ?= /usr/local
+DESTDIR ?=
+SYSCONFDIR ?= /etc
+UNITDIR ?= /etc/systemd/system
+
+CC ?= gcc
+CLANG ?= clang
+BPFTOOL ?= bpftool
+VERSION := 0.1.0
+
+ifeq ($(SANITIZE),1)
+BUILD ?= build-san
+CC := clang
+SAN := -fsanitize=address,undefined -fno-sanitize-recover=all -fno-omit-frame-pointer
+else
+BUILD ?= build
+SAN :=
+endif
+
+CFLAGS ?= -O2 -g
+override CFLAGS += -std=gnu11 -Wall -Wextra -Werror -D_GNU_SOURCE -DTRACERD_VERSION='"$(VERSION)"' \
+	-Iinclude -Ikernel-events -Idaemon -I$(BUILD) $(SAN)
+override LDFLAGS += $(SAN)
+LIBS := -lbpf -lelf -lz -lsystemd -ltraceevent
+
+BPF_CFLAGS := -g -O2 -target bpf -D__TARGET_ARCH_x86 -Wall -Wextra -Werror \
+	-Iinclude -Ibpf -I/usr/include/$(shell uname -m)-linux-gnu
+
+LIB_SRCS := $(wildcard kernel-events/*.c) $(filter-out daemon/main.c,$(wildcard daemon/*.c))
+LIB_OBJS := $(LIB_SRCS:%.c=$(BUILD)/%.o)
+BPF_SRCS := $(wildcard bpf/*.bpf.c)
+SKELS := $(BPF_SRCS:bpf/%.bpf.c=$(BUILD)/%.skel.h)
+HDRS := $(wildcard include/*.h kernel-events/*.h daemon/*.h)
+TEST_SRCS := $(wildcard tests/unit/*.c tests/tools/*.c)
+TEST_BINS := $(TEST_SRCS:tests/%.c=$(BUILD)/tests/%)
+
+.SECONDARY:
+.PHONY: all deps run test test-unit check install uninstall clean help fuzz bench
+all: $(BUILD)/tracerd $(TEST_BINS)
+
+help:
+	@echo "make deps      install the Debian packages needed to build and test"
+	@echo "make           build tracerd and the test programs"
+	@echo "make run       deps + build + run in the foreground on conf/tracerd.conf"
+	@echo "make test      all tests (root: real BPF, tracefs, journald, systemd)"
+	@echo "make test SANITIZE=1   the same under ASan+UBSan"
+	@echo "make install   install binary, unit and config (PREFIX, DESTDIR)"
+
+deps:
+	scripts/deps.sh
+
+$(BUILD)/%.bpf.o: bpf/%.bpf.c $(wildcard bpf/*.h) include/tracerd_record.h
+	@mkdir -p $(@D)
+	$(CLANG) $(BPF_CFLAGS) -c $< -o $@
+
+$(BUILD)/%.skel.h: $(BUILD)/%.bpf.o
+	$(BPFTOOL) gen skeleton $< > $@.tmp && mv $@.tmp $@
+
+$(BUILD)/%.o: %.c $(HDRS) $(SKELS)
+	@mkdir -p $(@D)
+	$(CC) $(CFLAGS) -c $< -o $@
+
+$(BUILD)/libtracerd.a: $(LIB_OBJS)
+	ar rcs $@ $^
+
+$(BUILD)/tracerd: $(BUILD)/daemon/main.o $(BUILD)/libtracerd.a
+	$(CC) $(LDFLAGS) -o $@ $^ $(LIBS)
+
+$(BUILD)/tests/%: tests/%.c $(BUILD)/libtracerd.a $(HDRS) tests/unit/test.h
+	@mkdir -p $(@D)
+	$(CC) $(CFLAGS) -Itests/unit $(LDFLAGS) -o $@ $< $(BUILD)/libtracerd.a $(LIBS)
+
+run: deps all
+	scripts/mount-tracefs.sh
+	$(BUILD)/tracerd --config conf/tracerd.conf --foreground
+
+test: all
+	BUILD=$(BUILD) tests/run.sh
+
+install: $(BUILD)/tracerd
+	install -D -m 0755 $(BUILD)/tracerd $(DESTDIR)$(PREFIX)/bin/tracerd
+	install -D -m 0644 units/tracerd.service $(DESTDIR)$(UNITDIR)/tracerd.service
+	sed -i 's|@BINDIR@|$(PREFIX)/bin|g; s|@SYSCONFDIR@|$(SYSCONFDIR)|g' $(DESTDIR)$(UNITDIR)/tracerd.service
+	install -d $(DESTDIR)$(SYSCONFDIR)/tracerd/tracerd.conf.d
+	test -e $(DESTDIR)$(SYSCONFDIR)/tracerd/tracerd.conf || \
+		install -m 0644 conf/tracerd.conf $(DESTDIR)$(SYSCONFDIR)/tracerd/tracerd.conf
+
+uninstall:
+	rm -f $(DESTDIR)$(PREFIX)/bin/tracerd $(DESTDIR)$(UNITDIR)/tracerd.service
+
+clean:
+	rm -rf build build-san

@@ -1,0 +1,134 @@
+// SPDX-License-Identifier: GPL-2.0
+/* The class program. Every selected tracepoint attaches this one program;
+ * the attachment's BPF cookie is the event's slot in `events`, whose
+ * descriptor says how large the record is and which filter to run. So the
+ * number of loaded programs does not grow with the number of events, just as
+ * DECLARE_EVENT_CLASS shares one assign routine among its DEFINE_EVENTs. */
+#include <linux/bpf.h>
+#include <stdbool.h>
+#include <bpf/bpf_helpers.h>
+#include "tracerd_record.h"
+#include "filter.bpf.h"
+
+char LICENSE[] SEC("license") = "GPL";
+
+/* Wake the consumer only once this many bytes wait; a timer drains the rest. */
+const volatile __u64 wakeup_bytes = 1 << 20;
+
+struct {
+	__uint(type, BPF_MAP_TYPE_RINGBUF);
+	__uint(max_entries, 8 << 20);	/* set by the daemon before load */
+} rb SEC(".maps");
+
+struct {
+	__uint(type, BPF_MAP_TYPE_ARRAY);
+	__uint(max_entries, TRACERD_MAX_EVENTS);
+	__type(key, __u32);
+	__type(value, struct event_desc);
+} events SEC(".maps");
+
+struct {
+	__uint(type, BPF_MAP_TYPE_PERCPU_ARRAY);
+	__uint(max_entries, TRACERD_MAX_EVENTS);
+	__type(key, __u32);
+	__type(value, struct event_stats);
+} stats SEC(".maps");
+
+/* Twice the largest record so that the verifier can bound offset + length. */
+struct scratch {
+	__u64 filter_stack;
+	struct trace_rec_hdr hdr;
+	__u8 data[2 * TRACERD_MAX_RECORD];
+};
+
+struct {
+	__uint(type, BPF_MAP_TYPE_PERCPU_ARRAY);
+	__uint(max_entries, 1);
+	__type(key, __u32);
+	__type(value, struct scratch);
+} scratch SEC(".maps");
+
+/* End of the dynamic payload: the furthest __data_loc (offset, length). */
+static __always_inline __u64 record_end(const struct event_desc *d, const __u8 *rec,
+					__u64 fixed)
+{
+	__u64 end = fixed;
+	__u32 i;
+
+	for (i = 0; i < TRACERD_MAX_DYN; i++) {
+		__u64 off, loc, e;
+
+		if (i >= d->n_dyn)
+			break;
+		off = d->dyn_off[i] & (TRACERD_MAX_RECORD - 1);
+		loc = *(__u32 *)(rec + off);
+		e = (loc & 0xffff) + (loc >> 16);
+		if (d->dyn_rel & (1u << i))	/* __rel_loc: relative to the field's end */
+			e += off + 4;
+		if (e > end)
+			end = e;
+	}
+	return end;
+}
+
+SEC("tracepoint")
+int trace_event_class(void *ctx)
+{
+	__u32 slot = bpf_get_attach_cookie(ctx), zero = 0, flags = 0;
+	__u64 fixed, end;	/* 64-bit: no zero-extension for the verifier to lose */
+	const char *src = ctx;
+	struct event_desc *d;
+	struct event_stats *st;
+	struct scratch *s;
+	__u64 pid_tgid, avail;
+
+	d = bpf_map_lookup_elem(&events, &slot);
+	st = bpf_map_lookup_elem(&stats, &slot);
+	s = bpf_map_lookup_elem(&scratch, &zero);
+	if (!d || !st || !s)
+		return 0;
+	st->hits++;
+
+	fixed = d->fixed_size;
+	if (fixed > TRACERD_MAX_RECORD)
+		fixed = TRACERD_MAX_RECORD;
+	bpf_probe_read_kernel(s->data, fixed, src);
+	end = record_end(d, s->data, fixed);
+	if (end > TRACERD_MAX_RECORD) {
+		end = TRACERD_MAX_RECORD;
+		flags |= TRACERD_REC_TRUNCATED;
+		st->truncated++;
+	}
+	if (end > fixed) {
+		__u64 dlen = end - fixed;
+
+		/* The verifier lost the relation between end and fixed: restate it. */
+		asm volatile("" : "+r"(dlen));
+		if (dlen <= TRACERD_MAX_RECORD)
+			bpf_probe_read_kernel(s->data + fixed, dlen, src + fixed);
+	}
+
+	pid_tgid = bpf_get_current_pid_tgid();
+	/* The kernel overwrote the common fields before we ran; rebuild them. */
+	*(__u64 *)s->data = (__u64)d->id | (__u64)(__u32)pid_tgid << 32;
+
+	if (d->n_insns && !filter_match(d, s->data, end, pid_tgid, &s->filter_stack)) {
+		st->filtered++;
+		return 0;
+	}
+
+	s->hdr.ts_ns = bpf_ktime_get_ns();
+	s->hdr.slot = slot;
+	s->hdr.cpu = bpf_get_smp_processor_id();
+	s->hdr.pid = pid_tgid >> 32;
+	s->hdr.tid = (__u32)pid_tgid;
+	s->hdr.len = end;
+	s->hdr.flags = flags;
+	bpf_get_current_comm(s->hdr.comm, sizeof(s->hdr.comm));
+
+	avail = bpf_ringbuf_query(&rb, BPF_RB_AVAIL_DATA);
+	if (bpf_ringbuf_output(&rb, &s->hdr, sizeof(s->hdr) + end,
+			       avail >= wakeup_bytes ? BPF_RB_FORCE_WAKEUP : BPF_RB_NO_WAKEUP))
+		st->lost++;
+	return 0;
+}

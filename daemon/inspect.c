@@ -1,0 +1,73 @@
+// SPDX-License-Identifier: GPL-2.0
+/* The inspection commands: --list-events, --list-classes, --describe. */
+#include "inspect.h"
+#include "render.h"
+#include "util.h"
+
+int inspect_list_events(struct tracer *t, const char *glob)
+{
+	for (size_t i = 0; i < t->n_available; i++)
+		if (!glob || tp_glob_match(glob, t->available[i]))
+			printf("%s\n", t->available[i]);
+	return 0;
+}
+
+int inspect_list_classes(struct tracer *t, const char *glob)
+{
+	for (size_t i = 0; i < t->n_available; i++) {
+		struct tp_event *e;
+
+		if (glob && !tp_glob_match(glob, t->available[i]))
+			continue;
+		if (tracer_event(t, t->available[i], &e) < 0)
+			fprintf(stderr, "tracerd: cannot read the format of %s\n", t->available[i]);
+	}
+	for (size_t i = 0; i < t->classes.n; i++) {
+		const struct tp_class *c = t->classes.classes[i];
+
+		printf("%s%s (%zu event%s):", c->name, c->from_btf ? "" : " [by layout]",
+		       c->n_events, c->n_events == 1 ? "" : "s");
+		for (size_t k = 0; k < c->n_events; k++)
+			printf(" %s:%s", c->events[k]->system, c->events[k]->name);
+		printf("\n");
+	}
+	return 0;
+}
+
+static const char *kind_name(enum tp_field_kind k)
+{
+	static const char *const names[] = {
+		[TP_FIELD_SCALAR] = "scalar", [TP_FIELD_ARRAY] = "array",
+		[TP_FIELD_DATA_LOC] = "__data_loc", [TP_FIELD_REL_LOC] = "__rel_loc",
+		[TP_FIELD_FLEX] = "flexible array",
+	};
+	return names[k];
+}
+
+int inspect_describe(struct tracer *t, const char *sys_event)
+{
+	struct tp_event *e;
+	int r = tracer_event(t, sys_event, &e);
+
+	if (r < 0) {
+		char near[512];
+
+		suggest_events(t, sys_event, near, sizeof(near));
+		fprintf(stderr, "tracerd: no event '%s'%s%s\n", sys_event,
+			near[0] ? "; did you mean " : "", near);
+		return r;
+	}
+	printf("event:  %s:%s (id %d)\nclass:  %s%s\nsize:   %u bytes fixed\nfields:\n",
+	       e->system, e->name, e->id, e->class->name,
+	       e->class->from_btf ? "" : " (by layout)", e->fixed_size);
+	for (size_t i = 0; i < e->n_fields; i++) {
+		const struct tp_field *f = &e->fields[i];
+
+		printf("  %-28s %-24s offset %-4u size %-3u %s %s%s\n", f->name, f->type,
+		       f->offset, f->size, f->is_signed ? "signed  " : "unsigned",
+		       kind_name(f->kind), f->is_string ? " string" : "");
+	}
+	printf("print fmt: %s\n", e->print_fmt);
+	render_describe(e, stdout);
+	return 0;
+}

@@ -1,0 +1,277 @@
+// SPDX-License-Identifier: GPL-2.0
+/* The daemon's event loop (sd-event): ring-buffer wakeups and a flush
+ * timer drain records; SIGHUP reloads; SIGTERM/SIGINT drain and exit; the
+ * watchdog is pinged by the loop itself, so a stuck loop is noticed. */
+#include <bpf/libbpf.h>
+#include <signal.h>
+#include <sys/epoll.h>
+#include <sys/resource.h>
+#include <time.h>
+#include <systemd/sd-daemon.h>
+#include <systemd/sd-event.h>
+#include "log.h"
+#include "loop.h"
+#include "report.h"
+#include "sink.h"
+#include "tracer.h"
+#include "tracerd.skel.h"
+#include "util.h"
+
+struct daemon {
+	const struct run_opts *o;
+	struct tracer *t;
+	sd_event *event;
+	uint64_t last_delivered, last_status_usec;
+};
+
+static uint64_t delivered_total(struct tracer *t, uint64_t *lost)
+{
+	uint64_t sum = 0;
+
+	*lost = 0;
+	for (size_t i = 0; i < t->n_sels; i++) {
+		struct sel_totals tot;
+
+		tracer_totals(t, t->sels[i], &tot);
+		sum += tot.delivered;
+		*lost += tot.lost;
+	}
+	return sum;
+}
+
+static size_t attached_events(struct tracer *t)
+{
+	size_t n = 0;
+
+	for (size_t i = 0; i < t->n_sels; i++)
+		n += t->sels[i]->n_slots;
+	return n;
+}
+
+static void notify_status(struct daemon *dm, const char *state)
+{
+	uint64_t now, lost, delivered = delivered_total(dm->t, &lost);
+	double rate = 0;
+
+	sd_event_now(dm->event, CLOCK_MONOTONIC, &now);
+	if (dm->last_status_usec && now > dm->last_status_usec)
+		rate = (double)(delivered - dm->last_delivered) * 1e6 / (now - dm->last_status_usec);
+	dm->last_delivered = delivered;
+	dm->last_status_usec = now;
+	sd_notifyf(false, "%sSTATUS=%.0f events/s, %llu delivered, %llu lost, %zu selections, %zu events",
+		   state ? state : "", rate, (unsigned long long)delivered, (unsigned long long)lost,
+		   dm->t->n_sels, attached_events(dm->t));
+}
+
+static int on_ring(sd_event_source *s, int fd, uint32_t revents, void *userdata)
+{
+	struct daemon *dm = userdata;
+
+	(void)s; (void)fd; (void)revents;
+	tracer_drain(dm->t);
+	return 0;
+}
+
+static int on_flush(sd_event_source *s, uint64_t usec, void *userdata)
+{
+	struct daemon *dm = userdata;
+
+	(void)usec;
+	tracer_drain(dm->t);
+	report_suppressed(dm->t);
+	return sd_event_source_set_time_relative(s, dm->t->cfg.flush_interval_ms * 1000ULL);
+}
+
+static int on_status(sd_event_source *s, uint64_t usec, void *userdata)
+{
+	struct daemon *dm = userdata;
+
+	(void)usec;
+	notify_status(dm, NULL);
+	return sd_event_source_set_time_relative(s, 2 * 1000000ULL);
+}
+
+static int on_stats(sd_event_source *s, uint64_t usec, void *userdata)
+{
+	struct daemon *dm = userdata;
+
+	(void)usec;
+	if (!dm->t->cfg.stats_interval_sec)
+		return 0;
+	report_stats(dm->t, false);
+	return sd_event_source_set_time_relative(s, dm->t->cfg.stats_interval_sec * 1000000ULL);
+}
+
+static int on_term(sd_event_source *s, const struct signalfd_siginfo *si, void *userdata)
+{
+	(void)si;
+	(void)userdata;
+	sd_notify(false, "STOPPING=1");
+	return sd_event_exit(sd_event_source_get_event(s), 0);
+}
+
+/* SIGHUP: re-read the config; an invalid one is logged and the running one stays. */
+static int on_hup(sd_event_source *s, const struct signalfd_siginfo *si, void *userdata)
+{
+	struct daemon *dm = userdata;
+	struct tracer *t = dm->t;
+	struct diag d = { 0 };
+	struct config cfg;
+	char msg[2048];
+	int r;
+
+	(void)s; (void)si;
+	sd_notify(false, "RELOADING=1");
+	r = config_load(dm->o->config_path, &cfg, &d);
+	if (r >= 0) {
+		if (cfg.ring_buffer_size != t->cfg.ring_buffer_size ||
+		    cfg.wakeup_bytes != t->cfg.wakeup_bytes)
+			log_warning("RingBufferSize= and WakeupBytes= take effect on restart only");
+		cfg.ring_buffer_size = t->cfg.ring_buffer_size;
+		cfg.wakeup_bytes = t->cfg.wakeup_bytes;
+		cfg.output = t->cfg.output;
+		r = tracer_apply(t, &cfg, &d);
+		if (r < 0)
+			config_free(&cfg);
+	}
+	if (r < 0) {
+		diag_format(&d, msg, sizeof(msg));
+		log_error("reload failed, keeping the running configuration: %s",
+			  d.msg[0] ? msg : strerror(-r));
+	} else {
+		log_info("reloaded %s: %zu selections, %zu events attached", dm->o->config_path,
+			 t->n_sels, attached_events(t));
+	}
+	notify_status(dm, "READY=1\n");
+	return 0;
+}
+
+static int setup_loop(struct daemon *dm)
+{
+	struct tracer *t = dm->t;
+	sigset_t mask;
+	int r;
+
+	sigemptyset(&mask);
+	sigaddset(&mask, SIGTERM);
+	sigaddset(&mask, SIGINT);
+	sigaddset(&mask, SIGHUP);
+	sigprocmask(SIG_BLOCK, &mask, NULL);
+	r = sd_event_default(&dm->event);
+	if (r < 0)
+		return r;
+	if ((r = sd_event_add_signal(dm->event, NULL, SIGTERM, on_term, dm)) < 0 ||
+	    (r = sd_event_add_signal(dm->event, NULL, SIGINT, on_term, dm)) < 0 ||
+	    (r = sd_event_add_signal(dm->event, NULL, SIGHUP, on_hup, dm)) < 0)
+		return r;
+	/* Edge-triggered: the BPF side wakes us only past WakeupBytes. */
+	r = sd_event_add_io(dm->event, NULL, bpf_map__fd(t->skel->maps.rb), EPOLLIN | EPOLLET,
+			    on_ring, dm);
+	if (r < 0)
+		return r;
+	if ((r = sd_event_add_time_relative(dm->event, NULL, CLOCK_MONOTONIC,
+					    t->cfg.flush_interval_ms * 1000ULL, 0, on_flush, dm)) < 0 ||
+	    (r = sd_event_add_time_relative(dm->event, NULL, CLOCK_MONOTONIC, 2000000ULL, 0,
+					    on_status, dm)) < 0)
+		return r;
+	if (t->cfg.stats_interval_sec &&
+	    (r = sd_event_add_time_relative(dm->event, NULL, CLOCK_MONOTONIC,
+					    t->cfg.stats_interval_sec * 1000000ULL, 0, on_stats, dm)) < 0)
+		return r;
+	return sd_event_set_watchdog(dm->event, true);
+}
+
+static void raise_nofile(void)
+{
+	struct rlimit rl;
+
+	/* One perf event fd per attached event: thousands with sys:* globs. */
+	if (getrlimit(RLIMIT_NOFILE, &rl) == 0 && rl.rlim_cur < rl.rlim_max) {
+		rl.rlim_cur = rl.rlim_max;
+		setrlimit(RLIMIT_NOFILE, &rl);
+	}
+}
+
+static void log_attached(struct tracer *t, uint64_t usec)
+{
+	for (size_t i = 0; i < t->n_sels; i++) {
+		struct sel_state *s = t->sels[i];
+
+		for (size_t k = 0; k < s->n_refused; k++)
+			log_warning("selection %s: the kernel refused %s", s->conf->name, s->refused[k]);
+	}
+	log_info("attached %zu events, %d BPF program(s), %zu selections in %.1f ms",
+		 attached_events(t), tracer_prog_count(t), t->n_sels, usec / 1000.0);
+}
+
+static uint64_t now_usec(void)
+{
+	struct timespec ts;
+
+	clock_gettime(CLOCK_MONOTONIC, &ts);
+	return ts.tv_sec * 1000000ULL + ts.tv_nsec / 1000;
+}
+
+/* Loads, attaches; reports its own errors. */
+static int start(struct daemon *dm, struct config *cfg)
+{
+	struct diag d = { 0 };
+	uint64_t t0, t1;
+	int r;
+
+	r = tracer_new(&dm->t, cfg, &d);
+	if (r >= 0)
+		r = dm->o->foreground || cfg->output == OUTPUT_STDOUT ?
+		    sink_stdout_new(&dm->t->sink, stdout) : sink_journal_new(&dm->t->sink);
+	if (r < 0)
+		goto fail;
+	t0 = now_usec();
+	r = tracer_apply(dm->t, cfg, &d);
+	if (r < 0)
+		goto fail;
+	t1 = now_usec();
+	log_attached(dm->t, t1 - t0);
+	return 0;
+fail:
+	if (d.msg[0])
+		diag_print(&d, stderr);
+	else
+		log_error("cannot start: %s", strerror(-r));
+	return r;
+}
+
+int run_daemon(const struct run_opts *o)
+{
+	struct daemon dm = { .o = o };
+	struct diag d = { 0 };
+	struct config cfg;
+	int r;
+
+	raise_nofile();
+	r = config_load(o->config_path, &cfg, &d);
+	if (r < 0) {
+		diag_print(&d, stderr);
+		return 1;
+	}
+	r = start(&dm, &cfg);
+	if (r >= 0) {
+		r = setup_loop(&dm);
+		if (r < 0)
+			log_error("cannot set up the event loop: %s", strerror(-r));
+	}
+	if (r < 0) {
+		config_free(&cfg);
+		tracer_free(dm.t);
+		sd_event_unref(dm.event);
+		return 1;
+	}
+	notify_status(&dm, "READY=1\n");
+	r = sd_event_loop(dm.event);
+	tracer_stop(dm.t);
+	report_stats(dm.t, true);
+	if (o->foreground || dm.t->cfg.output == OUTPUT_STDOUT)
+		report_events(dm.t, stderr);
+	tracer_free(dm.t);
+	sd_event_unref(dm.event);
+	return r < 0 ? 1 : 0;
+}

@@ -1,0 +1,114 @@
+// SPDX-License-Identifier: GPL-2.0
+/* tracerd: kernel trace events, filtered in BPF, into the journal. */
+#include <getopt.h>
+#include "inspect.h"
+#include "log.h"
+#include "loop.h"
+#include "tracer.h"
+#include "util.h"
+
+#define DEFAULT_CONFIG "/etc/tracerd/tracerd.conf"
+
+static void help(void)
+{
+	printf("Usage: tracerd [OPTIONS]\n\n"
+	       "Traces kernel events selected in a config file, filters them in BPF\n"
+	       "and writes them to the systemd journal (or stdout).\n\n"
+	       "  -c --config FILE        config file (default " DEFAULT_CONFIG ")\n"
+	       "  -f --foreground         print events to stdout, kernel trace style\n"
+	       "     --check-config [FILE] check the config against this kernel and exit\n"
+	       "     --list-events [GLOB]  list events, e.g. 'sched:*'\n"
+	       "     --list-classes [GLOB] list event classes with their events\n"
+	       "     --describe SYS:EVENT  fields, class and symbol tables of an event\n"
+	       "     --version             print the version\n"
+	       "  -h --help               this text\n");
+}
+
+enum { ARG_CHECK = 0x100, ARG_LIST_EVENTS, ARG_LIST_CLASSES, ARG_DESCRIBE, ARG_VERSION };
+
+static int check_config(const char *path)
+{
+	struct tracer *t = NULL;
+	struct diag d = { 0 };
+	struct config cfg;
+	int r = config_load(path, &cfg, &d);
+
+	if (r >= 0) {
+		r = tracer_new(&t, NULL, &d);
+		if (r >= 0)
+			r = tracer_check(t, &cfg, &d);
+		config_free(&cfg);
+		tracer_free(t);
+	}
+	if (r < 0) {
+		if (d.msg[0])
+			diag_print(&d, stderr);
+		else
+			log_error("%s: %s", path, strerror(-r));
+		return 1;
+	}
+	printf("%s: OK\n", path);
+	return 0;
+}
+
+static int inspect(int what, const char *arg)
+{
+	struct tracer *t = NULL;
+	struct diag d = { 0 };
+	int r = tracer_new(&t, NULL, &d);
+
+	if (r < 0) {
+		diag_print(&d, stderr);
+		return 1;
+	}
+	if (what == ARG_LIST_EVENTS)
+		r = inspect_list_events(t, arg);
+	else if (what == ARG_LIST_CLASSES)
+		r = inspect_list_classes(t, arg);
+	else
+		r = inspect_describe(t, arg);
+	tracer_free(t);
+	return r < 0 ? 1 : 0;
+}
+
+int main(int argc, char **argv)
+{
+	static const struct option opts[] = {
+		{ "config", required_argument, NULL, 'c' },
+		{ "foreground", no_argument, NULL, 'f' },
+		{ "check-config", optional_argument, NULL, ARG_CHECK },
+		{ "list-events", optional_argument, NULL, ARG_LIST_EVENTS },
+		{ "list-classes", optional_argument, NULL, ARG_LIST_CLASSES },
+		{ "describe", required_argument, NULL, ARG_DESCRIBE },
+		{ "version", no_argument, NULL, ARG_VERSION },
+		{ "help", no_argument, NULL, 'h' },
+		{}
+	};
+	struct run_opts o = { .config_path = DEFAULT_CONFIG };
+	int c, action = 0;
+	const char *arg = NULL;
+
+	while ((c = getopt_long(argc, argv, "c:fh", opts, NULL)) >= 0) {
+		switch (c) {
+		case 'c': o.config_path = optarg; break;
+		case 'f': o.foreground = true; break;
+		case 'h': help(); return 0;
+		case ARG_VERSION: printf("tracerd %s\n", TRACERD_VERSION); return 0;
+		case ARG_CHECK: case ARG_LIST_EVENTS: case ARG_LIST_CLASSES: case ARG_DESCRIBE:
+			action = c;
+			/* "--opt VALUE" as well as "--opt=VALUE" for the optional ones */
+			arg = optarg ? optarg : optind < argc && argv[optind][0] != '-' ? argv[optind++] : NULL;
+			break;
+		default: return 2;
+		}
+	}
+	if (optind < argc) {
+		fprintf(stderr, "tracerd: unexpected argument '%s'; see --help\n", argv[optind]);
+		return 2;
+	}
+	if (action == ARG_CHECK)
+		return check_config(arg ? arg : o.config_path);
+	if (action)
+		return inspect(action, arg);
+	return run_daemon(&o);
+}

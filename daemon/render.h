@@ -1,0 +1,39 @@
+/* SPDX-License-Identifier: GPL-2.0 */
+/* Rendering a record as the kernel's trace output does: the text after
+ * "event_name: ", and one value per field for structured sinks. */
+#ifndef TRACERD_RENDER_H
+#define TRACERD_RENDER_H
+
+#include <stdint.h>
+#include <stdio.h>
+#include "diag.h"
+#include "events.h"
+#include "strbuf.h"
+
+struct render_opts {
+	bool raw_pointers;	/* %p prints the address instead of a hash */
+};
+
+/* Compiles e's print fmt once, into e->render. Never fails for a print
+ * fmt it cannot handle: that event falls back to field=value pairs. */
+int render_prepare(struct tp_event *e, const struct render_opts *o);
+void render_release(struct tp_event *e);
+
+/* The text the kernel prints after "event_name: ". */
+void render_event(const struct tp_event *e, const uint8_t *rec, size_t len, struct strbuf *out);
+
+/* value: as the print fmt shows it (symbolized); raw: the number, only for
+ * flag and symbolic fields, else NULL. */
+typedef void (*render_field_cb)(void *ctx, const struct tp_field *f, const char *value,
+				const char *raw);
+void render_fields(const struct tp_event *e, const uint8_t *rec, size_t len,
+		   render_field_cb cb, void *ctx);
+
+/* Prints e's flag and symbol tables, for --describe. */
+void render_describe(const struct tp_event *e, FILE *out);
+
+/* One field's value as a plain number, string or array: the fallback form. */
+void render_field_plain(const struct tp_field *f, const uint8_t *rec, size_t len,
+			struct strbuf *out);
+
+#endif

@@ -1,0 +1,83 @@
+// SPDX-License-Identifier: GPL-2.0
+/* The plain form of a field: a number, a string or an array. It is what
+ * events print when their print fmt cannot be rendered. */
+#include <string.h>
+#include "render.h"
+
+static uint64_t load_uint(const uint8_t *p, unsigned size)
+{
+	uint8_t v8; uint16_t v16; uint32_t v32; uint64_t v64;
+
+	switch (size) {
+	case 1: memcpy(&v8, p, 1); return v8;
+	case 2: memcpy(&v16, p, 2); return v16;
+	case 4: memcpy(&v32, p, 4); return v32;
+	default: memcpy(&v64, p, 8); return v64;
+	}
+}
+
+static int64_t sign_extend(uint64_t v, unsigned size)
+{
+	unsigned bits = size * 8;
+
+	return bits >= 64 ? (int64_t)v : (int64_t)(v << (64 - bits)) >> (64 - bits);
+}
+
+static void put_number(const struct tp_field *f, const uint8_t *p, unsigned size, struct strbuf *out)
+{
+	uint64_t v = load_uint(p, size);
+
+	if (strchr(f->type, '*'))
+		sb_printf(out, "0x%llx", (unsigned long long)v);
+	else if (f->is_signed)
+		sb_printf(out, "%lld", (long long)sign_extend(v, size));
+	else
+		sb_printf(out, "%llu", (unsigned long long)v);
+}
+
+static void put_array(const struct tp_field *f, const uint8_t *p, size_t bytes, struct strbuf *out)
+{
+	unsigned es = f->elem_size ? f->elem_size : 1;
+
+	if (f->is_string) {
+		sb_put(out, (const char *)p, strnlen((const char *)p, bytes));
+		return;
+	}
+	sb_putc(out, '{');
+	for (size_t i = 0; i + es <= bytes; i += es)
+		sb_printf(out, "%s0x%llx", i ? "," : "", (unsigned long long)load_uint(p + i, es));
+	sb_putc(out, '}');
+}
+
+void render_field_plain(const struct tp_field *f, const uint8_t *rec, size_t len,
+			struct strbuf *out)
+{
+	uint32_t loc, off, n;
+
+	if (f->offset + f->size > len) {
+		sb_puts(out, "[field past the record]");
+		return;
+	}
+	switch (f->kind) {
+	case TP_FIELD_SCALAR:
+		put_number(f, rec + f->offset, f->size, out);
+		return;
+	case TP_FIELD_ARRAY:
+		put_array(f, rec + f->offset, f->size, out);
+		return;
+	case TP_FIELD_FLEX:
+		put_array(f, rec + f->offset, len - f->offset, out);
+		return;
+	case TP_FIELD_DATA_LOC:
+	case TP_FIELD_REL_LOC:
+		memcpy(&loc, rec + f->offset, 4);
+		off = (loc & 0xffff) + (f->kind == TP_FIELD_REL_LOC ? f->offset + 4 : 0);
+		n = loc >> 16;
+		if (off > len || n > len - off) {
+			sb_puts(out, "[bad __data_loc]");
+			return;
+		}
+		put_array(f, rec + off, n, out);
+		return;
+	}
+}

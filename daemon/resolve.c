@@ -1,0 +1,146 @@
+// SPDX-License-Identifier: GPL-2.0
+/* From a selection's subsystem:event globs to loaded event formats. */
+#include "tracer.h"
+#include "util.h"
+
+static bool has_glob(const char *s)
+{
+	return strpbrk(s, "*?[") != NULL;
+}
+
+/* The event's format, loaded once and grouped into its class. */
+int tracer_event(struct tracer *t, const char *sys_event, struct tp_event **ret)
+{
+	_cleanup_free_ char *sys = strdup(sys_event);
+	struct tp_event *e;
+	char *name;
+	int r;
+
+	if (!sys)
+		return -ENOMEM;
+	name = strchr(sys, ':');
+	if (!name)
+		return -EINVAL;
+	*name++ = 0;
+	for (size_t i = 0; i < t->n_events; i++)
+		if (!strcmp(t->events[i]->name, name) && !strcmp(t->events[i]->system, sys))
+			return *ret = t->events[i], 0;
+	r = tp_event_load(sys, name, &e);
+	if (r < 0)
+		return r;
+	if (GROW(t->events, t->cap_events, t->n_events) < 0) {
+		tp_event_free(e);
+		return -ENOMEM;
+	}
+	t->events[t->n_events++] = e;
+	r = tp_classes_add(&t->classes, e);
+	if (r < 0)
+		return r;
+	*ret = e;
+	return 0;
+}
+
+static size_t edit_distance(const char *a, const char *b)
+{
+	size_t la = strlen(a), lb = strlen(b), prev[128], cur[128];
+
+	if (lb >= ARRAY_SIZE(prev))
+		return SIZE_MAX;
+	for (size_t j = 0; j <= lb; j++)
+		prev[j] = j;
+	for (size_t i = 1; i <= la; i++) {
+		cur[0] = i;
+		for (size_t j = 1; j <= lb; j++) {
+			size_t sub = prev[j - 1] + (a[i - 1] != b[j - 1]);
+			size_t del = prev[j] + 1, ins = cur[j - 1] + 1;
+
+			cur[j] = sub < del ? (sub < ins ? sub : ins) : (del < ins ? del : ins);
+		}
+		memcpy(prev, cur, (lb + 1) * sizeof(*prev));
+	}
+	return prev[lb];
+}
+
+/* The three available events nearest to glob, as "a, b or c". */
+void suggest_events(struct tracer *t, const char *glob, char *buf, size_t size)
+{
+	size_t best[3] = { SIZE_MAX, SIZE_MAX, SIZE_MAX }, idx[3] = { 0 };
+
+	buf[0] = 0;
+	for (size_t i = 0; i < t->n_available; i++) {
+		size_t dist = edit_distance(glob, t->available[i]);
+
+		for (size_t k = 0; k < 3; k++)
+			if (dist < best[k]) {
+				memmove(best + k + 1, best + k, (2 - k) * sizeof(*best));
+				memmove(idx + k + 1, idx + k, (2 - k) * sizeof(*idx));
+				best[k] = dist;
+				idx[k] = i;
+				break;
+			}
+	}
+	for (size_t k = 0; k < 3 && best[k] != SIZE_MAX; k++)
+		snprintf(buf + strlen(buf), size - strlen(buf), "%s%s",
+			 k == 0 ? "" : k == 2 || best[2] == SIZE_MAX ? " or " : ", ",
+			 t->available[idx[k]]);
+}
+
+static int add_unique(struct tp_event ***v, size_t *n, size_t *cap, struct tp_event *e)
+{
+	for (size_t i = 0; i < *n; i++)
+		if ((*v)[i] == e)
+			return 0;
+	if (GROW(*v, *cap, *n) < 0)
+		return -ENOMEM;
+	(*v)[(*n)++] = e;
+	return 0;
+}
+
+static int resolve_glob(struct tracer *t, const struct selection *s, size_t gi,
+			struct tp_event ***v, size_t *n, size_t *cap, struct diag *d)
+{
+	const char *g = s->events[gi];
+	size_t matched = 0;
+	char near[512];
+
+	for (size_t i = 0; i < t->n_available; i++) {
+		struct tp_event *e;
+		int r;
+
+		if (!tp_glob_match(g, t->available[i]))
+			continue;
+		r = tracer_event(t, t->available[i], &e);
+		if (r < 0)
+			return diag_set(d, s->events_file, s->event_lines[gi], s->event_cols[gi],
+					"cannot read the format of %s: %s", t->available[i], strerror(-r));
+		r = add_unique(v, n, cap, e);
+		if (r < 0)
+			return r;
+		matched++;
+	}
+	if (matched)
+		return 0;
+	suggest_events(t, g, near, sizeof(near));
+	return diag_set(d, s->events_file, s->event_lines[gi], s->event_cols[gi],
+			has_glob(g) ? "'%s' matches no event%s%s" : "no event '%s'%s%s",
+			g, near[0] ? "; did you mean " : "", near);
+}
+
+int resolve_selection(struct tracer *t, const struct selection *s,
+		      struct tp_event ***events, size_t *n, struct diag *d)
+{
+	struct tp_event **v = NULL;
+	size_t k = 0, cap = 0;
+
+	for (size_t gi = 0; gi < s->n_events; gi++) {
+		int r = resolve_glob(t, s, gi, &v, &k, &cap, d);
+
+		if (r < 0) {
+			free(v);
+			return r;
+		}
+	}
+	*events = v;
+	*n = k;
+	return 0;
+}

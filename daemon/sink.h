@@ -1,0 +1,42 @@
+/* SPDX-License-Identifier: GPL-2.0 */
+/* Where rendered events go: stdout (foreground) or the systemd journal. */
+#ifndef TRACERD_SINK_H
+#define TRACERD_SINK_H
+
+#include <stdint.h>
+#include "config.h"
+#include "tracer.h"
+
+struct out_record {
+	const struct trace_slot *slot;
+	const struct trace_rec_hdr *hdr;
+	const uint8_t *rec;
+	size_t len;
+	const char *text;		/* after "event_name: " */
+	int64_t realtime_offset_ns;
+};
+
+struct sink_ops {
+	int (*emit)(struct sink *s, const struct out_record *r);
+	/* A daemon message (stats, suppression, reload): MESSAGE plus fields "K=V". */
+	int (*message)(struct sink *s, int priority, const char *msg, const char *const *fields,
+		       size_t n_fields);
+	void (*flush)(struct sink *s);
+	void (*free)(struct sink *s);
+};
+
+struct sink {
+	const struct sink_ops *ops;
+};
+
+int sink_stdout_new(struct sink **ret, FILE *out);
+int sink_journal_new(struct sink **ret);
+void journal_field_name(const char *field, char *out, size_t size);
+
+static inline int sink_emit(struct sink *s, const struct out_record *r) { return s->ops->emit(s, r); }
+static inline void sink_flush(struct sink *s) { if (s->ops->flush) s->ops->flush(s); }
+static inline void sink_free(struct sink *s) { if (s) s->ops->free(s); }
+int sink_message(struct sink *s, int priority, const char *const *fields, size_t n_fields,
+		 const char *fmt, ...) __attribute__((format(printf, 5, 6)));
+
+#endif

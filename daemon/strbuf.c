@@ -1,0 +1,82 @@
+// SPDX-License-Identifier: GPL-2.0
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include "strbuf.h"
+
+static bool sb_reserve(struct strbuf *sb, size_t extra)
+{
+	size_t need = sb->len + extra + 1, cap;
+	char *n;
+
+	if (need <= sb->cap)
+		return true;
+	if (sb->oom)
+		return false;
+	cap = sb->cap ? sb->cap : 256;
+	while (cap < need)
+		cap *= 2;
+	n = realloc(sb->buf, cap);
+	if (!n) {
+		sb->oom = true;
+		return false;
+	}
+	sb->buf = n;
+	sb->cap = cap;
+	return true;
+}
+
+void sb_reset(struct strbuf *sb)
+{
+	sb->len = 0;
+	if (sb->buf)
+		sb->buf[0] = 0;
+}
+
+void sb_free(struct strbuf *sb)
+{
+	free(sb->buf);
+	memset(sb, 0, sizeof(*sb));
+}
+
+void sb_put(struct strbuf *sb, const char *s, size_t n)
+{
+	if (!sb_reserve(sb, n))
+		return;
+	memcpy(sb->buf + sb->len, s, n);
+	sb->len += n;
+	sb->buf[sb->len] = 0;
+}
+
+void sb_putc(struct strbuf *sb, char c)
+{
+	sb_put(sb, &c, 1);
+}
+
+void sb_puts(struct strbuf *sb, const char *s)
+{
+	sb_put(sb, s, strlen(s));
+}
+
+void sb_vprintf(struct strbuf *sb, const char *fmt, va_list ap)
+{
+	va_list ap2;
+	int n;
+
+	va_copy(ap2, ap);
+	n = vsnprintf(NULL, 0, fmt, ap2);
+	va_end(ap2);
+	if (n < 0 || !sb_reserve(sb, n))
+		return;
+	vsnprintf(sb->buf + sb->len, n + 1, fmt, ap);
+	sb->len += n;
+}
+
+void sb_printf(struct strbuf *sb, const char *fmt, ...)
+{
+	va_list ap;
+
+	va_start(ap, fmt);
+	sb_vprintf(sb, fmt, ap);
+	va_end(ap);
+}

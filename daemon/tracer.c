@@ -1,0 +1,438 @@
+// SPDX-License-Identifier: GPL-2.0
+/* Loading the class program and attaching it, once per selected event, with
+ * the event's slot as the BPF cookie. */
+#include <bpf/bpf.h>
+#include <bpf/libbpf.h>
+#include <time.h>
+#include "filter.h"
+#include "render.h"
+#include "sink.h"
+#include "tracer.h"
+#include "tracerd.skel.h"
+#include "util.h"
+
+/* A selection being built by tracer_apply, before anything is attached. */
+struct sel_build {
+	const struct selection *conf;
+	struct sel_state *keep;		/* unchanged: reuse this state */
+	struct tp_event **events;
+	size_t n_events;
+	struct event_desc *descs;
+};
+
+static int64_t realtime_offset(void)
+{
+	struct timespec rt, mono;
+
+	clock_gettime(CLOCK_REALTIME, &rt);
+	clock_gettime(CLOCK_MONOTONIC, &mono);
+	return (rt.tv_sec - mono.tv_sec) * 1000000000LL + (rt.tv_nsec - mono.tv_nsec);
+}
+
+int tracer_new(struct tracer **ret, const struct config *cfg, struct diag *d)
+{
+	struct tracer *t = calloc(1, sizeof(*t));
+	const char *root;
+	int r;
+
+	if (!t)
+		return -ENOMEM;
+	r = tracefs_find(&root);
+	if (r < 0) {
+		diag_set(d, NULL, 0, 0, "cannot find or mount tracefs at /sys/kernel/tracing: %s",
+			 strerror(-r));
+		goto fail;
+	}
+	r = tracefs_list_events(&t->available, &t->n_available);
+	if (r < 0) {
+		diag_set(d, NULL, 0, 0, "cannot list events in %s/available_events: %s", root,
+			 strerror(-r));
+		goto fail;
+	}
+	tp_classes_init(&t->classes);
+	if (!cfg)	/* inspection only: no BPF */
+		goto done;
+	t->skel = tracerd_bpf__open();
+	if (!t->skel) {
+		r = -errno;
+		diag_set(d, NULL, 0, 0, "cannot open the BPF object: %s", strerror(-r));
+		goto fail;
+	}
+	bpf_map__set_max_entries(t->skel->maps.rb, cfg->ring_buffer_size);
+	t->skel->rodata->wakeup_bytes = cfg->wakeup_bytes;
+	r = tracerd_bpf__load(t->skel);
+	if (r < 0) {
+		diag_set(d, NULL, 0, 0, "cannot load the BPF program: %s%s", strerror(-r),
+			 r == -EPERM ? " (tracerd needs CAP_BPF and CAP_PERFMON)" : "");
+		goto fail;
+	}
+	t->rb = ring_buffer__new(bpf_map__fd(t->skel->maps.rb), tracer_on_record, t, NULL);
+	if (!t->rb) {
+		r = -errno;
+		diag_set(d, NULL, 0, 0, "cannot set up the ring buffer: %s", strerror(-r));
+		goto fail;
+	}
+	t->realtime_offset_ns = realtime_offset();
+done:
+	*ret = t;
+	return 0;
+fail:
+	tracer_free(t);
+	return r;
+}
+
+static int fill_desc(const struct tp_event *e, const struct selection *s,
+		     struct event_desc *desc, struct diag *d)
+{
+	memset(desc, 0, sizeof(*desc));
+	desc->fixed_size = e->fixed_size;
+	desc->id = e->id;
+	for (size_t i = 0; i < e->n_fields; i++) {
+		const struct tp_field *f = &e->fields[i];
+
+		if (f->kind != TP_FIELD_DATA_LOC && f->kind != TP_FIELD_REL_LOC)
+			continue;
+		if (desc->n_dyn == TRACERD_MAX_DYN)
+			return diag_set(d, s->pos.file, s->pos.line, s->pos.col,
+					"%s:%s has more than %d dynamic fields", e->system, e->name,
+					TRACERD_MAX_DYN);
+		if (f->kind == TP_FIELD_REL_LOC)
+			desc->dyn_rel |= 1u << desc->n_dyn;
+		desc->dyn_off[desc->n_dyn++] = f->offset;
+	}
+	return filter_compile(s->filter, e, &s->filter_pos, desc, d);
+}
+
+static void build_free(struct sel_build *b)
+{
+	free(b->events);
+	free(b->descs);
+}
+
+/* Resolves and compiles one selection; touches nothing in the kernel. */
+static int build_selection(struct tracer *t, const struct selection *s, struct sel_build *b,
+			   struct diag *d)
+{
+	int r;
+
+	b->conf = s;
+	for (size_t i = 0; i < t->n_sels; i++)
+		if (selection_equal(t->sels[i]->conf, s)) {
+			b->keep = t->sels[i];
+			return 0;
+		}
+	r = resolve_selection(t, s, &b->events, &b->n_events, d);
+	if (r < 0)
+		return r;
+	b->descs = calloc(b->n_events, sizeof(*b->descs));
+	if (!b->descs)
+		return -ENOMEM;
+	for (size_t i = 0; i < b->n_events; i++) {
+		struct render_opts ro = { .raw_pointers = t->cfg.raw_pointers };
+
+		r = render_prepare(b->events[i], &ro);
+		if (r >= 0)
+			r = fill_desc(b->events[i], s, &b->descs[i], d);
+		if (r < 0)
+			return r;
+	}
+	return 0;
+}
+
+static int slot_alloc(struct tracer *t)
+{
+	for (unsigned i = 0; i < TRACERD_MAX_EVENTS; i++)
+		if (!t->slots[i])
+			return i;
+	return -ENOSPC;
+}
+
+/* Zeroes a slot's counters, so that a reused slot starts from nothing. */
+static int slot_reset_stats(struct tracer *t, unsigned id)
+{
+	int ncpu = libbpf_num_possible_cpus();
+	_cleanup_free_ struct event_stats *zero = NULL;
+
+	if (ncpu < 0)
+		return ncpu;
+	zero = calloc(ncpu, sizeof(*zero));
+	if (!zero)
+		return -ENOMEM;
+	return bpf_map_update_elem(bpf_map__fd(t->skel->maps.stats), &id, zero, BPF_ANY) ? -errno : 0;
+}
+
+/* The index of the Events= word naming e outright, or -1 if only globs matched it. */
+static int named_explicitly(const struct selection *s, const struct tp_event *e)
+{
+	char full[256];
+
+	snprintf(full, sizeof(full), "%s:%s", e->system, e->name);
+	for (size_t i = 0; i < s->n_events; i++)
+		if (!strcmp(s->events[i], full))
+			return i;
+	return -1;
+}
+
+/* Returns -errno; *refused tells that the kernel refused the attachment. */
+static int slot_attach(struct tracer *t, struct sel_state *st, struct tp_event *e,
+		       const struct event_desc *desc, bool *refused, struct diag *d)
+{
+	LIBBPF_OPTS(bpf_tracepoint_opts, opts);
+	struct trace_slot *slot;
+	int id = slot_alloc(t), r;
+
+	if (id < 0)
+		return diag_set(d, st->conf->pos.file, st->conf->pos.line, 0,
+				"more than %d events selected", TRACERD_MAX_EVENTS);
+	slot = calloc(1, sizeof(*slot));
+	if (!slot || GROW(st->slots, st->cap_slots, st->n_slots) < 0) {
+		free(slot);
+		return -ENOMEM;
+	}
+	r = slot_reset_stats(t, id);
+	if (!r && bpf_map_update_elem(bpf_map__fd(t->skel->maps.events), &id, desc, BPF_ANY))
+		r = -errno;
+	if (r < 0) {
+		free(slot);
+		return diag_set(d, NULL, 0, 0, "cannot write the BPF maps: %s", strerror(-r)), r;
+	}
+	opts.bpf_cookie = id;
+	slot->link = bpf_program__attach_tracepoint_opts(t->skel->progs.trace_event_class,
+							 e->system, e->name, &opts);
+	if (!slot->link) {
+		r = -errno;
+		free(slot);
+		*refused = true;
+		return r;
+	}
+	slot->id = id;
+	slot->event = e;
+	slot->sel = st;
+	t->slots[id] = slot;
+	st->slots[st->n_slots++] = slot;
+	return 0;
+}
+
+static void slot_detach(struct tracer *t, struct trace_slot *slot)
+{
+	bpf_link__destroy(slot->link);
+	slot->link = NULL;
+	(void)t;
+}
+
+static int note_refused(struct sel_state *st, const struct tp_event *e, int err)
+{
+	char buf[512];
+
+	snprintf(buf, sizeof(buf), "%s:%s (%s)", e->system, e->name, strerror(-err));
+	if (GROW(st->refused, st->cap_refused, st->n_refused) < 0 ||
+	    !(st->refused[st->n_refused] = strdup(buf)))
+		return -ENOMEM;
+	st->n_refused++;
+	return 0;
+}
+
+static int attach_selection(struct tracer *t, struct sel_build *b, struct sel_state **ret,
+			    struct diag *d)
+{
+	struct sel_state *st = calloc(1, sizeof(*st));
+	const struct selection *s = b->conf;
+	int r = 0;
+
+	if (!st)
+		return -ENOMEM;
+	st->conf = s;
+	st->tokens = s->rate_burst;
+	*ret = st;
+	for (size_t i = 0; i < b->n_events && r >= 0; i++) {
+		struct tp_event *e = b->events[i];
+		bool refused = false;
+		int gi;
+
+		r = slot_attach(t, st, e, &b->descs[i], &refused, d);
+		if (r >= 0 || !refused)
+			continue;
+		/* An event a glob matched may be one the kernel keeps from BPF
+		 * (ftrace: internals): note it. One named outright must attach. */
+		gi = named_explicitly(s, e);
+		if (gi < 0)
+			r = note_refused(st, e, r);
+		else
+			diag_set(d, s->events_file, s->event_lines[gi], s->event_cols[gi],
+				 "the kernel refused to attach to %s:%s: %s", e->system, e->name,
+				 strerror(-r));
+	}
+	return r;
+}
+
+/* Detaches every slot of st, drains what they already wrote, frees st. */
+static void sel_state_free(struct tracer *t, struct sel_state *st)
+{
+	if (!st)
+		return;
+	for (size_t i = 0; i < st->n_slots; i++)
+		slot_detach(t, st->slots[i]);
+	if (t->rb)
+		tracer_drain(t);
+	for (size_t i = 0; i < st->n_slots; i++) {
+		t->slots[st->slots[i]->id] = NULL;
+		free(st->slots[i]);
+	}
+	free(st->slots);
+	strv_free(st->refused, st->n_refused);
+	free(st);
+}
+
+static bool kept(struct sel_build *b, size_t n, const struct sel_state *st)
+{
+	for (size_t i = 0; i < n; i++)
+		if (b[i].keep == st)
+			return true;
+	return false;
+}
+
+/* Swaps in the new selection states and config; frees the old ones. */
+static int commit(struct tracer *t, struct config *cfg, struct sel_build *b, size_t n,
+		  struct sel_state **fresh)
+{
+	struct sel_state **sels = calloc(n ? n : 1, sizeof(*sels));
+
+	if (!sels)
+		return -ENOMEM;
+	for (size_t i = 0; i < n; i++) {
+		sels[i] = b[i].keep ? b[i].keep : fresh[i];
+		sels[i]->conf = &cfg->sels[i];
+	}
+	for (size_t i = 0; i < t->n_sels; i++)
+		if (!kept(b, n, t->sels[i]))
+			sel_state_free(t, t->sels[i]);
+	free(t->sels);
+	t->sels = sels;
+	t->n_sels = t->cap_sels = n;
+	config_free(&t->cfg);
+	t->cfg = *cfg;
+	memset(cfg, 0, sizeof(*cfg));
+	return 0;
+}
+
+int tracer_check(struct tracer *t, const struct config *cfg, struct diag *d)
+{
+	int r = 0;
+
+	for (size_t i = 0; i < cfg->n_sels && r >= 0; i++) {
+		struct sel_build b = { 0 };
+
+		r = build_selection(t, &cfg->sels[i], &b, d);
+		build_free(&b);
+	}
+	return r;
+}
+
+int tracer_apply(struct tracer *t, struct config *cfg, struct diag *d)
+{
+	size_t n = cfg->n_sels;
+	struct sel_build *b = calloc(n ? n : 1, sizeof(*b));
+	struct sel_state **fresh = calloc(n ? n : 1, sizeof(*fresh));
+	int r = b && fresh ? 0 : -ENOMEM;
+
+	for (size_t i = 0; i < n && r >= 0; i++)
+		r = build_selection(t, &cfg->sels[i], &b[i], d);
+	/* New attachments first: an event in both old and new config is then
+	 * traced twice for a moment rather than not at all. */
+	for (size_t i = 0; i < n && r >= 0; i++)
+		if (!b[i].keep)
+			r = attach_selection(t, &b[i], &fresh[i], d);
+	if (r >= 0)
+		r = commit(t, cfg, b, n, fresh);
+	for (size_t i = 0; i < n; i++) {
+		if (r < 0)
+			sel_state_free(t, fresh ? fresh[i] : NULL);
+		if (b)
+			build_free(&b[i]);
+	}
+	free(b);
+	free(fresh);
+	return r;
+}
+
+int tracer_drain(struct tracer *t)
+{
+	int r = ring_buffer__consume(t->rb);
+
+	if (t->sink)
+		sink_flush(t->sink);
+	return r;
+}
+
+static void add_bpf_stats(struct tracer *t, unsigned id, struct sel_totals *tot)
+{
+	int ncpu = libbpf_num_possible_cpus();
+	struct event_stats v[ncpu > 0 ? ncpu : 1];
+
+	if (ncpu <= 0 || bpf_map_lookup_elem(bpf_map__fd(t->skel->maps.stats), &id, v))
+		return;
+	for (int c = 0; c < ncpu; c++) {
+		tot->hits += v[c].hits;
+		tot->filtered += v[c].filtered;
+		tot->lost += v[c].lost;
+		tot->truncated += v[c].truncated;
+	}
+}
+
+void tracer_slot_totals(struct tracer *t, const struct trace_slot *slot, struct sel_totals *tot)
+{
+	add_bpf_stats(t, slot->id, tot);
+	tot->delivered += slot->delivered;
+	tot->suppressed += slot->suppressed;
+	tot->sink_errors += slot->sink_errors;
+}
+
+void tracer_totals(struct tracer *t, const struct sel_state *s, struct sel_totals *tot)
+{
+	memset(tot, 0, sizeof(*tot));
+	for (size_t i = 0; i < s->n_slots; i++)
+		tracer_slot_totals(t, s->slots[i], tot);
+}
+
+/* Programs loaded by this tracer: the class program, however many events. */
+int tracer_prog_count(struct tracer *t)
+{
+	int n = 0;
+	struct bpf_program *p;
+
+	bpf_object__for_each_program(p, t->skel->obj)
+		n += bpf_program__fd(p) >= 0;
+	return n;
+}
+
+/* Detaches every event, then drains what they wrote: after this, the
+ * counters are final. */
+void tracer_stop(struct tracer *t)
+{
+	for (size_t i = 0; i < t->n_sels; i++)
+		for (size_t k = 0; k < t->sels[i]->n_slots; k++)
+			slot_detach(t, t->sels[i]->slots[k]);
+	if (t->rb)
+		tracer_drain(t);
+}
+
+void tracer_free(struct tracer *t)
+{
+	if (!t)
+		return;
+	for (size_t i = 0; i < t->n_sels; i++)
+		sel_state_free(t, t->sels[i]);
+	free(t->sels);
+	ring_buffer__free(t->rb);
+	tracerd_bpf__destroy(t->skel);
+	for (size_t i = 0; i < t->n_events; i++) {
+		render_release(t->events[i]);
+		tp_event_free(t->events[i]);
+	}
+	free(t->events);
+	tp_classes_free(&t->classes);
+	strv_free(t->available, t->n_available);
+	config_free(&t->cfg);
+	sb_free(&t->text);
+	free(t);
+}

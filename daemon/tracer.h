@@ -1,0 +1,93 @@
+/* SPDX-License-Identifier: GPL-2.0 */
+/* The running tracer: the loaded class program, its maps, and one slot per
+ * attached (selection, event) pair. A slot's index is the BPF cookie of its
+ * attachment and the key of its descriptor and counters in the maps. */
+#ifndef TRACERD_TRACER_H
+#define TRACERD_TRACER_H
+
+#include <stdint.h>
+#include "config.h"
+#include "events.h"
+#include "strbuf.h"
+#include "tracerd_record.h"
+
+struct bpf_link;
+struct ring_buffer;
+struct tracerd_bpf;
+struct sink;
+
+struct sel_state;
+
+struct trace_slot {
+	unsigned id;
+	struct tp_event *event;
+	struct sel_state *sel;
+	struct bpf_link *link;
+	uint64_t delivered;		/* reached the sink */
+	uint64_t suppressed;		/* dropped by the selection's rate limit */
+	uint64_t sink_errors;
+};
+
+struct sel_state {
+	const struct selection *conf;	/* points into tracer->cfg */
+	struct trace_slot **slots;
+	size_t n_slots, cap_slots;
+	char **refused;			/* glob-matched events the kernel refused */
+	size_t n_refused, cap_refused;
+	/* Rate limit: a token bucket in events. */
+	double tokens;
+	uint64_t last_refill_ns;
+	uint64_t suppressed_unreported;
+};
+
+/* Per selection (or slot) accounting: every record the program saw ends up
+ * in exactly one of these. */
+struct sel_totals {
+	uint64_t hits, filtered, lost, truncated;	/* from BPF */
+	uint64_t delivered, suppressed, sink_errors;	/* from the daemon */
+};
+
+struct tracer {
+	struct config cfg;
+	struct tracerd_bpf *skel;
+	struct ring_buffer *rb;
+	struct tp_classes classes;
+	struct tp_event **events;	/* loaded formats, shared by selections */
+	size_t n_events, cap_events;
+	char **available;		/* "sys:event" as tracefs lists them */
+	size_t n_available;
+	struct trace_slot *slots[TRACERD_MAX_EVENTS];
+	struct sel_state **sels;
+	size_t n_sels, cap_sels;
+	struct sink *sink;
+	uint64_t malformed;		/* records that failed validation */
+	uint64_t late;			/* records for a slot already detached */
+	struct strbuf text;
+	int64_t realtime_offset_ns;	/* CLOCK_REALTIME - CLOCK_MONOTONIC */
+};
+
+/* With cfg NULL, only tracefs and BTF are read: for inspection. */
+int tracer_new(struct tracer **ret, const struct config *cfg, struct diag *d);
+/* Resolves every selection and compiles its filters, attaching nothing. */
+int tracer_check(struct tracer *t, const struct config *cfg, struct diag *d);
+/* Applies cfg (taking ownership of it on success): attaches what is new or
+ * changed before detaching what went away; unchanged selections keep their
+ * attachments. On error nothing changes and d says why. */
+int tracer_apply(struct tracer *t, struct config *cfg, struct diag *d);
+void tracer_stop(struct tracer *t);
+void tracer_free(struct tracer *t);
+int tracer_drain(struct tracer *t);
+void tracer_totals(struct tracer *t, const struct sel_state *s, struct sel_totals *tot);
+void tracer_slot_totals(struct tracer *t, const struct trace_slot *slot, struct sel_totals *tot);
+int tracer_prog_count(struct tracer *t);
+
+/* consumer.c: libbpf's ring_buffer callback */
+int tracer_on_record(void *ctx, void *data, size_t size);
+
+/* resolve.c */
+int tracer_event(struct tracer *t, const char *sys_event, struct tp_event **ret);
+int resolve_selection(struct tracer *t, const struct selection *s,
+		      struct tp_event ***events, size_t *n, struct diag *d);
+void suggest_events(struct tracer *t, const char *glob, char *buf, size_t size);
+
+#endif

@@ -1,0 +1,98 @@
+/* SPDX-License-Identifier: GPL-2.0 */
+/* What the BPF side and the daemon agree on: the per-event descriptor the
+ * class program reads by its BPF cookie, and the header it puts in front of
+ * every record it copies into the ring buffer. */
+#ifndef TRACERD_RECORD_H
+#define TRACERD_RECORD_H
+
+#ifdef __bpf__
+#include <linux/types.h>
+#else
+#include <linux/types.h>
+#endif
+
+#define TRACERD_COMM_LEN	16
+/* perf's tracepoint buffer is 8 KiB (PERF_MAX_TRACE_SIZE): no record is larger. */
+#define TRACERD_MAX_RECORD	8192
+#define TRACERD_MAX_EVENTS	4096
+#define TRACERD_MAX_DYN		8	/* __data_loc fields per event */
+#define TRACERD_FILTER_INSNS	64	/* filter bytecode per event */
+#define TRACERD_FILTER_STR	32	/* bytes of a string constant */
+#define TRACERD_FILTER_STRS	4	/* string constants per event */
+
+/* Record flags set by the BPF side. */
+#define TRACERD_REC_TRUNCATED	(1u << 0)	/* dynamic payload ran past MAX_RECORD */
+
+struct trace_rec_hdr {
+	__u64 ts_ns;			/* bpf_ktime_get_ns(): CLOCK_MONOTONIC */
+	__u32 slot;			/* event slot, the attachment's BPF cookie */
+	__u32 cpu;
+	__u32 pid;			/* tgid */
+	__u32 tid;
+	__u32 len;			/* bytes of record that follow */
+	__u32 flags;
+	char comm[TRACERD_COMM_LEN];
+};
+
+/* Filter bytecode, run by bpf/filter.bpf.h. A stack machine over booleans:
+ * each compare pushes its result; AND/OR/NOT combine the top entries. */
+enum filter_op {
+	FOP_END = 0,
+	FOP_CMP,	/* push (field <cmp> imm) */
+	FOP_STRCMP,	/* push (string field <cmp> strs[str]) */
+	FOP_AND,
+	FOP_OR,
+	FOP_NOT,
+	FOP_TRUE,
+};
+
+enum filter_cmp {
+	FCMP_EQ, FCMP_NE, FCMP_LT, FCMP_LE, FCMP_GT, FCMP_GE,
+	FCMP_BAND,	/* (field & imm) != 0 */
+	FCMP_BALL,	/* (field & imm) == imm */
+	FCMP_GLOB,	/* strings only */
+	FCMP_NGLOB,
+};
+
+enum filter_src {
+	FSRC_RECORD = 0,	/* field at off/size in the record */
+	FSRC_PID,		/* common_pid: the current tid */
+	FSRC_TGID,
+	FSRC_CPU,
+	FSRC_COMM,		/* current task's comm, strings only */
+	FSRC_DATA_LOC,		/* __data_loc string: off is the loc word */
+	FSRC_REL_LOC,
+};
+
+struct filter_insn {
+	__u8 op;
+	__u8 cmp;
+	__u8 src;
+	__u8 size;		/* 1, 2, 4, 8; 0 for strings: max length */
+	__u8 is_signed;
+	__u8 str;		/* index into strs for FOP_STRCMP */
+	__u16 off;
+	__u64 imm;
+};
+
+struct event_desc {
+	__u32 fixed_size;	/* end of the last fixed field */
+	__u32 n_dyn;
+	__u16 dyn_off[TRACERD_MAX_DYN];	/* offsets of __data_loc/__rel_loc words */
+	__u16 dyn_rel;		/* bit i: dyn_off[i] is a __rel_loc */
+	__u16 id;		/* tracefs event id, written as common_type */
+	__u32 n_insns;		/* 0: no filter */
+	struct filter_insn insns[TRACERD_FILTER_INSNS];
+	char strs[TRACERD_FILTER_STRS][TRACERD_FILTER_STR];
+};
+
+/* Per event slot and per CPU, read by the daemon for loss accounting:
+ * hits = filtered + emitted + lost. */
+struct event_stats {
+	__u64 hits;
+	__u64 filtered;
+	__u64 lost;		/* ring buffer reserve failed */
+	__u64 truncated;
+};
+
+#endif

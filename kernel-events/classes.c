@@ -1,0 +1,247 @@
+// SPDX-License-Identifier: GPL-2.0
+/* Grouping events into classes. tracefs does not say which
+ * DECLARE_EVENT_CLASS an event belongs to; BTF does, nearly always:
+ *  1. an event named like a `struct trace_event_raw_<class>` is that class;
+ *  2. otherwise the class whose struct matches the event's fields by name,
+ *     offset and size;
+ *  3. ties are broken by the `btf_trace_<event>` prototype against the
+ *     class's `trace_event_raw_event_<class>` assign function.
+ * Without BTF, events with byte-identical layouts and print fmts share a
+ * class named after the first of them. */
+#include <bpf/btf.h>
+#include "events.h"
+#include "util.h"
+
+struct btf_class {
+	char *name;
+	char *sig;
+};
+
+struct btf_index {
+	struct btf *btf;
+	struct btf_class *classes;
+	size_t n, cap;
+};
+
+static const char *strip_loc(const char *name)
+{
+	if (!strncmp(name, "__data_loc_", 11))
+		return name + 11;
+	if (!strncmp(name, "__rel_loc_", 10))
+		return name + 10;
+	return name;
+}
+
+static void sig_append(char **sig, size_t *len, const char *name, unsigned off, unsigned size)
+{
+	char item[160];
+	int k = snprintf(item, sizeof(item), "%s@%u:%u,", name, off, size);
+	char *n = realloc(*sig, *len + k + 1);
+
+	if (!n)
+		return;
+	memcpy(n + *len, item, k + 1);
+	*sig = n;
+	*len += k;
+}
+
+static char *btf_struct_sig(const struct btf *btf, const struct btf_type *t)
+{
+	const struct btf_member *m = btf_members(t);
+	char *sig = strdup("");
+	size_t len = 0;
+
+	for (unsigned i = 0; sig && i < btf_vlen(t); i++, m++) {
+		const char *name = btf__name_by_offset(btf, m->name_off);
+		long size = btf__resolve_size(btf, m->type);
+
+		if (!strcmp(name, "ent") || !strcmp(name, "__data"))
+			continue;
+		sig_append(&sig, &len, strip_loc(name), btf_member_bit_offset(t, i) / 8,
+			   size < 0 ? 0 : size);
+	}
+	return sig;
+}
+
+static char *event_sig(const struct tp_event *e)
+{
+	char *sig = strdup("");
+	size_t len = 0;
+
+	for (size_t i = 0; sig && i < e->n_fields; i++) {
+		const struct tp_field *f = &e->fields[i];
+
+		if (!f->is_common)
+			sig_append(&sig, &len, f->name, f->offset,
+				   f->kind == TP_FIELD_FLEX ? 0 : f->size);
+	}
+	return sig;
+}
+
+static struct btf_index *btf_index_new(void)
+{
+	struct btf_index *x = calloc(1, sizeof(*x));
+	unsigned n;
+
+	if (!x)
+		return NULL;
+	x->btf = btf__load_vmlinux_btf();
+	if (!x->btf) {
+		free(x);
+		return NULL;
+	}
+	n = btf__type_cnt(x->btf);
+	for (unsigned id = 1; id < n; id++) {
+		const struct btf_type *t = btf__type_by_id(x->btf, id);
+		const char *name = btf__name_by_offset(x->btf, t->name_off);
+
+		if (!btf_is_struct(t) || strncmp(name, "trace_event_raw_", 16))
+			continue;
+		if (GROW(x->classes, x->cap, x->n) < 0)
+			break;
+		x->classes[x->n].name = strdup(name + 16);
+		x->classes[x->n].sig = btf_struct_sig(x->btf, t);
+		x->n++;
+	}
+	return x;
+}
+
+static void btf_index_free(struct btf_index *x)
+{
+	if (!x)
+		return;
+	for (size_t i = 0; i < x->n; i++) {
+		free(x->classes[i].name);
+		free(x->classes[i].sig);
+	}
+	free(x->classes);
+	btf__free(x->btf);
+	free(x);
+}
+
+/* The function prototype behind a name: a FUNC, or a typedef to a pointer to one. */
+static const struct btf_type *proto_of(const struct btf *btf, const char *name, int kind)
+{
+	int id = btf__find_by_name_kind(btf, name, kind);
+	const struct btf_type *t;
+
+	if (id < 0)
+		return NULL;
+	t = btf__type_by_id(btf, id);
+	while (t && (btf_is_typedef(t) || btf_is_ptr(t) || btf_is_func(t)))
+		t = btf__type_by_id(btf, t->type);
+	return t && btf_is_func_proto(t) ? t : NULL;
+}
+
+static bool protos_equal(const struct btf_type *a, const struct btf_type *b)
+{
+	const struct btf_param *pa = btf_params(a), *pb = btf_params(b);
+
+	if (btf_vlen(a) != btf_vlen(b))
+		return false;
+	for (unsigned i = 1; i < btf_vlen(a); i++)	/* [0] is void *__data */
+		if (pa[i].type != pb[i].type)
+			return false;
+	return true;
+}
+
+static const char *btf_class_of(const struct btf_index *x, const struct tp_event *e)
+{
+	_cleanup_free_ char *sig = event_sig(e);
+	const struct btf_type *ev_proto;
+	const char *first = NULL;
+	char fn[256];
+
+	/* Every syscalls: event uses the kernel's event_class_syscall_enter/exit. */
+	if (e->system && !strcmp(e->system, "syscalls"))
+		return strncmp(e->name, "sys_enter_", 10) ? "syscall_exit" : "syscall_enter";
+	for (size_t i = 0; i < x->n; i++)
+		if (!strcmp(x->classes[i].name, e->name))
+			return x->classes[i].name;
+	if (!sig)
+		return NULL;
+	snprintf(fn, sizeof(fn), "btf_trace_%s", e->name);
+	ev_proto = proto_of(x->btf, fn, BTF_KIND_TYPEDEF);
+	for (size_t i = 0; i < x->n; i++) {
+		const struct btf_type *cl_proto;
+
+		if (strcmp(x->classes[i].sig, sig))
+			continue;
+		if (!first)
+			first = x->classes[i].name;
+		snprintf(fn, sizeof(fn), "trace_event_raw_event_%s", x->classes[i].name);
+		cl_proto = proto_of(x->btf, fn, BTF_KIND_FUNC);
+		if (ev_proto && cl_proto && protos_equal(ev_proto, cl_proto))
+			return x->classes[i].name;
+	}
+	return first;	/* the remaining ties have byte-identical layouts */
+}
+
+static bool same_layout(const struct tp_event *a, const struct tp_event *b)
+{
+	if (a->n_fields != b->n_fields || strcmp(a->print_fmt, b->print_fmt))
+		return false;
+	for (size_t i = 0; i < a->n_fields; i++) {
+		const struct tp_field *fa = &a->fields[i], *fb = &b->fields[i];
+
+		if (fa->offset != fb->offset || fa->size != fb->size ||
+		    strcmp(fa->name, fb->name) || strcmp(fa->type, fb->type))
+			return false;
+	}
+	return true;
+}
+
+int tp_classes_init(struct tp_classes *c)
+{
+	memset(c, 0, sizeof(*c));
+	c->btf = btf_index_new();	/* NULL: fall back to layouts */
+	return 0;
+}
+
+static struct tp_class *class_find(struct tp_classes *c, const char *name,
+				   const struct tp_event *e)
+{
+	for (size_t i = 0; i < c->n; i++) {
+		struct tp_class *k = c->classes[i];
+
+		if (name ? !strcmp(k->name, name)
+			 : !k->from_btf && same_layout(k->events[0], e))
+			return k;
+	}
+	return NULL;
+}
+
+int tp_classes_add(struct tp_classes *c, struct tp_event *e)
+{
+	const char *name = c->btf ? btf_class_of(c->btf, e) : NULL;
+	struct tp_class *k = class_find(c, name, e);
+
+	if (!k) {
+		if (GROW(c->classes, c->cap, c->n) < 0 || !(k = calloc(1, sizeof(*k))))
+			return -ENOMEM;
+		k->name = strdup(name ? name : e->name);
+		k->from_btf = name;
+		if (!k->name) {
+			free(k);
+			return -ENOMEM;
+		}
+		c->classes[c->n++] = k;
+	}
+	if (GROW(k->events, k->cap_events, k->n_events) < 0)
+		return -ENOMEM;
+	k->events[k->n_events++] = e;
+	e->class = k;
+	return 0;
+}
+
+void tp_classes_free(struct tp_classes *c)
+{
+	for (size_t i = 0; i < c->n; i++) {
+		free(c->classes[i]->name);
+		free(c->classes[i]->events);
+		free(c->classes[i]);
+	}
+	free(c->classes);
+	btf_index_free(c->btf);
+	memset(c, 0, sizeof(*c));
+}

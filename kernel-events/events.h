@@ -1,0 +1,77 @@
+/* SPDX-License-Identifier: GPL-2.0 */
+/* The kernel's trace events as tracefs and BTF describe them: each event's
+ * format (fields and print fmt), and the classes they are grouped into. */
+#ifndef TRACERD_EVENTS_H
+#define TRACERD_EVENTS_H
+
+#include <stdbool.h>
+#include <stddef.h>
+
+struct tp_class;
+
+enum tp_field_kind {
+	TP_FIELD_SCALAR,	/* integer or pointer of 1, 2, 4 or 8 bytes */
+	TP_FIELD_ARRAY,		/* fixed array: type name[N] */
+	TP_FIELD_DATA_LOC,	/* __data_loc: u32 (len << 16 | offset from record start) */
+	TP_FIELD_REL_LOC,	/* __rel_loc: u32 (len << 16 | offset from the field's end) */
+	TP_FIELD_FLEX,		/* type name[] at the end of the record */
+};
+
+struct tp_field {
+	char *type;		/* as written, without the name and array suffix */
+	char *name;
+	unsigned offset;
+	unsigned size;		/* bytes in the fixed part */
+	bool is_signed;
+	bool is_common;		/* common_type, common_flags, ... */
+	enum tp_field_kind kind;
+	unsigned array_len;	/* TP_FIELD_ARRAY: number of elements */
+	unsigned elem_size;	/* element size for arrays and dynamic arrays */
+	bool is_string;		/* char arrays and __data_loc char[] */
+};
+
+struct tp_event {
+	char *system;
+	char *name;
+	int id;
+	struct tp_field *fields;	/* common fields first, in format order */
+	size_t n_fields;
+	char *print_fmt;		/* the text after "print fmt: " */
+	char *format_text;		/* the whole format file */
+	unsigned fixed_size;		/* end of the last fixed field */
+	struct tp_class *class;
+	void *render;			/* compiled print fmt, owned by daemon/render */
+};
+
+struct tp_class {
+	char *name;		/* DECLARE_EVENT_CLASS name, or the event's own */
+	bool from_btf;		/* named by BTF rather than inferred by layout */
+	struct tp_event **events;
+	size_t n_events, cap_events;
+};
+
+/* tracefs.c */
+int tracefs_find(const char **path);
+int tracefs_list_events(char ***names, size_t *n);	/* "sys:event", sorted */
+int tracefs_read_file(const char *rel, char **text);
+
+/* format.c */
+int tp_format_parse(const char *text, struct tp_event **ret, int *err_line);
+void tp_event_free(struct tp_event *e);
+const struct tp_field *tp_event_field(const struct tp_event *e, const char *name);
+int tp_event_load(const char *system, const char *name, struct tp_event **ret);
+
+/* classes.c: groups events into classes; uses BTF when available. */
+struct tp_classes {
+	struct tp_class **classes;
+	size_t n, cap;
+	void *btf;		/* struct btf *, or NULL */
+};
+int tp_classes_init(struct tp_classes *c);
+int tp_classes_add(struct tp_classes *c, struct tp_event *e);
+void tp_classes_free(struct tp_classes *c);
+
+/* glob.c */
+bool tp_glob_match(const char *pattern, const char *s);
+
+#endif

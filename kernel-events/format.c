@@ -1,0 +1,210 @@
+// SPDX-License-Identifier: GPL-2.0
+/* Parsing an event's tracefs `format` file: name, id, fields, print fmt. */
+#include <ctype.h>
+#include "events.h"
+#include "util.h"
+
+void tp_event_free(struct tp_event *e)
+{
+	if (!e)
+		return;
+	for (size_t i = 0; i < e->n_fields; i++) {
+		free(e->fields[i].type);
+		free(e->fields[i].name);
+	}
+	free(e->fields);
+	free(e->system);
+	free(e->name);
+	free(e->print_fmt);
+	free(e->format_text);
+	free(e);
+}
+
+static unsigned type_size(const char *t)
+{
+	static const struct { const char *name; unsigned size; } sizes[] = {
+		{ "char", 1 }, { "u8", 1 }, { "__u8", 1 }, { "s8", 1 }, { "bool", 1 },
+		{ "u16", 2 }, { "__u16", 2 }, { "short", 2 }, { "s16", 2 },
+		{ "u64", 8 }, { "__u64", 8 }, { "s64", 8 }, { "long", 8 },
+		{ "cpumask_t", 8 },	/* a bitmask of unsigned longs */
+	};
+
+	for (size_t i = 0; i < ARRAY_SIZE(sizes); i++)
+		if (strstr(t, sizes[i].name))
+			return sizes[i].size;
+	return 4;
+}
+
+/* "unsigned char prev_comm[16]" -> type, name, array length (or -1, 0 for []). */
+static int split_decl(const char *decl, struct tp_field *f)
+{
+	const char *end = decl + strlen(decl), *name_end, *name;
+	long alen = -1;
+
+	while (end > decl && isspace((unsigned char)end[-1]))
+		end--;
+	name_end = end;
+	if (end > decl && end[-1] == ']') {
+		const char *open = memchr(decl, '[', end - decl);
+
+		for (const char *q = end - 1; q > decl; q--)
+			if (*q == '[') {
+				open = q;
+				break;
+			}
+		if (!open)
+			return -EINVAL;
+		alen = open + 1 == end - 1 ? 0 : strtol(open + 1, NULL, 0);
+		name_end = open;
+	}
+	name = name_end;
+	while (name > decl && (isalnum((unsigned char)name[-1]) || name[-1] == '_'))
+		name--;
+	if (name == name_end)
+		return -EINVAL;
+	f->name = strndup(name, name_end - name);
+	while (name > decl && isspace((unsigned char)name[-1]))
+		name--;
+	f->type = strndup(decl, name - decl);
+	if (!f->name || !f->type)
+		return -ENOMEM;
+	f->array_len = alen > 0 ? alen : 0;
+	if (alen == 0)
+		f->kind = TP_FIELD_FLEX;
+	else if (alen > 0)
+		f->kind = TP_FIELD_ARRAY;
+	return 0;
+}
+
+static int parse_field(const char *line, struct tp_field *f)
+{
+	const char *p = strstr(line, "field:"), *semi;
+	_cleanup_free_ char *decl = NULL;
+	unsigned off, size, sgn = 0;
+	int r;
+
+	if (!p || !(semi = strchr(p, ';')))
+		return -EINVAL;
+	p += strlen("field:");
+	decl = strndup(p, semi - p);
+	if (!decl)
+		return -ENOMEM;
+	if (sscanf(semi, "; offset:%u; size:%u; signed:%u;", &off, &size, &sgn) < 2 &&
+	    sscanf(semi, ";\toffset:%u;\tsize:%u;\tsigned:%u;", &off, &size, &sgn) < 2)
+		return -EINVAL;
+	memset(f, 0, sizeof(*f));
+	r = split_decl(decl, f);
+	if (r < 0)
+		return r;
+	f->offset = off;
+	f->size = size;
+	f->is_signed = sgn;
+	f->is_common = !strncmp(f->name, "common_", 7);
+	if (!strncmp(f->type, "__data_loc ", 11) || !strncmp(f->type, "__rel_loc ", 10)) {
+		/* "__data_loc char[]": the name came after the brackets. */
+		f->kind = f->type[2] == 'd' ? TP_FIELD_DATA_LOC : TP_FIELD_REL_LOC;
+		f->elem_size = type_size(f->type + (f->type[2] == 'd' ? 11 : 10));
+	} else if (f->kind == TP_FIELD_ARRAY) {
+		f->elem_size = f->size / f->array_len;
+	} else if (f->kind == TP_FIELD_FLEX) {
+		f->elem_size = type_size(f->type);
+	} else {
+		f->elem_size = f->size;
+	}
+	/* The kernel's filter treats any char array as a string: do the same. */
+	f->is_string = f->kind != TP_FIELD_SCALAR && strstr(f->type, "char");
+	return 0;
+}
+
+static int parse_line(struct tp_event *e, char *line, size_t *cap)
+{
+	if (!strncmp(line, "name: ", 6))
+		return (e->name = strdup(line + 6)) ? 0 : -ENOMEM;
+	if (!strncmp(line, "ID: ", 4)) {
+		e->id = atoi(line + 4);
+		return 0;
+	}
+	if (!strncmp(line, "print fmt: ", 11))
+		return (e->print_fmt = strdup(line + 11)) ? 0 : -ENOMEM;
+	if (strstr(line, "field:")) {
+		struct tp_field *f;
+		int r;
+
+		if (GROW(e->fields, *cap, e->n_fields) < 0)
+			return -ENOMEM;
+		f = &e->fields[e->n_fields];
+		r = parse_field(line, f);
+		if (r < 0) {
+			free(f->name);
+			free(f->type);
+			return r;
+		}
+		e->n_fields++;
+		if (f->kind != TP_FIELD_FLEX && f->offset + f->size > e->fixed_size)
+			e->fixed_size = f->offset + f->size;
+		return 0;
+	}
+	return 0;	/* "format:", blank lines */
+}
+
+int tp_format_parse(const char *text, struct tp_event **ret, int *err_line)
+{
+	struct tp_event *e;
+	_cleanup_free_ char *copy = strdup(text);
+	char *save = NULL;
+	size_t cap = 0;
+	int line_no = 0, r = 0;
+
+	e = calloc(1, sizeof(*e));
+	if (!e || !copy || !(e->format_text = strdup(text))) {
+		tp_event_free(e);
+		return -ENOMEM;
+	}
+	for (char *line = strtok_r(copy, "\n", &save); line; line = strtok_r(NULL, "\n", &save)) {
+		line_no++;
+		r = parse_line(e, line, &cap);
+		if (r < 0)
+			break;
+	}
+	if (!r && (!e->name || !e->print_fmt || !e->n_fields))
+		r = -EINVAL;
+	if (r < 0) {
+		if (err_line)
+			*err_line = line_no;
+		tp_event_free(e);
+		return r;
+	}
+	*ret = e;
+	return 0;
+}
+
+const struct tp_field *tp_event_field(const struct tp_event *e, const char *name)
+{
+	for (size_t i = 0; i < e->n_fields; i++)
+		if (!strcmp(e->fields[i].name, name))
+			return &e->fields[i];
+	return NULL;
+}
+
+int tp_event_load(const char *system, const char *name, struct tp_event **ret)
+{
+	_cleanup_free_ char *text = NULL;
+	struct tp_event *e;
+	char rel[512];
+	int r;
+
+	snprintf(rel, sizeof(rel), "events/%s/%s/format", system, name);
+	r = tracefs_read_file(rel, &text);
+	if (r < 0)
+		return r;
+	r = tp_format_parse(text, &e, NULL);
+	if (r < 0)
+		return r;
+	e->system = strdup(system);
+	if (!e->system) {
+		tp_event_free(e);
+		return -ENOMEM;
+	}
+	*ret = e;
+	return 0;
+}
