@@ -32,7 +32,7 @@ LIB_OBJS := $(LIB_SRCS:%.c=$(BUILD)/%.o)
 BPF_SRCS := $(wildcard bpf/*.bpf.c)
 SKELS := $(BPF_SRCS:bpf/%.bpf.c=$(BUILD)/%.skel.h)
 HDRS := $(wildcard include/*.h kernel-events/*.h daemon/*.h)
-TEST_SRCS := $(wildcard tests/unit/*.c tests/tools/*.c)
+TEST_SRCS := $(wildcard tests/unit/*.c)
 TEST_BINS := $(TEST_SRCS:tests/%.c=$(BUILD)/tests/%)
 
 .SECONDARY:

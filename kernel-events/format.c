@@ -68,6 +68,8 @@ static int split_decl(const char *decl, struct tp_field *f)
 	f->type = strndup(decl, name - decl);
 	if (!f->name || !f->type)
 		return -ENOMEM;
+	if (!f->type[0])	/* "field:int;" names no type */
+		return -EINVAL;
 	f->array_len = alen > 0 ? alen : 0;
 	if (alen == 0)
 		f->kind = TP_FIELD_FLEX;
@@ -83,6 +85,7 @@ static int parse_field(const char *line, struct tp_field *f)
 	unsigned off, size, sgn = 0;
 	int r;
 
+	memset(f, 0, sizeof(*f));
 	if (!p || !(semi = strchr(p, ';')))
 		return -EINVAL;
 	p += strlen("field:");
@@ -92,7 +95,6 @@ static int parse_field(const char *line, struct tp_field *f)
 	if (sscanf(semi, "; offset:%u; size:%u; signed:%u;", &off, &size, &sgn) < 2 &&
 	    sscanf(semi, ";\toffset:%u;\tsize:%u;\tsigned:%u;", &off, &size, &sgn) < 2)
 		return -EINVAL;
-	memset(f, 0, sizeof(*f));
 	r = split_decl(decl, f);
 	if (r < 0)
 		return r;

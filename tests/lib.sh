@@ -1,0 +1,49 @@
+# Shared by the integration tests: TAP-style results and cleanup.
+# Every test prints "ok - name" or "not ok - name"; tests/run.sh counts them.
+set -u
+TRACERD=${TRACERD:-$PWD/${BUILD:-build}/tracerd}
+TRACEFS=/sys/kernel/tracing
+TMP=$(mktemp -d /tmp/tracerd-test.XXXXXX)
+CLEANUP=()
+
+cleanup() {
+	local i
+	for ((i = ${#CLEANUP[@]} - 1; i >= 0; i--)); do eval "${CLEANUP[$i]}" >/dev/null 2>&1 || true; done
+	rm -rf "$TMP"
+}
+trap cleanup EXIT
+on_exit() { CLEANUP+=("$*"); }
+
+ok() { echo "ok - $*"; }
+not_ok() { echo "not ok - $*"; }
+check() { # check NAME CMD...: ok if CMD succeeds
+	local name=$1; shift
+	if "$@"; then ok "$name"; else not_ok "$name"; fi
+}
+note() { echo "# $*"; }
+
+need_root() {
+	if [ "$(id -u)" != 0 ]; then not_ok "$1: needs root"; exit 0; fi
+}
+
+# Starts tracerd in the foreground on config $1, stdout to $2, stderr to $2.err;
+# waits until it has attached. Sets TRACERD_PID.
+start_tracerd() {
+	local conf=$1 out=$2 i
+	"$TRACERD" --config "$conf" --foreground >"$out" 2>"$out.err" &
+	TRACERD_PID=$!
+	on_exit "kill -INT $TRACERD_PID; wait $TRACERD_PID"
+	for ((i = 0; i < 300; i++)); do
+		grep -q "attached" "$out.err" 2>/dev/null && return 0
+		kill -0 "$TRACERD_PID" 2>/dev/null || break
+		sleep 0.05
+	done
+	cat "$out.err" >&2
+	return 1
+}
+
+# Stops tracerd with SIGINT and waits; returns its exit status.
+stop_tracerd() {
+	kill -INT "$TRACERD_PID" 2>/dev/null
+	wait "$TRACERD_PID"
+}

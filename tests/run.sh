@@ -1,0 +1,41 @@
+#!/usr/bin/env bash
+# Runs every test: unit programs first, then the integration scripts (root:
+# real BPF, tracefs, journald, systemd). Ends with "N passed, N failed".
+set -u
+cd "$(dirname "$0")/.."
+BUILD=${BUILD:-build}
+export BUILD
+ONLY=${TESTS:-}	# a substring of test names, to run a few
+passed=0 failed=0 log=$(mktemp)
+
+run_one() {
+	local name=$1; shift
+	[ -n "$ONLY" ] && [[ "$name" != *"$ONLY"* ]] && return
+	echo "## $name"
+	"$@" 2>&1 | tee -a "$log" | sed 's/^/  /'
+	local rc=${PIPESTATUS[0]}
+	local p f
+	p=$(grep -c '^ok - ' "$log")
+	f=$(grep -c '^not ok - ' "$log")
+	if [ "$rc" != 0 ] && [ "$f" = 0 ]; then
+		echo "not ok - $name exited with $rc" | tee -a "$log" | sed 's/^/  /'
+		f=1
+	fi
+	if [ "$p" = 0 ] && [ "$f" = 0 ]; then
+		echo "not ok - $name ran no test" | tee -a "$log" | sed 's/^/  /'
+		f=1
+	fi
+	passed=$((passed + p))
+	failed=$((failed + f))
+	: >"$log"
+}
+
+for t in "$BUILD"/tests/unit/*; do
+	[ -x "$t" ] && run_one "unit/$(basename "$t")" "$t"
+done
+for t in tests/integration/*.sh; do
+	run_one "integration/$(basename "$t" .sh)" bash "$t"
+done
+rm -f "$log"
+echo "$passed passed, $failed failed"
+[ "$failed" = 0 ] && [ "$passed" -gt 0 ]
