@@ -4,7 +4,7 @@ set -euo pipefail
 pkgs=(
 	make gcc clang llvm libbpf-dev bpftool libelf-dev zlib1g-dev pkg-config
 	libsystemd-dev libtraceevent-dev
-	systemd-container e2fsprogs util-linux iproute2 procps python3
+	systemd-container e2fsprogs xfsprogs util-linux iproute2 procps python3 jq
 	libclang-rt-14-dev valgrind
 )
 missing=()

@@ -47,3 +47,35 @@ stop_tracerd() {
 	kill -INT "$TRACERD_PID" 2>/dev/null
 	wait "$TRACERD_PID"
 }
+
+# Distinct BPF programs (or links: bpf_ids_of PID link_id) that process $1
+# holds open, from its fds' fdinfo (Debian's bpftool cannot show pids).
+bpf_ids_of() {
+	local key=${2:-prog_id}
+	cat /proc/"$1"/fdinfo/* 2>/dev/null | awk -v k="$key:" '$1 == k {print $2}' | sort -u | wc -l
+}
+bpf_progs_of() { bpf_ids_of "$1" prog_id; }
+
+# A tracefs instance with its own ring buffer; removed at exit.
+make_instance() {
+	local name=$1
+	mkdir "$TRACEFS/instances/$name" || return 1
+	on_exit "rmdir $TRACEFS/instances/$name"
+	echo mono >"$TRACEFS/instances/$name/trace_clock"
+	echo 0 >"$TRACEFS/instances/$name/options/hash-ptr" 2>/dev/null
+	echo 16384 >"$TRACEFS/instances/$name/buffer_size_kb"
+	INSTANCE=$TRACEFS/instances/$name
+}
+
+# Loop-mounts a fresh filesystem image ($1: xfs or ext4, $2: size, $3...: mkfs options)
+# at $TMP/mnt; unmounted and detached at exit.
+mount_image() {
+	local fs=$1 size=$2; shift 2
+	truncate -s "$size" "$TMP/$fs.img"
+	LOOPDEV=$(losetup -f --show "$TMP/$fs.img") || return 1
+	on_exit "losetup -d $LOOPDEV"
+	"mkfs.$fs" -q "$@" "$LOOPDEV" >/dev/null 2>&1 || mkfs."$fs" -q -F "$@" "$LOOPDEV" >/dev/null || return 1
+	mkdir -p "$TMP/mnt"
+	mount "$LOOPDEV" "$TMP/mnt" || return 1
+	on_exit "umount -l $TMP/mnt"
+}
