@@ -14,6 +14,9 @@ char LICENSE[] SEC("license") = "GPL";
 
 /* Wake the consumer only once this many bytes wait; a timer drains the rest. */
 const volatile __u64 wakeup_bytes = 1 << 20;
+/* The daemon's own events are not traced: writing out one record would
+ * otherwise produce more (syscalls:*, writeback...), without end. */
+const volatile __u32 self_tgid;
 
 struct {
 	__uint(type, BPF_MAP_TYPE_RINGBUF);
@@ -80,8 +83,11 @@ int trace_event_class(void *ctx)
 	struct event_desc *d;
 	struct event_stats *st;
 	struct scratch *s;
-	__u64 pid_tgid, avail;
+	__u64 pid_tgid, avail, size;
 
+	pid_tgid = bpf_get_current_pid_tgid();
+	if (pid_tgid >> 32 == self_tgid)
+		return 0;
 	d = bpf_map_lookup_elem(&events, &slot);
 	st = bpf_map_lookup_elem(&stats, &slot);
 	s = bpf_map_lookup_elem(&scratch, &zero);
@@ -108,7 +114,6 @@ int trace_event_class(void *ctx)
 			bpf_probe_read_kernel(s->data + fixed, dlen, src + fixed);
 	}
 
-	pid_tgid = bpf_get_current_pid_tgid();
 	/* The kernel overwrote the common fields before we ran; rebuild them. */
 	*(__u64 *)s->data = (__u64)d->id | (__u64)(__u32)pid_tgid << 32;
 
@@ -126,9 +131,14 @@ int trace_event_class(void *ctx)
 	s->hdr.flags = flags;
 	bpf_get_current_comm(s->hdr.comm, sizeof(s->hdr.comm));
 
+	/* Wake the consumer only when this record carries the ring across
+	 * WakeupBytes: a wakeup is an IPI, and one per record while the
+	 * consumer lags would cost more than the record itself. */
 	avail = bpf_ringbuf_query(&rb, BPF_RB_AVAIL_DATA);
-	if (bpf_ringbuf_output(&rb, &s->hdr, sizeof(s->hdr) + end,
-			       avail >= wakeup_bytes ? BPF_RB_FORCE_WAKEUP : BPF_RB_NO_WAKEUP))
+	size = sizeof(s->hdr) + end;
+	if (bpf_ringbuf_output(&rb, &s->hdr, size,
+			       avail < wakeup_bytes && avail + size >= wakeup_bytes ?
+			       BPF_RB_FORCE_WAKEUP : BPF_RB_NO_WAKEUP))
 		st->lost++;
 	return 0;
 }

@@ -21,6 +21,7 @@ struct daemon {
 	const struct run_opts *o;
 	struct tracer *t;
 	sd_event *event;
+	sd_event_source *more;		/* drains on while the ring stays full */
 	uint64_t last_delivered, last_status_usec;
 };
 
@@ -63,12 +64,25 @@ static void notify_status(struct daemon *dm, const char *state)
 		   dm->t->n_sels, attached_events(dm->t));
 }
 
+/* A drain stops after a budget of records; the rest waits for the next
+ * loop iteration, after signals and timers have had their turn. */
+static void drain(struct daemon *dm)
+{
+	if (tracer_drain(dm->t) > 0)
+		sd_event_source_set_enabled(dm->more, SD_EVENT_ONESHOT);
+}
+
+static int on_more(sd_event_source *s, void *userdata)
+{
+	(void)s;
+	drain(userdata);
+	return 0;
+}
+
 static int on_ring(sd_event_source *s, int fd, uint32_t revents, void *userdata)
 {
-	struct daemon *dm = userdata;
-
 	(void)s; (void)fd; (void)revents;
-	tracer_drain(dm->t);
+	drain(userdata);
 	return 0;
 }
 
@@ -77,7 +91,7 @@ static int on_flush(sd_event_source *s, uint64_t usec, void *userdata)
 	struct daemon *dm = userdata;
 
 	(void)usec;
-	tracer_drain(dm->t);
+	drain(dm);
 	report_suppressed(dm->t);
 	return sd_event_source_set_time_relative(s, dm->t->cfg.flush_interval_ms * 1000ULL);
 }
@@ -169,6 +183,11 @@ static int setup_loop(struct daemon *dm)
 			    on_ring, dm);
 	if (r < 0)
 		return r;
+	r = sd_event_add_defer(dm->event, &dm->more, on_more, dm);
+	if (r < 0)
+		return r;
+	sd_event_source_set_priority(dm->more, SD_EVENT_PRIORITY_IDLE);
+	sd_event_source_set_enabled(dm->more, SD_EVENT_OFF);
 	if ((r = sd_event_add_time_relative(dm->event, NULL, CLOCK_MONOTONIC,
 					    t->cfg.flush_interval_ms * 1000ULL, 0, on_flush, dm)) < 0 ||
 	    (r = sd_event_add_time_relative(dm->event, NULL, CLOCK_MONOTONIC, 2000000ULL, 0,
@@ -192,7 +211,7 @@ static void raise_nofile(void)
 	}
 }
 
-static void log_attached(struct tracer *t, uint64_t usec)
+static void log_attached(struct tracer *t, uint64_t usec, uint64_t cpu_usec)
 {
 	for (size_t i = 0; i < t->n_sels; i++) {
 		struct sel_state *s = t->sels[i];
@@ -200,15 +219,15 @@ static void log_attached(struct tracer *t, uint64_t usec)
 		for (size_t k = 0; k < s->n_refused; k++)
 			log_warning("selection %s: the kernel refused %s", s->conf->name, s->refused[k]);
 	}
-	log_info("attached %zu events, %d BPF program(s), %zu selections in %.1f ms",
-		 attached_events(t), tracer_prog_count(t), t->n_sels, usec / 1000.0);
+	log_info("attached %zu events, %d BPF program(s), %zu selections in %.1f ms (%.1f ms CPU)",
+		 attached_events(t), tracer_prog_count(t), t->n_sels, usec / 1000.0, cpu_usec / 1000.0);
 }
 
-static uint64_t now_usec(void)
+static uint64_t now_usec(clockid_t clock)
 {
 	struct timespec ts;
 
-	clock_gettime(CLOCK_MONOTONIC, &ts);
+	clock_gettime(clock, &ts);
 	return ts.tv_sec * 1000000ULL + ts.tv_nsec / 1000;
 }
 
@@ -216,7 +235,7 @@ static uint64_t now_usec(void)
 static int start(struct daemon *dm, struct config *cfg)
 {
 	struct diag d = { 0 };
-	uint64_t t0, t1;
+	uint64_t t0, c0;
 	int r;
 
 	r = tracer_new(&dm->t, cfg, &d);
@@ -225,12 +244,12 @@ static int start(struct daemon *dm, struct config *cfg)
 		    sink_stdout_new(&dm->t->sink, stdout) : sink_journal_new(&dm->t->sink);
 	if (r < 0)
 		goto fail;
-	t0 = now_usec();
+	t0 = now_usec(CLOCK_MONOTONIC);
+	c0 = now_usec(CLOCK_PROCESS_CPUTIME_ID);
 	r = tracer_apply(dm->t, cfg, &d);
 	if (r < 0)
 		goto fail;
-	t1 = now_usec();
-	log_attached(dm->t, t1 - t0);
+	log_attached(dm->t, now_usec(CLOCK_MONOTONIC) - t0, now_usec(CLOCK_PROCESS_CPUTIME_ID) - c0);
 	return 0;
 fail:
 	if (d.msg[0])
@@ -262,6 +281,7 @@ int run_daemon(const struct run_opts *o)
 	if (r < 0) {
 		config_free(&cfg);
 		tracer_free(dm.t);
+		sd_event_source_unref(dm.more);
 		sd_event_unref(dm.event);
 		return 1;
 	}
@@ -272,6 +292,7 @@ int run_daemon(const struct run_opts *o)
 	if (o->foreground || dm.t->cfg.output == OUTPUT_STDOUT)
 		report_events(dm.t, stderr);
 	tracer_free(dm.t);
+	sd_event_source_unref(dm.more);
 	sd_event_unref(dm.event);
 	return r < 0 ? 1 : 0;
 }

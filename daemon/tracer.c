@@ -60,13 +60,14 @@ int tracer_new(struct tracer **ret, const struct config *cfg, struct diag *d)
 	}
 	bpf_map__set_max_entries(t->skel->maps.rb, cfg->ring_buffer_size);
 	t->skel->rodata->wakeup_bytes = cfg->wakeup_bytes;
+	t->skel->rodata->self_tgid = getpid();
 	r = tracerd_bpf__load(t->skel);
 	if (r < 0) {
 		diag_set(d, NULL, 0, 0, "cannot load the BPF program: %s%s", strerror(-r),
 			 r == -EPERM ? " (tracerd needs CAP_BPF and CAP_PERFMON)" : "");
 		goto fail;
 	}
-	t->rb = ring_buffer__new(bpf_map__fd(t->skel->maps.rb), tracer_on_record, t, NULL);
+	t->rb = ring_buffer__new(bpf_map__fd(t->skel->maps.rb), tracer_on_record_budget, t, NULL);
 	if (!t->rb) {
 		r = -errno;
 		diag_set(d, NULL, 0, 0, "cannot set up the ring buffer: %s", strerror(-r));
@@ -273,7 +274,7 @@ static void sel_state_free(struct tracer *t, struct sel_state *st)
 	for (size_t i = 0; i < st->n_slots; i++)
 		slot_detach(t, st->slots[i]);
 	if (t->rb)
-		tracer_drain(t);
+		tracer_drain_all(t);
 	for (size_t i = 0; i < st->n_slots; i++) {
 		t->slots[st->slots[i]->id] = NULL;
 		free(st->slots[i]);
@@ -357,11 +358,19 @@ int tracer_apply(struct tracer *t, struct config *cfg, struct diag *d)
 
 int tracer_drain(struct tracer *t)
 {
-	int r = ring_buffer__consume(t->rb);
+	int r;
 
+	t->batch = 0;
+	r = ring_buffer__consume(t->rb);
 	if (t->sink)
 		sink_flush(t->sink);
-	return r;
+	return r == -EAGAIN;
+}
+
+void tracer_drain_all(struct tracer *t)
+{
+	while (tracer_drain(t) > 0)
+		;
 }
 
 static void add_bpf_stats(struct tracer *t, unsigned id, struct sel_totals *tot)
@@ -413,7 +422,7 @@ void tracer_stop(struct tracer *t)
 		for (size_t k = 0; k < t->sels[i]->n_slots; k++)
 			slot_detach(t, t->sels[i]->slots[k]);
 	if (t->rb)
-		tracer_drain(t);
+		tracer_drain_all(t);
 }
 
 void tracer_free(struct tracer *t)

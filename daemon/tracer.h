@@ -63,6 +63,7 @@ struct tracer {
 	uint64_t malformed;		/* records that failed validation */
 	uint64_t late;			/* records for a slot already detached */
 	struct strbuf text;
+	size_t batch;			/* records in the current drain */
 	int64_t realtime_offset_ns;	/* CLOCK_REALTIME - CLOCK_MONOTONIC */
 };
 
@@ -76,13 +77,18 @@ int tracer_check(struct tracer *t, const struct config *cfg, struct diag *d);
 int tracer_apply(struct tracer *t, struct config *cfg, struct diag *d);
 void tracer_stop(struct tracer *t);
 void tracer_free(struct tracer *t);
+/* Drains up to TRACER_DRAIN_BUDGET records; returns 1 if more may wait. */
 int tracer_drain(struct tracer *t);
+/* Drains until the ring is empty (at stop, once nothing is attached). */
+void tracer_drain_all(struct tracer *t);
 void tracer_totals(struct tracer *t, const struct sel_state *s, struct sel_totals *tot);
 void tracer_slot_totals(struct tracer *t, const struct trace_slot *slot, struct sel_totals *tot);
 int tracer_prog_count(struct tracer *t);
 
-/* consumer.c: libbpf's ring_buffer callback */
+/* consumer.c: libbpf's ring_buffer callbacks */
+#define TRACER_DRAIN_BUDGET 65536	/* records per drain before the loop runs again */
 int tracer_on_record(void *ctx, void *data, size_t size);
+int tracer_on_record_budget(void *ctx, void *data, size_t size);
 
 /* resolve.c */
 int tracer_event(struct tracer *t, const char *sys_event, struct tp_event **ret);

@@ -15,12 +15,23 @@
 struct btf_class {
 	char *name;
 	char *sig;
+	int assign_id;		/* FUNC trace_event_raw_event_<name>, or 0 */
 };
 
+struct btf_name_id {
+	const char *name;	/* points into the BTF string section */
+	int id;
+};
+
+/* Sorted for bsearch: attaching every event of the kernel looks up ~2300
+ * names among ~150k BTF types, so no linear scans per event. */
 struct btf_index {
 	struct btf *btf;
-	struct btf_class *classes;
+	struct btf_class *classes;	/* sorted by sig */
+	struct btf_class **by_name;	/* sorted by name */
 	size_t n, cap;
+	struct btf_name_id *protos;	/* btf_trace_<event> typedefs, sorted */
+	size_t n_protos, cap_protos;
 };
 
 static const char *strip_loc(const char *name)
@@ -78,31 +89,84 @@ static char *event_sig(const struct tp_event *e)
 	return sig;
 }
 
-static struct btf_index *btf_index_new(void)
+static int cmp_sig(const void *a, const void *b)
 {
-	struct btf_index *x = calloc(1, sizeof(*x));
-	unsigned n;
+	return strcmp(((const struct btf_class *)a)->sig, ((const struct btf_class *)b)->sig);
+}
 
-	if (!x)
-		return NULL;
-	x->btf = btf__load_vmlinux_btf();
-	if (!x->btf) {
-		free(x);
-		return NULL;
-	}
-	n = btf__type_cnt(x->btf);
+static int cmp_class_name(const void *a, const void *b)
+{
+	return strcmp((*(struct btf_class *const *)a)->name, (*(struct btf_class *const *)b)->name);
+}
+
+static int cmp_name_id(const void *a, const void *b)
+{
+	return strcmp(((const struct btf_name_id *)a)->name, ((const struct btf_name_id *)b)->name);
+}
+
+static int name_id_find(const struct btf_name_id *v, size_t n, const char *name)
+{
+	struct btf_name_id key = { .name = name }, *hit;
+
+	hit = bsearch(&key, v, n, sizeof(*v), cmp_name_id);
+	return hit ? hit->id : 0;
+}
+
+/* One pass over BTF: class structs, their assign functions, event prototypes. */
+static int btf_index_scan(struct btf_index *x, struct btf_name_id **funcs, size_t *n_funcs)
+{
+	unsigned n = btf__type_cnt(x->btf);
+	size_t cap_funcs = 0;
+
 	for (unsigned id = 1; id < n; id++) {
 		const struct btf_type *t = btf__type_by_id(x->btf, id);
 		const char *name = btf__name_by_offset(x->btf, t->name_off);
 
-		if (!btf_is_struct(t) || strncmp(name, "trace_event_raw_", 16))
-			continue;
-		if (GROW(x->classes, x->cap, x->n) < 0)
-			break;
-		x->classes[x->n].name = strdup(name + 16);
-		x->classes[x->n].sig = btf_struct_sig(x->btf, t);
-		x->n++;
+		if (btf_is_struct(t) && !strncmp(name, "trace_event_raw_", 16)) {
+			if (GROW(x->classes, x->cap, x->n) < 0)
+				return -ENOMEM;
+			x->classes[x->n].name = strdup(name + 16);
+			x->classes[x->n].sig = btf_struct_sig(x->btf, t);
+			if (!x->classes[x->n].name || !x->classes[x->n].sig)
+				return -ENOMEM;
+			x->n++;
+		} else if (btf_is_func(t) && !strncmp(name, "trace_event_raw_event_", 22)) {
+			if (GROW(*funcs, cap_funcs, *n_funcs) < 0)
+				return -ENOMEM;
+			(*funcs)[(*n_funcs)++] = (struct btf_name_id){ name + 22, id };
+		} else if (btf_is_typedef(t) && !strncmp(name, "btf_trace_", 10)) {
+			if (GROW(x->protos, x->cap_protos, x->n_protos) < 0)
+				return -ENOMEM;
+			x->protos[x->n_protos++] = (struct btf_name_id){ name + 10, id };
+		}
 	}
+	return 0;
+}
+
+static void btf_index_free(struct btf_index *x);
+
+static struct btf_index *btf_index_new(void)
+{
+	struct btf_index *x = calloc(1, sizeof(*x));
+	_cleanup_free_ struct btf_name_id *funcs = NULL;
+	size_t n_funcs = 0;
+
+	if (!x)
+		return NULL;
+	x->btf = btf__load_vmlinux_btf();
+	if (!x->btf || btf_index_scan(x, &funcs, &n_funcs) < 0 ||
+	    !(x->by_name = calloc(x->n ? x->n : 1, sizeof(*x->by_name)))) {
+		btf_index_free(x);
+		return NULL;
+	}
+	qsort(funcs, n_funcs, sizeof(*funcs), cmp_name_id);
+	qsort(x->protos, x->n_protos, sizeof(*x->protos), cmp_name_id);
+	for (size_t i = 0; i < x->n; i++)
+		x->classes[i].assign_id = name_id_find(funcs, n_funcs, x->classes[i].name);
+	qsort(x->classes, x->n, sizeof(*x->classes), cmp_sig);
+	for (size_t i = 0; i < x->n; i++)
+		x->by_name[i] = &x->classes[i];
+	qsort(x->by_name, x->n, sizeof(*x->by_name), cmp_class_name);
 	return x;
 }
 
@@ -115,17 +179,18 @@ static void btf_index_free(struct btf_index *x)
 		free(x->classes[i].sig);
 	}
 	free(x->classes);
+	free(x->by_name);
+	free(x->protos);
 	btf__free(x->btf);
 	free(x);
 }
 
-/* The function prototype behind a name: a FUNC, or a typedef to a pointer to one. */
-static const struct btf_type *proto_of(const struct btf *btf, const char *name, int kind)
+/* The function prototype behind a type: a FUNC, or a typedef to a pointer to one. */
+static const struct btf_type *proto_of(const struct btf *btf, int id)
 {
-	int id = btf__find_by_name_kind(btf, name, kind);
 	const struct btf_type *t;
 
-	if (id < 0)
+	if (id <= 0)
 		return NULL;
 	t = btf__type_by_id(btf, id);
 	while (t && (btf_is_typedef(t) || btf_is_ptr(t) || btf_is_func(t)))
@@ -148,33 +213,35 @@ static bool protos_equal(const struct btf_type *a, const struct btf_type *b)
 static const char *btf_class_of(const struct btf_index *x, const struct tp_event *e)
 {
 	_cleanup_free_ char *sig = event_sig(e);
+	struct btf_class key = { .name = e->name, .sig = sig }, *k = &key, **named, *hit, *end;
 	const struct btf_type *ev_proto;
-	const char *first = NULL;
-	char fn[256];
 
 	/* Every syscalls: event uses the kernel's event_class_syscall_enter/exit. */
 	if (e->system && !strcmp(e->system, "syscalls"))
 		return strncmp(e->name, "sys_enter_", 10) ? "syscall_exit" : "syscall_enter";
-	for (size_t i = 0; i < x->n; i++)
-		if (!strcmp(x->classes[i].name, e->name))
-			return x->classes[i].name;
+	named = bsearch(&k, x->by_name, x->n, sizeof(*x->by_name), cmp_class_name);
+	if (named)
+		return (*named)->name;
 	if (!sig)
 		return NULL;
-	snprintf(fn, sizeof(fn), "btf_trace_%s", e->name);
-	ev_proto = proto_of(x->btf, fn, BTF_KIND_TYPEDEF);
-	for (size_t i = 0; i < x->n; i++) {
-		const struct btf_type *cl_proto;
+	hit = bsearch(&key, x->classes, x->n, sizeof(*x->classes), cmp_sig);
+	if (!hit)
+		return NULL;
+	while (hit > x->classes && !strcmp(hit[-1].sig, sig))
+		hit--;
+	end = hit + 1;
+	while (end < x->classes + x->n && !strcmp(end->sig, sig))
+		end++;
+	if (end - hit == 1)
+		return hit->name;
+	ev_proto = proto_of(x->btf, name_id_find(x->protos, x->n_protos, e->name));
+	for (struct btf_class *c = hit; c < end; c++) {
+		const struct btf_type *cl_proto = proto_of(x->btf, c->assign_id);
 
-		if (strcmp(x->classes[i].sig, sig))
-			continue;
-		if (!first)
-			first = x->classes[i].name;
-		snprintf(fn, sizeof(fn), "trace_event_raw_event_%s", x->classes[i].name);
-		cl_proto = proto_of(x->btf, fn, BTF_KIND_FUNC);
 		if (ev_proto && cl_proto && protos_equal(ev_proto, cl_proto))
-			return x->classes[i].name;
+			return c->name;
 	}
-	return first;	/* the remaining ties have byte-identical layouts */
+	return hit->name;	/* the remaining ties have byte-identical layouts */
 }
 
 static bool same_layout(const struct tp_event *a, const struct tp_event *b)

@@ -1,0 +1,41 @@
+#!/usr/bin/env bash
+# Every event this kernel lets BPF attach to, at once ("*:*", syscalls
+# included): attach time, what the kernel refused and why, and how many
+# distinct events a few seconds of mixed workload fire.
+. "$(dirname "$0")/../lib.sh"
+need_root breadth
+
+avail=$(wc -l <"$TRACEFS/available_events")
+printf '[Daemon]\nRingBufferSize=64M\nFlushIntervalMSec=20\n[Selection]\nName=all\nEvents=*:*\n' >"$TMP/all.conf"
+before=$(ls /proc/self/fd | wc -l)
+start_tracerd "$TMP/all.conf" "$TMP/out" || { not_ok "tracerd attaches every event"; exit 0; }
+line=$(grep "attached" "$TMP/out.err")
+note "$line"
+attached=$(sed -E 's/.*attached ([0-9]+) events.*/\1/' <<<"$line")
+ms=$(sed -E 's/.* in ([0-9.]+) ms.*/\1/' <<<"$line")
+refused=$(grep -c "the kernel refused" "$TMP/out.err")
+grep "the kernel refused" "$TMP/out.err" | sed 's/^/# /'
+note "available: $avail, attached: $attached, refused: $refused, attach time: $ms ms (target < 2000 ms)"
+check "every available event attached or refused with a reason" [ "$attached" -gt 0 -a $((attached + refused)) = "$avail" ]
+check "syscalls: events attached" [ "$(bpf_ids_of "$TRACERD_PID" link_id)" -ge "$attached" ]
+check "one BPF program for $attached events" grep -q "1 BPF program(s)" <<<"$line"
+
+# A few seconds of mixed workload: processes, files, sockets, signals, timers.
+(
+	for i in $(seq 1 50); do /bin/true; done
+	dd if=/dev/zero of="$TMP/f" bs=64k count=64 conv=fsync status=none
+	sleep 0.2 & kill -USR1 $! 2>/dev/null
+	exec 3<>/dev/tcp/127.0.0.1/1 2>/dev/null
+	python3 -c 'import socket,os; s=socket.socket(); s.bind(("127.0.0.1",0)); s.listen(); c=socket.create_connection(s.getsockname()); a,_=s.accept(); c.send(b"x"*1000); a.recv(1000); c.close(); a.close()'
+	ls -lR /usr/share/doc >/dev/null 2>&1
+	sleep 1
+) >/dev/null 2>&1
+sleep 0.5
+stop_tracerd
+rc=$?
+check "tracerd exits 0 after tracing everything" [ $rc = 0 ]
+fired=$(grep -c " delivered=[1-9]" "$TMP/out.err")
+lost=$(grep -o "[0-9]* lost" "$TMP/out.err" | head -1)
+note "distinct events fired: $fired; $lost"
+check "many distinct events fired (>= 100)" [ "$fired" -ge 100 ]
+check "syscalls: events delivered" grep -q "syscalls:sys_enter_.* delivered=[1-9]" "$TMP/out.err"
