@@ -432,6 +432,7 @@ void tracer_free(struct tracer *t)
 	for (size_t i = 0; i < t->n_sels; i++)
 		sel_state_free(t, t->sels[i]);
 	free(t->sels);
+	sink_free(t->sink);
 	ring_buffer__free(t->rb);
 	tracerd_bpf__destroy(t->skel);
 	for (size_t i = 0; i < t->n_events; i++) {
