@@ -31,8 +31,10 @@ LIB_SRCS := $(wildcard kernel-events/*.c) $(filter-out daemon/main.c,$(wildcard 
 LIB_OBJS := $(LIB_SRCS:%.c=$(BUILD)/%.o)
 BPF_SRCS := $(wildcard bpf/*.bpf.c)
 SKELS := $(BPF_SRCS:bpf/%.bpf.c=$(BUILD)/%.skel.h)
+TOOL_BPF_SRCS := $(wildcard tests/tools/*.bpf.c)
+TOOL_SKELS := $(TOOL_BPF_SRCS:tests/tools/%.bpf.c=$(BUILD)/%.skel.h)
 HDRS := $(wildcard include/*.h kernel-events/*.h daemon/*.h)
-TEST_SRCS := $(wildcard tests/unit/*.c)
+TEST_SRCS := $(wildcard tests/unit/*.c) $(filter-out %.bpf.c,$(wildcard tests/tools/*.c))
 TEST_BINS := $(TEST_SRCS:tests/%.c=$(BUILD)/tests/%)
 
 .SECONDARY:
@@ -54,6 +56,10 @@ $(BUILD)/%.bpf.o: bpf/%.bpf.c $(wildcard bpf/*.h) include/tracerd_record.h
 	@mkdir -p $(@D)
 	$(CLANG) $(BPF_CFLAGS) -c $< -o $@
 
+$(BUILD)/%.bpf.o: tests/tools/%.bpf.c
+	@mkdir -p $(@D)
+	$(CLANG) $(BPF_CFLAGS) -c $< -o $@
+
 $(BUILD)/%.skel.h: $(BUILD)/%.bpf.o
 	$(BPFTOOL) gen skeleton $< > $@.tmp && mv $@.tmp $@
 
@@ -67,7 +73,7 @@ $(BUILD)/libtracerd.a: $(LIB_OBJS)
 $(BUILD)/tracerd: $(BUILD)/daemon/main.o $(BUILD)/libtracerd.a
 	$(CC) $(LDFLAGS) -o $@ $^ $(LIBS)
 
-$(BUILD)/tests/%: tests/%.c $(BUILD)/libtracerd.a $(HDRS) tests/unit/test.h
+$(BUILD)/tests/%: tests/%.c $(BUILD)/libtracerd.a $(HDRS) tests/unit/test.h $(TOOL_SKELS)
 	@mkdir -p $(@D)
 	$(CC) $(CFLAGS) -Itests/unit $(LDFLAGS) -o $@ $< $(BUILD)/libtracerd.a $(LIBS)
 
