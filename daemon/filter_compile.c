@@ -12,6 +12,7 @@
 struct fref {
 	const char *name;
 	const char *type;
+	char type_buf[96];	/* "char[16]" for arrays */
 	bool is_str;
 	struct filter_insn in;	/* src, off, size, is_signed; imm = array size for strings */
 };
@@ -59,18 +60,23 @@ static int resolve_special(struct fcomp *c, const struct fnode *p, struct fref *
 				    "%s is not available: the kernel overwrites the common fields "
 				    "before a BPF program runs (common_pid and common_type are rebuilt)", f);
 	list_fields(c->e, fields, sizeof(fields));
-	return filter_error(c->src, p->off, "unknown field '%s' in %s:%s; its fields are: %s", f,
-			    c->e->system, c->e->name, fields);
+	return filter_error(c->src, p->off, "unknown field '%s' in %s%s%s; its fields are: %s", f,
+			    c->e->system ? c->e->system : "", c->e->system ? ":" : "", c->e->name, fields);
 }
 
 static int resolve_field(struct fcomp *c, const struct fnode *p, struct fref *ref)
 {
 	const struct tp_field *f = tp_event_field(c->e, p->field);
 
-	if (!f)
+	/* The BPF program rebuilds common_type and common_pid only. */
+	if (!f || (f->is_common && strcmp(f->name, "common_type") && strcmp(f->name, "common_pid")))
 		return resolve_special(c, p, ref);
 	ref->name = f->name;
 	ref->type = f->type;
+	if (f->kind == TP_FIELD_ARRAY) {
+		snprintf(ref->type_buf, sizeof(ref->type_buf), "%s[%u]", f->type, f->array_len);
+		ref->type = ref->type_buf;
+	}
 	if (f->kind == TP_FIELD_SCALAR && (f->size == 1 || f->size == 2 || f->size == 4 ||
 					  f->size == 8)) {
 		ref->in = (struct filter_insn){ .src = FSRC_RECORD, .off = f->offset,
@@ -86,15 +92,16 @@ static int resolve_field(struct fcomp *c, const struct fnode *p, struct fref *re
 		return 0;
 	}
 	return filter_error(c->src, p->off,
-			    "%s is %s%s: a filter compares numbers and strings only", f->name,
-			    f->type, f->kind == TP_FIELD_ARRAY ? " (an array)" : "");
+			    "%s is %s, an array: a filter compares numbers and strings only",
+			    f->name, ref->type);
 }
 
 static int emit(struct fcomp *c, int off, struct filter_insn in)
 {
 	if (c->desc->n_insns >= TRACERD_FILTER_INSNS)
-		return filter_error(c->src, off, "filter too long for %s:%s: more than %d instructions",
-				    c->e->system, c->e->name, TRACERD_FILTER_INSNS);
+		return filter_error(c->src, off, "filter too long for %s%s%s: more than %d instructions",
+				    c->e->system ? c->e->system : "", c->e->system ? ":" : "",
+				    c->e->name, TRACERD_FILTER_INSNS);
 	c->desc->insns[c->desc->n_insns++] = in;
 	return 0;
 }
@@ -207,7 +214,7 @@ static int check_range(struct fcomp *c, const struct fref *ref, const struct fva
 static int num_value(struct fcomp *c, const struct fref *ref, const struct fvalue *v,
 		     enum fpred_op op, uint64_t *imm)
 {
-	uint64_t u;
+	uint64_t u = 0;
 	bool neg;
 	int r;
 
