@@ -11,6 +11,7 @@ and slow phases fall on all of them; each run reports the 10th percentile and
 median of 4096-iteration chunks. Added cost = configuration - nothing attached.
 """
 import argparse
+import ctypes
 import os
 import re
 import signal
@@ -28,6 +29,36 @@ FILTERS = {
     "reject5": 'ret != 0 || type == 0 || flags & 0x80 || i_ino == 1 || comm ~ "nomatch*"',
     "accept5": 'ret == 0 && type != 0 && !(flags & 0x80) && i_ino != 1 && comm ~ "filter-loo*"',
 }
+
+
+def enable_bpf_stats():
+    """BPF_ENABLE_STATS(BPF_STATS_RUN_TIME): the kernel times every BPF
+    program run while the returned fd is open (it is closed at exit)."""
+    libc = ctypes.CDLL(None, use_errno=True)
+    attr = (ctypes.c_uint32 * 32)(0)
+    fd = libc.syscall(321, 32, ctypes.byref(attr), 128)  # __NR_bpf, BPF_ENABLE_STATS
+    return fd if fd >= 0 else None
+
+
+def prog_stats(pid):
+    """(run_time_ns, run_cnt) of the BPF programs process pid holds."""
+    t = n = 0
+    seen = set()
+    for fd in os.listdir(f"/proc/{pid}/fdinfo"):
+        try:
+            info = open(f"/proc/{pid}/fdinfo/{fd}").read()
+        except OSError:
+            continue
+        m = re.search(r"prog_id:\s+(\d+)", info)
+        if not m or m.group(1) in seen:
+            continue
+        seen.add(m.group(1))
+        rt = re.search(r"run_time_ns:\s+(\d+)", info)
+        rc = re.search(r"run_cnt:\s+(\d+)", info)
+        if rt and rc:
+            t += int(rt.group(1))
+            n += int(rc.group(1))
+    return t, n
 
 
 class Ftrace:
@@ -69,6 +100,9 @@ class Tracerd:
             time.sleep(0.025)
         raise RuntimeError("tracerd did not attach")
 
+    def sample(self):
+        self.stats = prog_stats(self.proc.pid)
+
     def stop(self):
         if self.proc and self.proc.poll() is None:
             self.proc.send_signal(signal.SIGINT)
@@ -99,12 +133,20 @@ def main():
             configs[f"tracerd {k}"] = Tracerd(f, args.build, tmp)
         configs["tracerd no filter"] = Tracerd(None, args.build, tmp)
         res = {k: [] for k in configs}
+        prog = {k: [] for k in configs}
+        stats_fd = enable_bpf_stats()
         for r in range(args.rounds):
             for name, c in configs.items():
                 try:
                     if c:
                         c.start()
+                    if isinstance(c, Tracerd):
+                        t0 = prog_stats(c.proc.pid)
                     res[name].append(run_loop(loop, args.count))
+                    if isinstance(c, Tracerd):
+                        t1 = prog_stats(c.proc.pid)
+                        if t1[1] > t0[1]:
+                            prog[name].append((t1[0] - t0[0]) / (t1[1] - t0[1]))
                 finally:
                     if c:
                         c.stop()
@@ -121,6 +163,15 @@ def main():
             p50 = statistics.median(x["p50"] for x in res[name])
             added[name] = (p10 - base["p10"], p50 - base["p50"])
             print(f"{name:<22} {p10:12.0f} {added[name][0]:8.0f} {p50:12.0f} {added[name][1]:8.0f}")
+        print("min p10 over rounds (the fast phase), added to none:")
+        lo = min(x["p10"] for x in res["none"])
+        for name in configs:
+            print(f"  {name:<22} {min(x['p10'] for x in res[name]) - lo:8.0f}")
+        if stats_fd is not None:
+            print("ns inside tracerd's BPF program per event (kernel BPF stats, median of rounds):")
+            for name in configs:
+                if prog[name]:
+                    print(f"  {name:<22} {statistics.median(prog[name]):8.0f}")
         print("ratios tracerd / ftrace of the added cost (p10, p50):")
         for k in FILTERS:
             a, b = added[f"tracerd {k}"], added[f"ftrace {k}"]

@@ -86,6 +86,8 @@ net:netif_receive_skb @ name ~ "l?" && len > 100
 net:netif_receive_skb @ len < 60
 net:net_dev_queue @ name != "lo"
 net:net_dev_queue @ name ~ "*o" && len >= 100
+kmem:mm_page_alloc @ gfp_flags & __GFP_ZERO @ gfp_flags & 0x100
+kmem:mm_page_alloc @ order > 0 || migratetype == 1
 block:block_rq_issue @ dev == $LOOP_MAJ:$LOOP_MIN @ dev == $LOOP_DEV_T
 block:block_rq_issue @ rwbs ~ "W*"
 block:block_rq_issue @ comm == "dd" && bytes >= 8192
@@ -141,7 +143,7 @@ while IFS= read -r line; do
 	printf '[Selection]\nName=check\nEvents=%s\nFilter=%s\n' "$event" "$expr" >"$TMP/check.conf"
 	if ! "$TRACERD" --check-config "$TMP/check.conf" >"$TMP/check.out" 2>&1; then
 		if grep -q "no __print_flags or __print_symbolic table" "$TMP/check.out"; then
-			note "skip: $event: $expr: no symbol tables yet (kernel-events/symbols.c returns none)"
+			note "skip: $event: $expr: kernel-events/symbols.c has no table for this field"
 			skipped=$((skipped + 1))
 			continue
 		fi
