@@ -14,12 +14,14 @@
 #include "util.h"
 
 #define MAX_DEPTH 32	/* nesting of ( and !, so that recursion stays small */
+#include "tracerd_record.h"
 
 struct parser {
 	const struct filter_text *src;
 	const char *s;
 	int i;
 	int depth;
+	int n_values;	/* a value is at least one instruction: bounds the tree */
 };
 
 static const char *const op_names[] = {
@@ -104,10 +106,16 @@ static struct fnode *node_new(enum fnode_kind kind, int off)
 
 static int parse_or(struct parser *p, struct fnode **ret);
 
-static int add_value(struct fnode *n, char *text, int off, int quoted)
+static int add_value(struct parser *p, struct fnode *n, char *text, int off, int quoted)
 {
-	struct fvalue *v = realloc(n->vals, (n->n_vals + 1) * sizeof(*v));
+	struct fvalue *v;
 
+	if (++p->n_values > TRACERD_FILTER_INSNS) {
+		free(text);
+		return filter_error(p->src, off, "filter too long: more than %d values",
+				    TRACERD_FILTER_INSNS);
+	}
+	v = realloc(n->vals, (n->n_vals + 1) * sizeof(*v));
 	if (!v) {
 		free(text);
 		return -ENOMEM;
@@ -134,13 +142,13 @@ static int parse_value(struct parser *p, struct fnode *n)
 			return filter_error(p->src, start, "unterminated string: expected a closing %c", q);
 		len = end - (p->s + start + 1);
 		p->i = start + len + 2;
-		return add_value(n, strndup(p->s + start + 1, len), start, 1);
+		return add_value(p, n, strndup(p->s + start + 1, len), start, 1);
 	}
 	while (p->s[p->i] && !isspace((unsigned char)p->s[p->i]) && !strchr("),&|(", p->s[p->i]))
 		p->i++;
 	if (p->i == start)
 		return filter_error(p->src, start, "expected a value: a number, a symbol or a string");
-	return add_value(n, strndup(p->s + start, p->i - start), start, 0);
+	return add_value(p, n, strndup(p->s + start, p->i - start), start, 0);
 }
 
 /* in (v, v, ...) */

@@ -460,6 +460,61 @@ static void symbol_errors(void)
 	       strstr(dg.msg, "D"), "got %d '%s'", dg.col, dg.msg);
 }
 
+static void limits(void)
+{
+	_cleanup_(tp_event_freep) struct tp_event *e = ev("sched:sched_switch");
+	char expr[600] = "prev_pid in (0";
+	struct event_desc d;
+	struct diag dg;
+	int off = 0;
+
+	if (!e)
+		return;
+	for (int i = 1; i < 65; i++) {
+		off = strlen(expr) + 2;
+		snprintf(expr + strlen(expr), sizeof(expr) - strlen(expr), ", %d", i);
+	}
+	strcat(expr, ")");
+	EXPECT(compile(expr, &d, &dg) == -EINVAL && dg.col == pos.col + off &&
+	       !strcmp(dg.msg, "filter too long: more than 64 values"), "got %d '%s'", dg.col, dg.msg);
+}
+
+/* Token soup: every expression compiles or fails with a column inside it. */
+static void token_soup(void)
+{
+	static const char *const toks[] = {
+		"prev_pid", "prev_comm", "comm", "cpu", "nosuch", "==", "!=", "<", "<=", ">", ">=",
+		"&", "&=", "~", "in", "(", ")", ",", "!", "&&", "||", "1", "-1", "0x", "7:3",
+		"\"a*\"", "'[a-\"", "\"\\\"", "D", "\"", "x[", " ", "99999999999999999999",
+	};
+	_cleanup_(tp_event_freep) struct tp_event *e = ev("sched:sched_switch");
+	unsigned seed = 1, ok = 0;
+
+	if (!e)
+		return;
+	for (int n = 0; n < 20000; n++) {
+		char expr[256] = "";
+		struct event_desc d;
+		struct diag dg;
+		int len = 1 + (seed = seed * 1103515245 + 12345) % 12, r;
+
+		for (int i = 0; i < len; i++) {
+			seed = seed * 1103515245 + 12345;
+			strcat(expr, toks[(seed >> 8) % ARRAY_SIZE(toks)]);
+			strcat(expr, (seed >> 4) & 1 ? " " : "");
+		}
+		r = compile(expr, &d, &dg);
+		ok += r == 0;
+		EXPECT(r == 0 || (r == -EINVAL && dg.col >= pos.col &&
+				  dg.col <= pos.col + (int)strlen(expr) && dg.msg[0]),
+		       "'%s': %d col %d '%s'", expr, r, dg.col, dg.msg);
+		EXPECT(r < 0 || d.n_insns <= TRACERD_FILTER_INSNS, "'%s'", expr);
+		if (test_failed_now)
+			break;
+	}
+	printf("# token soup: %u of 20000 compiled\n", ok);
+}
+
 /* Every field of every event of this kernel compiles, or is refused as an
  * array; and any filter_compile() error carries a column. */
 static void every_field_of_every_event(void)
@@ -523,6 +578,8 @@ int main(void)
 	RUN(dev_t_fields);
 	RUN(error_messages);
 	RUN(symbol_errors);
+	RUN(limits);
+	RUN(token_soup);
 	RUN(every_field_of_every_event);
 	run_if_symbols("irq:softirq_entry", "vec", symbolic_table, "symbolic_table");
 	run_if_symbols("kmem:mm_page_alloc", "gfp_flags", flags_table, "flags_table");
