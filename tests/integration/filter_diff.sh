@@ -86,8 +86,10 @@ net:netif_receive_skb @ name ~ "l?" && len > 100
 net:netif_receive_skb @ len < 60
 net:net_dev_queue @ name != "lo"
 net:net_dev_queue @ name ~ "*o" && len >= 100
-kmem:mm_page_alloc @ gfp_flags & __GFP_ZERO @ gfp_flags & 0x100
-kmem:mm_page_alloc @ order > 0 || migratetype == 1
+filelock:flock_lock_inode @ flags & FL_SLEEP @ flags & 128
+filelock:flock_lock_inode @ type in (F_UNLCK, F_RDLCK) @ type == 2 || type == 0
+filelock:flock_lock_inode @ flags &= 0x82 && ret == 0 @ flags & 0x80 && flags & 0x2 && ret == 0
+filelock:flock_lock_inode @ s_dev == $TMP_MAJ:$TMP_MIN && type != 2 @ s_dev == $TMP_DEV_T && type != 2
 block:block_rq_issue @ dev == $LOOP_MAJ:$LOOP_MIN @ dev == $LOOP_DEV_T
 block:block_rq_issue @ rwbs ~ "W*"
 block:block_rq_issue @ comm == "dd" && bytes >= 8192
@@ -114,6 +116,9 @@ workload() {
 		(echo >"/dev/tcp/127.0.0.1/1") 2>/dev/null
 		dd if=/dev/zero of="$LOOPDEV" bs=4k count=$((i % 4 + 1)) seek="$i" oflag=direct 2>/dev/null
 		dd if="$LOOPDEV" of=/dev/null bs=16k count=1 skip="$i" iflag=direct 2>/dev/null
+		flock "$TMP/lock" true
+		flock -s "$TMP/lock" true
+		flock -n /dev/null true
 	done
 }
 
@@ -125,6 +130,10 @@ LOOPDEV=$(losetup -f --show "$TMP/blk.img") || { not_ok "loop device"; exit 0; }
 on_exit "losetup -d $LOOPDEV"
 read -r LOOP_MAJ LOOP_MIN < <(stat -c '%t %T' "$LOOPDEV" | while read -r a b; do echo $((16#$a)) $((16#$b)); done)
 LOOP_DEV_T=$(((LOOP_MAJ << 20) | LOOP_MIN))
+# The filesystem of $TMP, for flock's s_dev.
+: >"$TMP/lock"
+read -r TMP_MAJ TMP_MIN < <(stat -c '%Hd %Ld' "$TMP/lock")
+TMP_DEV_T=$(((TMP_MAJ << 20) | TMP_MIN))
 
 mkdir -p "$TMP/www" && echo hello >"$TMP/www/index.html"
 python3 -m http.server --bind 127.0.0.1 --directory "$TMP/www" "$PORT" >/dev/null 2>&1 &
