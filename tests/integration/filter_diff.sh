@@ -110,7 +110,7 @@ workload() {
 		# Signals sent by other programs: a killed child of this shell could
 		# run its EXIT trap before it execs.
 		timeout -s TERM 0.01 sleep 5
-		sh -c 'kill -USR1 $$' 2>/dev/null
+		(sh -c 'kill -USR1 $$') 2>/dev/null
 		kill -0 $$
 		(exec 3<>"/dev/tcp/127.0.0.1/$PORT" && printf 'GET / HTTP/1.0\r\n\r\n' >&3 && cat <&3 >/dev/null) 2>/dev/null
 		(echo >"/dev/tcp/127.0.0.1/1") 2>/dev/null
