@@ -3,8 +3,8 @@
 for filter_diff.sh. Each round is one instance and one tracerd with at most
 one expression per event, so (round, event) names an expression.
 
-Records are paired by event, cpu, pid and time (see pair()): both sides
-stamp CLOCK_MONOTONIC (trace_clock mono; bpf_ktime_get_ns).
+Records are paired by event, cpu, pid and time (pair_inorder, pair_subset):
+both sides stamp CLOCK_MONOTONIC (trace_clock mono; bpf_ktime_get_ns).
 Only records that both mechanisms saw are compared: an unfiltered instance
 and an unfiltered tracerd give the universe (the kernel's ring buffer skips
 some records, e.g. switches out of idle on a CPU; BPF skips a tracepoint that
@@ -46,49 +46,68 @@ def parse(path):
                 if not m2:
                     continue
                 pid, cpu, s, us, name = m2.groups()
-                ev = event_name(name, "")
+                text = line[m2.start(5):]
             else:
                 pid, cpu, s, us, name = m.groups()
-                ev = event_name(name, "")
-            recs[ev].append((int(s) * 1000000 + int(us), int(cpu), int(pid)))
+                text = line[m.end():]
+            recs[event_name(name, "")].append((int(s) * 1000000 + int(us), int(cpu), int(pid),
+                                               text.rstrip("\n")))
     return recs
 
 
-def pair(later, earlier):
-    """Pairs records of one event seen by two probes of the same tracepoint:
-    `earlier` was attached first, so on one CPU each call stamps it no later
-    than `later`, and before the next call of the tracepoint. A record of
-    `later` pairs with the last record of `earlier` of its cpu and pid
-    stamped no later than itself, if that one is not taken yet.
-    Returns {index in later: index in earlier}."""
+def pair_inorder(a, b):
+    """Pairs the kernel's and tracerd's records of one event: per cpu and pid
+    both keep the order the tracepoint fired in, so walk them side by side,
+    pairing records stamped within TOL_US. Returns {index in a: index in b}."""
     by = defaultdict(lambda: ([], []))
-    for side, recs in ((0, later), (1, earlier)):
-        for i, (ts, cpu, pid) in enumerate(recs):
-            by[(cpu, pid)][side].append((ts, i))
+    for side, recs in ((0, a), (1, b)):
+        for i, r in enumerate(recs):
+            by[(r[1], r[2])][side].append((r[0], i))
     out = {}
     for x, y in by.values():
         x.sort()
         y.sort()
-        k = taken = -1
+        i = j = 0
+        while i < len(x) and j < len(y):
+            if abs(x[i][0] - y[j][0]) <= TOL_US:
+                out[x[i][1]] = y[j][1]
+                i += 1
+                j += 1
+            elif x[i][0] < y[j][0]:
+                i += 1
+            else:
+                j += 1
+    return out
+
+
+def pair_subset(sub, sup):
+    """Pairs the records a filter accepted with the unfiltered ones seen by the
+    same mechanism, which prints a record the same way: same cpu, pid and text
+    (records alike in all three are alike to a filter too), in time order.
+    Returns {index in sub: index in sup}."""
+    by = defaultdict(lambda: ([], []))
+    for side, recs in ((0, sub), (1, sup)):
+        for i, r in enumerate(recs):
+            by[(r[1], r[2], r[3])][side].append((r[0], i))
+    out = {}
+    for x, y in by.values():
+        x.sort()
+        y.sort()
+        j = 0
         for ts, i in x:
-            while k + 1 < len(y) and y[k + 1][0] <= ts:
-                k += 1
-            if k > taken and ts - y[k][0] <= TOL_US:
-                out[i] = y[k][1]
-                taken = k
+            while j < len(y) and y[j][0] < ts - TOL_US:
+                j += 1
+            if j < len(y) and abs(y[j][0] - ts) <= TOL_US:
+                out[i] = y[j][1]
+                j += 1
     return out
 
 
 def compare(k0, t0, kacc, tacc, lo, hi):
     """k0, t0: every record of the event; kacc, tacc: the accepted ones."""
-    # The kernel's probe and the BPF one run in the order they were first
-    # registered on the tracepoint, which other users may have decided: take
-    # the order that pairs more records.
-    tk, kt = pair(t0, k0), pair(k0, t0)
-    both = {k: t for t, k in tk.items()} if len(tk) >= len(kt) else kt
-    universe = {k: t for k, t in both.items() if lo <= k0[k][0] <= hi}
-    kin = pair(kacc, k0)
-    tin = pair(tacc, t0)
+    universe = {k: t for k, t in pair_inorder(k0, t0).items() if lo <= k0[k][0] <= hi}
+    kin = pair_subset(kacc, k0)
+    tin = pair_subset(tacc, t0)
     ksel, tsel = set(kin.values()), set(tin.values())
     inside = lambda r: lo <= r[0] <= hi
     outside = sum(1 for i, r in enumerate(kacc) if inside(r) and i not in kin) + \
@@ -101,7 +120,7 @@ def compare(k0, t0, kacc, tacc, lo, hi):
         nt += b
         if a != b:
             bad += 1
-            ts, cpu, pid = k0[k]
+            ts, cpu, pid, _ = k0[k]
             examples.append("%s only: cpu %d pid %d at %.6f" %
                             ("kernel" if a else "tracerd", cpu, pid, ts / 1e6))
     return len(universe), nk, nt, bad, outside, examples
