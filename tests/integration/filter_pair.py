@@ -55,27 +55,39 @@ def parse(path):
     return recs
 
 
+TEXT_US = 50  # a text that differs costs as much as stamps this far apart
+
+
 def pair_inorder(a, b):
     """Pairs the kernel's and tracerd's records of one event: per cpu and pid
-    both keep the order the tracepoint fired in, so walk them side by side,
-    pairing records stamped within TOL_US. Returns {index in a: index in b}."""
+    both keep the order the tracepoint fired in, so walk them side by side.
+    A record one side lacks must not shift the rest: pair the heads only if
+    neither pairs better with the other's next record (closer in time, or with
+    the same text where both print a record alike). Returns {index in a: index in b}."""
     by = defaultdict(lambda: ([], []))
     for side, recs in ((0, a), (1, b)):
         for i, r in enumerate(recs):
-            by[(r[1], r[2])][side].append((r[0], i))
+            by[(r[1], r[2])][side].append((r[0], i, r[3]))
+    cost = lambda u, v: abs(u[0] - v[0]) + (0 if u[2] == v[2] else TEXT_US)
     out = {}
     for x, y in by.values():
         x.sort()
         y.sort()
         i = j = 0
         while i < len(x) and j < len(y):
-            if abs(x[i][0] - y[j][0]) <= TOL_US:
+            c = cost(x[i], y[j])
+            if abs(x[i][0] - y[j][0]) > TOL_US:
+                if x[i][0] < y[j][0]:
+                    i += 1
+                else:
+                    j += 1
+            elif i + 1 < len(x) and cost(x[i + 1], y[j]) < c:
+                i += 1
+            elif j + 1 < len(y) and cost(x[i], y[j + 1]) < c:
+                j += 1
+            else:
                 out[x[i][1]] = y[j][1]
                 i += 1
-                j += 1
-            elif x[i][0] < y[j][0]:
-                i += 1
-            else:
                 j += 1
     return out
 
