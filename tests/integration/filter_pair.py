@@ -132,9 +132,10 @@ def compare(k0, t0, kacc, tacc, lo, hi):
         nt += b
         if a != b:
             bad += 1
-            ts, cpu, pid, _ = k0[k]
-            examples.append("%s only: cpu %d pid %d at %.6f" %
-                            ("kernel" if a else "tracerd", cpu, pid, ts / 1e6))
+            ts, cpu, pid, text = k0[k]
+            examples.append("%s only: cpu %d pid %d at %.6f: %s | tracerd: %s" %
+                            ("kernel" if a else "tracerd", cpu, pid, ts / 1e6, text[:90],
+                             t0[t][3][:90]))
     return len(universe), nk, nt, bad, outside, examples
 
 
