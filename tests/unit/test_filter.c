@@ -290,6 +290,41 @@ static void strings(void)
 	MATCH("filename != \"/bin/true\"", 1);
 }
 
+/* __rel_loc (offset from the end of the loc word; no event of this kernel
+ * has one) and a __data_loc string cut short by a truncated record. */
+static const char rel_loc_format[] =
+	"name: rel_test\nID: 9999\nformat:\n"
+	"\tfield:unsigned short common_type;\toffset:0;\tsize:2;\tsigned:0;\n"
+	"\tfield:unsigned char common_flags;\toffset:2;\tsize:1;\tsigned:0;\n"
+	"\tfield:unsigned char common_preempt_count;\toffset:3;\tsize:1;\tsigned:0;\n"
+	"\tfield:int common_pid;\toffset:4;\tsize:4;\tsigned:1;\n\n"
+	"\tfield:__rel_loc char[] name;\toffset:8;\tsize:4;\tsigned:0;\n"
+	"\tfield:__data_loc char[] path;\toffset:12;\tsize:4;\tsigned:0;\n\n"
+	"print fmt: \"name=%s\", __get_rel_str(name)\n";
+
+static void rel_loc_and_truncated(void)
+{
+	_cleanup_(tp_event_freep) struct tp_event *e = NULL;
+
+	EXPECT(tp_format_parse(rel_loc_format, &e, NULL) == 0, "parse");
+	if (!e)
+		return;
+	rec_init(e);
+	memcpy(rec.data + 16, "eth0", 5);
+	*(__u32 *)(rec.data + 8) = 5 << 16 | (16 - 12);	/* relative to offset 12 */
+	memcpy(rec.data + 21, "/a/very/long/path", 18);
+	*(__u32 *)(rec.data + 12) = 18 << 16 | 21;
+	rec.len = 39;
+	MATCH("name == eth0 && name ~ \"eth?\"", 1);
+	MATCH("path == \"/a/very/long/path\"", 1);
+	rec.len = 30;	/* the BPF side copied only this much */
+	MATCH("path == \"/a/very/long/path\"", 0);
+	MATCH("path ~ \"/a/very*\"", 1);
+	*(__u32 *)(rec.data + 12) = 18 << 16 | 4000;	/* beyond the record */
+	MATCH("path == \"\"", 1);
+	MATCH("path ~ \"?*\"", 0);
+}
+
 static void dev_t_fields(void)
 {
 	_cleanup_(tp_event_freep) struct tp_event *e = ev("block:block_rq_issue");
@@ -576,6 +611,7 @@ int main(void)
 	RUN(widths);
 	RUN(strings);
 	RUN(dev_t_fields);
+	RUN(rel_loc_and_truncated);
 	RUN(error_messages);
 	RUN(symbol_errors);
 	RUN(limits);
