@@ -28,6 +28,8 @@ FILTERS = {
     "accept": "ret == 0",
     "reject5": 'ret != 0 || type == 0 || flags & 0x80 || i_ino == 1 || comm ~ "nomatch*"',
     "accept5": 'ret == 0 && type != 0 && !(flags & 0x80) && i_ino != 1 && comm ~ "filter-loo*"',
+    # rejected by its first predicate: short-circuit
+    "rejectsc": 'ret != 0 && type == 0 && flags & 0x80 && i_ino == 1 && comm ~ "nomatch*"',
     # 16 compares, 31 instructions: the interpreter's cost per instruction
     "reject16": " || ".join(f"ret == {i + 1}" for i in range(16)),
 }

@@ -60,6 +60,7 @@ static __always_inline __s64 load_num(const __u8 *rec, const struct filter_insn 
  * precisely, or it would explore every iteration of the loops below. */
 struct filter_scratch {
 	__u64 stack;		/* the boolean stack, a bit per entry */
+	__u32 pc;		/* the next instruction */
 	__u32 p, s;		/* glob: position in pattern and in string */
 	__u32 bp, bs;		/* glob: where to retry after the last '*' */
 	__u32 base, n;		/* the string: offset in the record, bytes */
@@ -248,16 +249,20 @@ struct filter_run {
 };
 
 /* One instruction per bpf_loop() step: the verifier checks the step once,
- * rather than every path through an unrolled loop. */
+ * rather than every path through an unrolled loop. A step always moves the
+ * pc forward, so n_insns steps are enough. */
 static long filter_step(__u32 i, void *arg)
 {
 	struct filter_run *r = arg;
 	const struct filter_insn *in;
 	__u64 a, b, st = r->fs->stack;
+	__u32 pc = r->fs->pc;
 
-	if (i >= TRACERD_FILTER_INSNS)
+	(void)i;
+	if (pc >= r->d->n_insns || pc >= TRACERD_FILTER_INSNS)
 		return 1;
-	in = &r->d->insns[i];
+	in = &r->d->insns[pc];
+	r->fs->pc = pc + 1;
 	switch (in->op) {
 	case FOP_CMP:
 		st = st << 1 | cmp_num(in, load_num(r->rec, in, r->pid_tgid));
@@ -277,6 +282,13 @@ static long filter_step(__u32 i, void *arg)
 		b = (st >> 1) & 1;
 		st = (st >> 2) << 1 | (in->op == FOP_AND ? (a & b) : (a | b));
 		break;
+	case FOP_ANDSC:
+	case FOP_ORSC:
+		if ((st & 1) == (in->op == FOP_ORSC))
+			r->fs->pc = pc + 1 + (__u32)in->imm;	/* decided: skip the right side */
+		else
+			st >>= 1;	/* the right side decides */
+		break;
 	default:
 		return 1;
 	}
@@ -295,6 +307,7 @@ static __always_inline bool filter_match(const struct event_desc *d, const __u8 
 	if (n > TRACERD_FILTER_INSNS)
 		n = TRACERD_FILTER_INSNS;
 	fs->stack = 0;
+	fs->pc = 0;
 	bpf_loop(n, filter_step, &r, 0);
 	return fs->stack & 1;
 }

@@ -345,16 +345,17 @@ static int compile_pred(struct fcomp *c, const struct fnode *p)
 		r = check_op(c, p, &ref);
 	/* in (a, b, c): a || b || c */
 	for (size_t i = 0; r >= 0 && i < p->n_vals; i++) {
-		r = emit_compare(c, p, &ref, &p->vals[i]);
-		if (r >= 0 && i > 0)
-			r = emit(c, p->vals[i].off, (struct filter_insn){ .op = FOP_OR });
+		if (i > 0)
+			r = emit(c, p->vals[i].off, (struct filter_insn){ .op = FOP_ORSC, .imm = 1 });
+		if (r >= 0)
+			r = emit_compare(c, p, &ref, &p->vals[i]);
 	}
 	return r;
 }
 
 static int compile_node(struct fcomp *c, const struct fnode *n)
 {
-	int r;
+	int r, at;
 
 	switch (n->kind) {
 	case FN_PRED:
@@ -363,11 +364,17 @@ static int compile_node(struct fcomp *c, const struct fnode *n)
 		r = compile_node(c, n->l);
 		return r < 0 ? r : emit(c, n->off, (struct filter_insn){ .op = FOP_NOT });
 	default:
+		/* left, a short-circuit over the right side, right */
 		r = compile_node(c, n->l);
 		if (r >= 0)
+			r = emit(c, n->off, (struct filter_insn){
+				.op = n->kind == FN_AND ? FOP_ANDSC : FOP_ORSC });
+		at = c->desc->n_insns - 1;
+		if (r >= 0)
 			r = compile_node(c, n->r);
-		return r < 0 ? r : emit(c, n->off, (struct filter_insn){
-			.op = n->kind == FN_AND ? FOP_AND : FOP_OR });
+		if (r >= 0)
+			c->desc->insns[at].imm = c->desc->n_insns - at - 1;
+		return r;
 	}
 }
 

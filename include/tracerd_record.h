@@ -35,7 +35,9 @@ struct trace_rec_hdr {
 };
 
 /* Filter bytecode, run by bpf/filter.bpf.h. A stack machine over booleans:
- * each compare pushes its result; AND/OR/NOT combine the top entries. */
+ * each compare pushes its result; AND/OR/NOT combine the top entries.
+ * ANDSC/ORSC short-circuit: when the top decides (false for &&, true for ||)
+ * they skip imm instructions, the right operand; otherwise they pop it. */
 enum filter_op {
 	FOP_END = 0,
 	FOP_CMP,	/* push (field <cmp> imm) */
@@ -44,6 +46,8 @@ enum filter_op {
 	FOP_OR,
 	FOP_NOT,
 	FOP_TRUE,
+	FOP_ANDSC,
+	FOP_ORSC,
 };
 
 enum filter_cmp {

@@ -137,7 +137,8 @@ static void precedence(void)
 	_cleanup_(tp_event_freep) struct tp_event *e = ev("sched:sched_switch");
 	struct event_desc d;
 	struct diag dg;
-	static const __u8 postfix[] = { FOP_CMP, FOP_CMP, FOP_CMP, FOP_AND, FOP_OR };
+	/* a, ||: skip 3, b, &&: skip 1, c */
+	static const __u8 code[] = { FOP_CMP, FOP_ORSC, FOP_CMP, FOP_ANDSC, FOP_CMP };
 
 	if (!e)
 		return;
@@ -161,9 +162,9 @@ static void precedence(void)
 	MATCH("", 1);
 	MATCH("   ", 1);
 	EXPECT(compile("prev_pid == 1 || next_pid == 3 && prev_prio == 0", &d, &dg) == 0 &&
-	       d.n_insns == sizeof(postfix) && !memcmp((__u8[]){ d.insns[0].op, d.insns[1].op,
-	       d.insns[2].op, d.insns[3].op, d.insns[4].op }, postfix, sizeof(postfix)),
-	       "a || b && c is a b c && ||");
+	       d.n_insns == sizeof(code) && !memcmp((__u8[]){ d.insns[0].op, d.insns[1].op,
+	       d.insns[2].op, d.insns[3].op, d.insns[4].op }, code, sizeof(code)) &&
+	       d.insns[1].imm == 3 && d.insns[3].imm == 1, "a || b && c is a ||3 b &&1 c");
 }
 
 static void numeric_operators(void)
@@ -441,7 +442,7 @@ static const struct error_case errors[] = {
 	{ "sched:sched_process_exec", "filename == \"0123456789012345678901234567890123456789012345678901234567890123\"", 13, "string of 64 bytes: at most 63" },
 	{ "sched:sched_process_exec", "filename in (a, b, c, d, e, f, g, h, i)", 37, "more than 8 different strings in one filter" },
 	{ "sock:inet_sock_set_state", "newstate == 1 || saddr == 1", 17, "saddr is __u8[4], an array: a filter compares numbers and strings only" },
-	{ "sched:sched_switch", "prev_pid == 1 || prev_pid == 1 || prev_pid == 1 || prev_pid == 1 || prev_pid == 1 || prev_pid == 1 || prev_pid == 1 || prev_pid == 1 || prev_pid == 1 || prev_pid == 1 || prev_pid == 1 || prev_pid == 1 || prev_pid == 1 || prev_pid == 1 || prev_pid == 1 || prev_pid == 1 || prev_pid == 1 || prev_pid == 1 || prev_pid == 1 || prev_pid == 1 || prev_pid == 1 || prev_pid == 1 || prev_pid == 1 || prev_pid == 1 || prev_pid == 1 || prev_pid == 1 || prev_pid == 1 || prev_pid == 1 || prev_pid == 1 || prev_pid == 1 || prev_pid == 1 || prev_pid == 1 || prev_pid == 1", 541, "filter too long for sched:sched_switch: more than 64 instructions" },
+	{ "sched:sched_switch", "prev_pid == 1 || prev_pid == 1 || prev_pid == 1 || prev_pid == 1 || prev_pid == 1 || prev_pid == 1 || prev_pid == 1 || prev_pid == 1 || prev_pid == 1 || prev_pid == 1 || prev_pid == 1 || prev_pid == 1 || prev_pid == 1 || prev_pid == 1 || prev_pid == 1 || prev_pid == 1 || prev_pid == 1 || prev_pid == 1 || prev_pid == 1 || prev_pid == 1 || prev_pid == 1 || prev_pid == 1 || prev_pid == 1 || prev_pid == 1 || prev_pid == 1 || prev_pid == 1 || prev_pid == 1 || prev_pid == 1 || prev_pid == 1 || prev_pid == 1 || prev_pid == 1 || prev_pid == 1 || prev_pid == 1", 556, "filter too long for sched:sched_switch: more than 64 instructions" },
 	{ "sched:sched_switch", "((((((((((((((((((((((((((((((((((prev_pid == 1))))))))))))))))))))))))))))))))))", 32, "nested too deep: at most 32 levels of '(' and '!'" },
 	{ "sched:sched_switch", "prev_pid == 1 && @", 17, "expected a field name, '!' or '('" },
 };
