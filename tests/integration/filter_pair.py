@@ -11,7 +11,9 @@ some records, e.g. switches out of idle on a CPU; BPF skips a tracepoint that
 fires while another BPF program runs on the CPU). For every record of the
 universe, the kernel's filter and tracerd's must agree.
 
-usage: filter_pair.py SPEC T0_NS T1_NS BASE_KERNEL_TRACE BASE_TRACERD_OUT
+Records of tracerd's own threads are left out: tracerd does not trace itself.
+
+usage: filter_pair.py SPEC T0_NS T1_NS BASE_KERNEL_TRACE BASE_TRACERD_OUT [EXCLUDE_TIDS_FILE]
 SPEC lines: round<TAB>event<TAB>expr<TAB>kernel_expr<TAB>kernel_trace<TAB>tracerd_out<TAB>tracerd_err
 """
 import re
@@ -50,6 +52,8 @@ def parse(path):
             else:
                 pid, cpu, s, us, name = m.groups()
                 text = line[m.end():]
+            if int(pid) in EXCLUDE:
+                continue
             recs[event_name(name, "")].append((int(s) * 1000000 + int(us), int(cpu), int(pid),
                                                text.rstrip("\n")))
     return recs
@@ -150,8 +154,13 @@ def tracerd_stats(err_path):
     return st
 
 
+EXCLUDE = set()
+
+
 def main():
     spec, t0, t1 = sys.argv[1], int(sys.argv[2]) // 1000, int(sys.argv[3]) // 1000
+    if len(sys.argv) > 6:
+        EXCLUDE.update(int(x) for x in open(sys.argv[6]).read().split())
     lo, hi = t0 + EDGE_US, t1 - EDGE_US
     base_k, base_t = parse(sys.argv[4]), parse(sys.argv[5])
     cache = {}
