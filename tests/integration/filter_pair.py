@@ -18,7 +18,7 @@ SPEC lines: round<TAB>event<TAB>expr<TAB>kernel_expr<TAB>kernel_trace<TAB>tracer
 """
 import re
 import sys
-from collections import defaultdict
+from collections import Counter, defaultdict
 
 TOL_US = 1000
 EDGE_US = 2000  # records this close to the window's edges may be seen by one side only
@@ -59,20 +59,29 @@ def parse(path):
     return recs
 
 
-TEXT_US = 50  # a text that differs costs as much as stamps this far apart
+TEXT_US = 50  # texts with no number in common cost as much as stamps this far apart
+NUM = re.compile(r"-?\d+")
+
+
+def likeness(u, v):
+    """Share of the numbers in two texts that both have: the kernel and
+    tracerd print most fields alike, if not every one (symbols, flags)."""
+    a, b = Counter(NUM.findall(u)), Counter(NUM.findall(v))
+    n = max(sum(a.values()), sum(b.values()))
+    return sum((a & b).values()) / n if n else 1.0
 
 
 def pair_inorder(a, b):
     """Pairs the kernel's and tracerd's records of one event: per cpu and pid
     both keep the order the tracepoint fired in, so walk them side by side.
     A record one side lacks must not shift the rest: pair the heads only if
-    neither pairs better with the other's next record (closer in time, or with
-    the same text where both print a record alike). Returns {index in a: index in b}."""
+    neither pairs better with the other's next record (closer in time, or
+    printing more of the same numbers). Returns {index in a: index in b}."""
     by = defaultdict(lambda: ([], []))
     for side, recs in ((0, a), (1, b)):
         for i, r in enumerate(recs):
             by[(r[1], r[2])][side].append((r[0], i, r[3]))
-    cost = lambda u, v: abs(u[0] - v[0]) + (0 if u[2] == v[2] else TEXT_US)
+    cost = lambda u, v: abs(u[0] - v[0]) + TEXT_US * (1 - likeness(u[2], v[2]))
     out = {}
     for x, y in by.values():
         x.sort()
