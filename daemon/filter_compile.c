@@ -2,7 +2,8 @@
 /* A filter's syntax tree to bytecode for one event: fields resolved against
  * its format, values read by the field's type (numbers in range, symbols from
  * the field's print fmt table, MAJOR:MINOR for dev_t, strings and globs),
- * emitted in postfix order for the stack machine in bpf/filter.bpf.h. */
+ * emitted in postfix order, && and || as short-circuit skips over their right
+ * side, for the stack machine in bpf/filter.bpf.h. */
 #include <ctype.h>
 #include "filter_compile.h"
 #include "symbols.h"
