@@ -354,9 +354,36 @@ static int compile_pred(struct fcomp *c, const struct fnode *p)
 	return r;
 }
 
+static int compile_node(struct fcomp *c, const struct fnode *n);
+
+/* A chain a && b && c (the parser builds it left-deep): each operand but the
+ * last is followed by a skip to the chain's end, so the first operand that
+ * decides ends it. */
+static int compile_chain(struct fcomp *c, const struct fnode *n)
+{
+	const struct fnode *ops[TRACERD_FILTER_INSNS + 1], *x = n;
+	int at[TRACERD_FILTER_INSNS + 1], k = 0, r = 0;
+	uint8_t op = n->kind == FN_AND ? FOP_ANDSC : FOP_ORSC;
+
+	/* The right operands, last first; the tree has at most INSNS values. */
+	for (; x->kind == n->kind && k < TRACERD_FILTER_INSNS; x = x->l)
+		ops[k++] = x->r;
+	ops[k++] = x;
+	for (int i = k - 1; i >= 0 && r >= 0; i--) {
+		r = compile_node(c, ops[i]);
+		if (r >= 0 && i > 0) {
+			r = emit(c, ops[i - 1]->off, (struct filter_insn){ .op = op });
+			at[i] = c->desc->n_insns - 1;
+		}
+	}
+	for (int i = 1; i < k && r >= 0; i++)
+		c->desc->insns[at[i]].imm = c->desc->n_insns - at[i] - 1;
+	return r;
+}
+
 static int compile_node(struct fcomp *c, const struct fnode *n)
 {
-	int r, at;
+	int r;
 
 	switch (n->kind) {
 	case FN_PRED:
@@ -365,17 +392,7 @@ static int compile_node(struct fcomp *c, const struct fnode *n)
 		r = compile_node(c, n->l);
 		return r < 0 ? r : emit(c, n->off, (struct filter_insn){ .op = FOP_NOT });
 	default:
-		/* left, a short-circuit over the right side, right */
-		r = compile_node(c, n->l);
-		if (r >= 0)
-			r = emit(c, n->off, (struct filter_insn){
-				.op = n->kind == FN_AND ? FOP_ANDSC : FOP_ORSC });
-		at = c->desc->n_insns - 1;
-		if (r >= 0)
-			r = compile_node(c, n->r);
-		if (r >= 0)
-			c->desc->insns[at].imm = c->desc->n_insns - at - 1;
-		return r;
+		return compile_chain(c, n);
 	}
 }
 

@@ -165,6 +165,13 @@ static void precedence(void)
 	       d.n_insns == sizeof(code) && !memcmp((__u8[]){ d.insns[0].op, d.insns[1].op,
 	       d.insns[2].op, d.insns[3].op, d.insns[4].op }, code, sizeof(code)) &&
 	       d.insns[1].imm == 3 && d.insns[3].imm == 1, "a || b && c is a ||3 b &&1 c");
+	/* a chain skips to its end at the first operand that decides */
+	EXPECT(compile("prev_pid == 1 && next_pid == 3 && prev_prio == 0", &d, &dg) == 0 &&
+	       d.n_insns == 5 && d.insns[1].op == FOP_ANDSC && d.insns[1].imm == 3 &&
+	       d.insns[3].op == FOP_ANDSC && d.insns[3].imm == 1, "a && b && c is a &&3 b &&1 c");
+	EXPECT(compile("(prev_pid == 1 || next_pid == 3) || prev_prio == 0", &d, &dg) == 0 &&
+	       d.n_insns == 5 && d.insns[1].op == FOP_ORSC && d.insns[1].imm == 3,
+	       "(a || b) || c is a ||3 b ||1 c");
 }
 
 static void numeric_operators(void)
