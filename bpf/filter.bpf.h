@@ -56,44 +56,219 @@ static __always_inline __s64 load_num(const __u8 *rec, const struct filter_insn 
 	}
 }
 
-#ifndef TRACERD_HAVE_STRCMP
-/* String compares come with the filter compiler; until then a string
- * instruction never matches, and the compiler refuses to emit one. */
+/* What the filter keeps in map memory: values the verifier must not track
+ * precisely, or it would explore every iteration of the loops below. */
+struct filter_scratch {
+	__u64 stack;		/* the boolean stack, a bit per entry */
+	__u32 pc;		/* the next instruction */
+	__u32 p, s;		/* glob: position in pattern and in string */
+	__u32 bp, bs;		/* glob: where to retry after the last '*' */
+	__u32 base, n;		/* the string: offset in the record, bytes */
+	__u8 k;			/* which pattern, index into desc->strs */
+	__u8 literal;		/* == and !=: no metacharacters */
+	__u8 from_comm;		/* the string is comm[], not in the record */
+	__u8 star;		/* a '*' was seen: bp and bs are valid */
+	__u8 cls, inv, hit, first;	/* inside a [...] class */
+	__u8 res;
+	char comm[TRACERD_COMM_LEN];
+};
+
+#define FILTER_REC_MASK (2 * TRACERD_MAX_RECORD - 1)
+#define FILTER_STR_MASK (TRACERD_FILTER_STR - 1)
+
+struct glob_run {
+	const struct event_desc *d;
+	const __u8 *rec;
+	struct filter_scratch *fs;
+};
+
+static __always_inline __u8 str_byte(const struct glob_run *g, __u32 i)
+{
+	struct filter_scratch *fs = g->fs;
+
+	if (i >= fs->n)
+		return 0;
+	if (fs->from_comm)
+		return fs->comm[i & (TRACERD_COMM_LEN - 1)];
+	return g->rec[(fs->base + i) & FILTER_REC_MASK];
+}
+
+/* After a mismatch: retry from the last '*', one character later (the
+ * kernel's lib/glob.c never needs more than one level of backtracking). */
+static __always_inline long glob_backtrack(struct filter_scratch *fs, __u8 c)
+{
+	if (!c || !fs->star) {
+		fs->res = 0;
+		return 1;
+	}
+	fs->p = fs->bp;
+	fs->s = ++fs->bs;
+	return 0;
+}
+
+/* One span of a [...] class per step, so a step stays a handful of insns. */
+static __always_inline long glob_class_step(const struct glob_run *g, const char *pat, __u8 c)
+{
+	struct filter_scratch *fs = g->fs;
+	__u32 p = fs->p;
+	__u8 a = pat[p & FILTER_STR_MASK], b = a;
+
+	if (a == ']' && !fs->first) {
+		fs->cls = 0;
+		fs->p = p + 1;
+		if (!c || fs->hit == fs->inv)	/* [!x] does not match the end */
+			return glob_backtrack(fs, c);
+		fs->s++;
+		return 0;
+	}
+	fs->first = 0;
+	if (pat[(p + 1) & FILTER_STR_MASK] == '-' && pat[(p + 2) & FILTER_STR_MASK] != ']') {
+		b = pat[(p + 2) & FILTER_STR_MASK];
+		p += 2;
+	}
+	fs->p = p + 1;
+	if (a <= c && c <= b)
+		fs->hit = 1;
+	return 0;
+}
+
+/* One step of lib/glob.c's glob_match(); the compiler has checked the
+ * pattern (classes closed, no trailing backslash). */
+static long glob_step(__u32 i, void *arg)
+{
+	const struct glob_run *g = arg;
+	struct filter_scratch *fs = g->fs;
+	const char *pat = g->d->strs[fs->k & (TRACERD_FILTER_STRS - 1)];
+	__u8 c = str_byte(g, fs->s), d;
+	__u32 p;
+
+	(void)i;
+	if (fs->cls)
+		return glob_class_step(g, pat, c);
+	p = fs->p;
+	d = pat[p & FILTER_STR_MASK];
+	fs->p = ++p;
+	if (!fs->literal) {
+		switch (d) {
+		case '?':
+			if (!c)
+				return glob_backtrack(fs, c);
+			fs->s++;
+			return 0;
+		case '*':
+			if (!pat[p & FILTER_STR_MASK]) {
+				fs->res = 1;
+				return 1;
+			}
+			fs->star = 1;
+			fs->bp = p;
+			fs->bs = fs->s;
+			return 0;
+		case '[':
+			fs->inv = pat[p & FILTER_STR_MASK] == '!';
+			fs->p = p + fs->inv;
+			fs->cls = fs->first = 1;
+			fs->hit = 0;
+			return 0;
+		case '\\':
+			d = pat[p & FILTER_STR_MASK];
+			fs->p = p + 1;
+			break;
+		}
+	}
+	if (c == d) {
+		if (!d) {
+			fs->res = 1;
+			return 1;
+		}
+		fs->s++;
+		return 0;
+	}
+	return glob_backtrack(fs, c);
+}
+
+/* Where the string of a FOP_STRCMP lies; false when it cannot be read. */
+static __always_inline bool str_locate(const __u8 *rec, __u32 len, const struct filter_insn *in,
+				       struct filter_scratch *fs)
+{
+	__u32 off = in->off & (TRACERD_MAX_RECORD - 1), loc;
+
+	fs->from_comm = in->src == FSRC_COMM;
+	switch (in->src) {
+	case FSRC_COMM:
+		bpf_get_current_comm(fs->comm, sizeof(fs->comm));
+		fs->base = 0;
+		fs->n = TRACERD_COMM_LEN;
+		return true;
+	case FSRC_DATA_LOC:
+	case FSRC_REL_LOC:
+		loc = *(__u32 *)(rec + off);
+		fs->base = (loc & 0xffff) + (in->src == FSRC_REL_LOC ? off + 4 : 0);
+		fs->n = loc >> 16;
+		/* A truncated record: compare what was copied. */
+		if (fs->base >= len)
+			fs->n = 0;
+		else if (fs->n > len - fs->base)
+			fs->n = len - fs->base;
+		return true;
+	default:
+		fs->base = off;
+		fs->n = in->imm;
+		return true;
+	}
+}
+
 static __always_inline bool filter_strcmp(const __u8 *rec, __u32 len,
 					  const struct event_desc *d,
-					  const struct filter_insn *in)
+					  const struct filter_insn *in,
+					  struct filter_scratch *fs)
 {
-	(void)rec; (void)len; (void)d; (void)in;
-	return false;
+	struct glob_run g = { .d = d, .rec = rec, .fs = fs };
+	bool neg = in->cmp == FCMP_NE || in->cmp == FCMP_NGLOB;
+	__u32 steps;
+
+	str_locate(rec, len, in, fs);
+	fs->k = in->str;
+	fs->literal = in->cmp == FCMP_EQ || in->cmp == FCMP_NE;
+	fs->p = fs->s = fs->bp = fs->bs = 0;
+	fs->star = fs->cls = fs->res = 0;
+	/* Each step moves on in the pattern or the string; a backtrack
+	 * restarts the pattern one character further: pattern x string. */
+	steps = (TRACERD_FILTER_STR + 1) * (fs->n + 2);
+	bpf_loop(steps, glob_step, &g, 0);
+	return fs->res ^ neg;
 }
-#endif
 
 struct filter_run {
 	const struct event_desc *d;
 	const __u8 *rec;
 	__u32 len;
 	__u64 pid_tgid;
-	__u64 *stack;	/* in map memory, so the verifier does not track its
-			 * every value across steps */
+	struct filter_scratch *fs;	/* in map memory, so the verifier does not
+					 * track its every value across steps */
 };
 
 /* One instruction per bpf_loop() step: the verifier checks the step once,
- * rather than every path through an unrolled loop. */
+ * rather than every path through an unrolled loop. A step always moves the
+ * pc forward, so n_insns steps are enough. */
 static long filter_step(__u32 i, void *arg)
 {
 	struct filter_run *r = arg;
 	const struct filter_insn *in;
-	__u64 a, b, st = *r->stack;
+	__u64 a, b, st = r->fs->stack;
+	__u32 pc = r->fs->pc;
 
-	if (i >= TRACERD_FILTER_INSNS)
+	(void)i;
+	if (pc >= r->d->n_insns || pc >= TRACERD_FILTER_INSNS)
 		return 1;
-	in = &r->d->insns[i];
+	in = &r->d->insns[pc];
+	r->fs->pc = pc + 1;
 	switch (in->op) {
 	case FOP_CMP:
 		st = st << 1 | cmp_num(in, load_num(r->rec, in, r->pid_tgid));
 		break;
 	case FOP_STRCMP:
-		st = st << 1 | filter_strcmp(r->rec, r->len, r->d, in);
+		st = st << 1 | filter_strcmp(r->rec, r->len, r->d, in, r->fs);
 		break;
 	case FOP_TRUE:
 		st = st << 1 | 1;
@@ -107,26 +282,34 @@ static long filter_step(__u32 i, void *arg)
 		b = (st >> 1) & 1;
 		st = (st >> 2) << 1 | (in->op == FOP_AND ? (a & b) : (a | b));
 		break;
+	case FOP_ANDSC:
+	case FOP_ORSC:
+		if ((st & 1) == (in->op == FOP_ORSC))
+			r->fs->pc = pc + 1 + (__u32)in->imm;	/* decided: skip the right side */
+		else
+			st >>= 1;	/* the right side decides */
+		break;
 	default:
 		return 1;
 	}
-	*r->stack = st;
+	r->fs->stack = st;
 	return 0;
 }
 
 /* Returns true when the record passes. */
 static __always_inline bool filter_match(const struct event_desc *d, const __u8 *rec,
-					 __u32 len, __u64 pid_tgid, __u64 *stack)
+					 __u32 len, __u64 pid_tgid, struct filter_scratch *fs)
 {
 	struct filter_run r = { .d = d, .rec = rec, .len = len, .pid_tgid = pid_tgid,
-				.stack = stack };
+				.fs = fs };
 	__u32 n = d->n_insns;
 
 	if (n > TRACERD_FILTER_INSNS)
 		n = TRACERD_FILTER_INSNS;
-	*stack = 0;
+	fs->stack = 0;
+	fs->pc = 0;
 	bpf_loop(n, filter_step, &r, 0);
-	return *stack & 1;
+	return fs->stack & 1;
 }
 
 #endif

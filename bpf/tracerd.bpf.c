@@ -39,7 +39,7 @@ struct {
 
 /* Twice the largest record so that the verifier can bound offset + length. */
 struct scratch {
-	__u64 filter_stack;
+	struct filter_scratch filter;
 	struct trace_rec_hdr hdr;
 	__u8 data[2 * TRACERD_MAX_RECORD];
 };
@@ -117,7 +117,7 @@ int trace_event_class(void *ctx)
 	/* The kernel overwrote the common fields before we ran; rebuild them. */
 	*(__u64 *)s->data = (__u64)d->id | (__u64)(__u32)pid_tgid << 32;
 
-	if (d->n_insns && !filter_match(d, s->data, end, pid_tgid, &s->filter_stack)) {
+	if (d->n_insns && !filter_match(d, s->data, end, pid_tgid, &s->filter)) {
 		st->filtered++;
 		return 0;
 	}

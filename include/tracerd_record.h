@@ -17,8 +17,8 @@
 #define TRACERD_MAX_EVENTS	4096
 #define TRACERD_MAX_DYN		8	/* __data_loc fields per event */
 #define TRACERD_FILTER_INSNS	64	/* filter bytecode per event */
-#define TRACERD_FILTER_STR	32	/* bytes of a string constant */
-#define TRACERD_FILTER_STRS	4	/* string constants per event */
+#define TRACERD_FILTER_STR	64	/* bytes of a string constant, NUL included */
+#define TRACERD_FILTER_STRS	8	/* string constants per event (a power of two) */
 
 /* Record flags set by the BPF side. */
 #define TRACERD_REC_TRUNCATED	(1u << 0)	/* dynamic payload ran past MAX_RECORD */
@@ -35,15 +35,19 @@ struct trace_rec_hdr {
 };
 
 /* Filter bytecode, run by bpf/filter.bpf.h. A stack machine over booleans:
- * each compare pushes its result; AND/OR/NOT combine the top entries. */
+ * each compare pushes its result; AND/OR/NOT combine the top entries.
+ * ANDSC/ORSC short-circuit: when the top decides (false for &&, true for ||)
+ * they skip imm instructions, the right operand; otherwise they pop it. */
 enum filter_op {
 	FOP_END = 0,
 	FOP_CMP,	/* push (field <cmp> imm) */
-	FOP_STRCMP,	/* push (string field <cmp> strs[str]) */
+	FOP_STRCMP,	/* push (string <cmp> strs[str]): EQ/NE literal, GLOB/NGLOB */
 	FOP_AND,
 	FOP_OR,
 	FOP_NOT,
 	FOP_TRUE,
+	FOP_ANDSC,
+	FOP_ORSC,
 };
 
 enum filter_cmp {
@@ -61,18 +65,18 @@ enum filter_src {
 	FSRC_CPU,
 	FSRC_COMM,		/* current task's comm, strings only */
 	FSRC_DATA_LOC,		/* __data_loc string: off is the loc word */
-	FSRC_REL_LOC,
+	FSRC_REL_LOC,		/* __rel_loc string: offset from the loc word's end */
 };
 
 struct filter_insn {
 	__u8 op;
 	__u8 cmp;
 	__u8 src;
-	__u8 size;		/* 1, 2, 4, 8; 0 for strings: max length */
+	__u8 size;		/* 1, 2, 4, 8; 0 for strings */
 	__u8 is_signed;
 	__u8 str;		/* index into strs for FOP_STRCMP */
 	__u16 off;
-	__u64 imm;
+	__u64 imm;		/* the constant; strings in the record: the array's size */
 };
 
 struct event_desc {
