@@ -54,7 +54,7 @@ static int field_node(struct cc *c, const char *name, enum rn_kind want, struct 
 	dyn = f->kind == TP_FIELD_DATA_LOC || f->kind == TP_FIELD_REL_LOC;
 	if (want == RN_FIELD)
 		want = dyn ? RN_DYN : f->kind == TP_FIELD_SCALAR ? RN_FIELD : RN_ARRAY;
-	if ((want == RN_DYN || want == RN_DYN_LEN || want == RN_BITMASK) && !dyn)
+	if ((want == RN_DYN || want == RN_DYN_LEN) && !dyn)
 		return refuse(c, "'%s' used as a dynamic array", f->name);
 	if (!(n = rn_new(want)))
 		return -ENOMEM;
@@ -194,7 +194,9 @@ static int compile_arg(struct cc *c, const struct tep_print_arg *a, struct rnode
 		return field_node(c, a->dynarray.field ? a->dynarray.field->name : NULL, RN_DYN_LEN, ret);
 	case TEP_PRINT_BITMASK:
 	case TEP_PRINT_CPUMASK:
-		return field_node(c, a->bitmask.bitmask, RN_BITMASK, ret);
+		if (!(*ret = rn_new(RN_BITMASK)))
+			return -ENOMEM;
+		return field_node(c, a->bitmask.bitmask, RN_DYN, &(*ret)->a);
 	case TEP_PRINT_TYPE:
 		r = cast_node(c, a->typecast.type, ret);
 		return r < 0 ? r : compile_arg(c, a->typecast.item, &(*ret)->a);
@@ -208,6 +210,8 @@ static int compile_arg(struct cc *c, const struct tep_print_arg *a, struct rnode
 		return two(c, a->type == TEP_PRINT_HEX ? RN_HEX : RN_HEX_STR, a->hex.field,
 			   a->hex.size, NULL, ret);
 	case TEP_PRINT_INT_ARRAY:
+		if (!a->int_array.el_size)
+			return refuse(c, "%s", "__print_array without an element size");
 		return two(c, RN_INT_ARRAY, a->int_array.field, a->int_array.count,
 			   a->int_array.el_size, ret);
 	case TEP_PRINT_FUNC:

@@ -147,8 +147,8 @@ static struct rval eval_text(const struct rnode *n, const struct rctx *c)
 	}
 	if (sb->oom)
 		return bad("[out of memory]");
-	return (struct rval){ .kind = RV_BUF, .p = (const uint8_t *)sb->buf + start,
-			      .len = sb->len - start, .is_string = true };
+	return (struct rval){ .kind = RV_BUF, .len = sb->len - start, .is_string = true,
+			      .p = sb->len > start ? (const uint8_t *)sb->buf + start : (const uint8_t *)"" };
 }
 
 struct rval rn_eval(const struct rnode *n, const struct rctx *c)

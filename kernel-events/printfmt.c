@@ -102,6 +102,7 @@ static void substitute(const char *fmt, struct strbuf *out, char **unresolved)
 static void rewrite(const struct tp_event *e, struct strbuf *out, char **unresolved)
 {
 	const char *line = strstr(e->format_text, "\nprint fmt: ");
+	struct strbuf subst = { 0 };
 	const char *end;
 
 	if (!line) {
@@ -111,7 +112,10 @@ static void rewrite(const struct tp_event *e, struct strbuf *out, char **unresol
 	line += strlen("\nprint fmt: ");
 	sb_put(out, e->format_text, line - e->format_text);
 	end = strchrnul(line, '\n');
-	substitute(e->print_fmt, out, unresolved);
+	substitute(e->print_fmt, &subst, unresolved);
+	printfmt_fold_constants(&subst);
+	sb_puts(out, sb_str(&subst));
+	sb_free(&subst);
 	sb_puts(out, end);
 }
 

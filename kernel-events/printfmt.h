@@ -24,4 +24,8 @@ void tp_printfmt_free(struct tp_printfmt *p);
 /* btf_enums.c: an enumerator's value from vmlinux BTF; -ENOENT if unknown. */
 int btf_enum_value(const char *name, size_t len, int64_t *ret);
 
+/* constfold.c: folds constant parenthesized groups into numbers. */
+struct strbuf;
+void printfmt_fold_constants(struct strbuf *sb);
+
 #endif

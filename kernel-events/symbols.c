@@ -25,11 +25,27 @@ void tp_event_free_symbols(struct tp_event *e)
 	e->symbols_loaded = false;
 }
 
-/* The field a flags or symbolic value is, through casts; NULL for expressions. */
-static const char *value_field(const struct tep_print_arg *a)
+static const struct tep_print_arg *skip_casts(const struct tep_print_arg *a)
 {
 	while (a && a->type == TEP_PRINT_TYPE)
 		a = a->typecast.item;
+	return a;
+}
+
+/* The field a flags or symbolic value is, through casts and a mask with a
+ * constant (sched_switch's prev_state & (TASK_REPORT_MAX - 1)): a filter
+ * can test the table's names against the field. NULL for other expressions. */
+static const char *value_field(const struct tep_print_arg *a)
+{
+	a = skip_casts(a);
+	if (a && a->type == TEP_PRINT_OP && !strcmp(a->op.op, "&")) {
+		const struct tep_print_arg *l = skip_casts(a->op.left), *r = skip_casts(a->op.right);
+
+		if (l && r && l->type == TEP_PRINT_FIELD && r->type != TEP_PRINT_FIELD)
+			a = l;
+		else if (l && r && r->type == TEP_PRINT_FIELD && l->type != TEP_PRINT_FIELD)
+			a = r;
+	}
 	return a && a->type == TEP_PRINT_FIELD ? a->field.name : NULL;
 }
 
