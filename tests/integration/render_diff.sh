@@ -65,11 +65,17 @@ for ev in "${selected[@]}"; do echo 1 >"$INSTANCE/events/${ev%%:*}/${ev#*:}/enab
 
 printf '[Daemon]\nRingBufferSize=128M\nRawPointers=yes\nFlushIntervalMSec=50\nStatsIntervalSec=0\n[Selection]\nName=diff\nEvents=%s\n' \
 	"${selected[*]}" >"$TMP/diff.conf"
-start_tracerd "$TMP/diff.conf" "$TMP/out" || { not_ok "tracerd attaches ${#selected[@]} events"; exit 0; }
+# tracerd's output goes to tmpfs: on the root filesystem its own writes would
+# fire the ext4, writeback and block events it traces, feeding back.
+OUT=$(mktemp -d /dev/shm/tracerd-render.XXXXXX)
+on_exit "rm -rf $OUT"
+start_tracerd "$TMP/diff.conf" "$OUT/out" || { not_ok "tracerd attaches ${#selected[@]} events"; exit 0; }
 ok "tracerd attaches ${#selected[@]} events"
 : >"$INSTANCE/trace"	# start both sides at about the same moment
 
-timeout 120 bash "$HERE/tools/render_workload.sh" "$TMP/mnt" "$TMP" >/dev/null 2>&1
+timeout 120 bash "$HERE/tools/render_workload.sh" "$TMP/mnt" "$TMP" >/dev/null 2>&1 &
+workload=$!
+wait $workload
 
 echo 0 >"$INSTANCE/events/enable"
 sleep 0.3
@@ -82,10 +88,15 @@ check "tracerd exits 0 on SIGINT" [ $? = 0 ]
 cat "$INSTANCE/trace" >"$TMP/kernel"
 "$TRACERD" --list-classes >"$TMP/classes" 2>/dev/null
 
-python3 "$HERE/tools/render_pair.py" "$TMP/kernel" "$TMP/out" "$TMP/classes" >"$TMP/pairs"
+# Events tracerd says it cannot compile print as field=value: not compared.
+sed -n "s/^tracerd: \([a-z0-9_]*\):\([a-z0-9_]*\): the print fmt uses \(.*\), which tracerd cannot compile; rendering it as field=value pairs/\2 \3/p" \
+	"$OUT/out.err" >"$TMP/refused"
+while read -r ev why; do note "skipped $ev: tracerd prints it as field=value, its print fmt uses $why"; done <"$TMP/refused"
+grep -v -E " ($(cut -d' ' -f1 "$TMP/refused" | paste -sd'|' -)): " "$OUT/out" >"$TMP/out.cmp"
+python3 "$HERE/tools/render_pair.py" --root "$workload" "$TMP/kernel" "$TMP/out.cmp" "$TMP/classes" >"$TMP/pairs"
 grep '^EVENT' "$TMP/pairs" | awk '$5 == "paired=0" {print "skipped " $2 ": no paired records (" $4 " " $3 ")"; next} {print}' | sed 's/^/# /'
 grep -A2 '^MISMATCH' "$TMP/pairs" | head -60 | sed 's/^/# /'
-[ -n "${RENDER_DIFF_KEEP:-}" ] && cp "$TMP/pairs" "$TMP/kernel" "$TMP/out" "$RENDER_DIFF_KEEP"/
+[ -n "${RENDER_DIFF_KEEP:-}" ] && cp "$TMP/pairs" "$TMP/kernel" "$OUT/out" "$RENDER_DIFF_KEEP"/
 summary=$(grep '^SUMMARY' "$TMP/pairs")
 note "$summary"
 get() { sed -n "s/.* $1=\([0-9]*\).*/\1/p" <<<"$summary"; }
@@ -96,3 +107,7 @@ for ev in sched_switch kmalloc writeback_dirty_inode softirq_entry inet_sock_set
 	check "$ev compared" grep -Eq "^EVENT [a-z_0-9]+:$ev .*paired=[1-9]" "$TMP/pairs"
 done
 check "0 mismatches in $(get records) records" [ "$(get mismatches)" = 0 ]
+# Pairs of different records (both sides dropped one at the same point) and
+# differences outside the workload's tasks must stay rare: a systematic
+# rendering error would show up here too.
+check "unaligned pairs below 0.01% ($(get unaligned))" [ "$(( $(get unaligned) * 10000 ))" -le "$(get records)" ]
