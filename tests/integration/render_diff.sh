@@ -15,8 +15,8 @@ signal:signal_generate signal:signal_deliver
 timer:hrtimer_start timer:hrtimer_cancel timer:hrtimer_expire_entry timer:hrtimer_expire_exit
 timer:timer_start timer:timer_cancel timer:timer_expire_entry timer:timer_init
 irq:softirq_entry irq:softirq_exit irq:softirq_raise
-kmem:kmalloc kmem:kfree kmem:kmem_cache_alloc kmem:kmem_cache_free
-kmem:mm_page_alloc kmem:mm_page_free kmem:mm_page_alloc_zone_locked
+kmem:kmalloc kmem:kfree kmem:kmalloc_node kmem:mm_page_free_batched
+kmem:mm_page_alloc
 writeback:writeback_dirty_inode_start writeback:writeback_dirty_inode
 writeback:writeback_mark_inode_dirty writeback:writeback_single_inode
 writeback:writeback_write_inode writeback:writeback_start writeback:writeback_written
@@ -26,7 +26,7 @@ ext4:ext4_sync_file_exit ext4:ext4_fc_commit_start ext4:ext4_fc_commit_stop
 ext4:ext4_fc_track_create ext4:ext4_fc_track_inode ext4:ext4_fc_track_unlink
 ext4:ext4_unlink_enter ext4:ext4_unlink_exit ext4:ext4_free_inode ext4:ext4_allocate_inode
 ext4:ext4_mark_inode_dirty ext4:ext4_writepages ext4:ext4_writepages_result
-ext4:ext4_es_lookup_extent_enter ext4:ext4_es_lookup_extent_exit ext4:ext4_ext_map_blocks_enter
+ext4:ext4_ext_map_blocks_enter
 ext4:ext4_ext_map_blocks_exit ext4:ext4_request_inode
 jbd2:jbd2_start_commit jbd2:jbd2_commit_locking jbd2:jbd2_end_commit jbd2:jbd2_handle_start
 block:block_rq_issue block:block_rq_complete block:block_bio_queue block:block_rq_insert
