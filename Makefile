@@ -38,7 +38,7 @@ TEST_SRCS := $(wildcard tests/unit/*.c) $(filter-out %.bpf.c,$(wildcard tests/to
 TEST_BINS := $(TEST_SRCS:tests/%.c=$(BUILD)/tests/%)
 
 .SECONDARY:
-.PHONY: all deps run test test-unit check install uninstall clean help fuzz bench
+.PHONY: all deps run test test-unit check install uninstall clean help fuzz bench bench-render
 all: $(BUILD)/tracerd $(TEST_BINS)
 
 help:
@@ -48,6 +48,7 @@ help:
 	@echo "make test      all tests (root: real BPF, tracefs, journald, systemd)"
 	@echo "make test SANITIZE=1   the same under ASan+UBSan"
 	@echo "make install   install binary, unit and config (PREFIX, DESTDIR)"
+	@echo "make bench-render   records rendered per second, compiled vs libtraceevent"
 
 deps:
 	scripts/deps.sh
@@ -76,6 +77,14 @@ $(BUILD)/tracerd: $(BUILD)/daemon/main.o $(BUILD)/libtracerd.a
 $(BUILD)/tests/%: tests/%.c $(BUILD)/libtracerd.a $(HDRS) tests/unit/test.h $(TOOL_SKELS)
 	@mkdir -p $(@D)
 	$(CC) $(CFLAGS) -Itests/unit $(LDFLAGS) -o $@ $< $(BUILD)/libtracerd.a $(LIBS)
+
+# The render benchmark (bench/render-bench.c): records/s per core, compiled vs libtraceevent.
+$(BUILD)/bench/render-bench: bench/render-bench.c $(BUILD)/libtracerd.a $(HDRS)
+	@mkdir -p $(@D)
+	$(CC) $(CFLAGS) $(LDFLAGS) -o $@ $< $(BUILD)/libtracerd.a $(LIBS)
+
+bench-render: $(BUILD)/bench/render-bench
+	$(BUILD)/bench/render-bench
 
 run: deps all
 	scripts/mount-tracefs.sh

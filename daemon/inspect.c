@@ -68,6 +68,9 @@ int inspect_describe(struct tracer *t, const char *sys_event)
 		       kind_name(f->kind), f->is_string ? " string" : "");
 	}
 	printf("print fmt: %s\n", e->print_fmt);
+	r = render_prepare(e, &(struct render_opts){ 0 });
+	if (r < 0)
+		return r;
 	render_describe(e, stdout);
 	return 0;
 }

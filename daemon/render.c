@@ -1,21 +1,85 @@
 // SPDX-License-Identifier: GPL-2.0
-/* Rendering records. Until the print fmt compiler lands, every event
- * renders as field=value pairs of its own fields. */
-#include "render.h"
+/* Rendering records: each event's print fmt is compiled once at attach
+ * (render_compile.c). What the compiler refuses renders through
+ * libtraceevent's own printing, and what libtraceevent cannot parse (or
+ * would print raw pointers or wrong enum values for) as field=value pairs. */
+#include <ctype.h>
+#include <traceevent/event-parse.h>
+#include "log.h"
+#include "printfmt.h"
+#include "render_priv.h"
+#include "util.h"
+
+static const char *mode_name(enum rmode m)
+{
+	return m == RM_COMPILED ? "compiled" : m == RM_TEP ? "libtraceevent" : "field=value";
+}
+
+/* A %p without an extension, which libtraceevent would print raw. */
+static bool has_plain_pointer(const char *fmt)
+{
+	for (const char *p = strstr(fmt, "%p"); p; p = strstr(p + 2, "%p"))
+		if (!isalnum((unsigned char)p[2]))
+			return true;
+	return false;
+}
+
+static void choose_fallback(struct tp_event *e, struct rprog *p)
+{
+	const struct tp_printfmt *pf = e->printfmt;
+
+	p->mode = RM_PLAIN;
+	if (pf && pf->ev && !pf->unresolved && (p->raw_pointers || !has_plain_pointer(e->print_fmt)))
+		p->mode = RM_TEP;
+	log_warning("%s:%s: the print fmt uses %s, which tracerd cannot compile; rendering it %s",
+		    strna(e->system), e->name, p->why ? p->why : "an unknown construct",
+		    p->mode == RM_TEP ? "with libtraceevent" : "as field=value pairs");
+}
 
 int render_prepare(struct tp_event *e, const struct render_opts *o)
 {
-	(void)e;
-	(void)o;
+	struct rprog *p = e->render;
+	int r;
+
+	if (p) {
+		/* Idempotent; only the pointer policy can change on reload. */
+		if (p->raw_pointers != o->raw_pointers && p->mode == RM_TEP && !o->raw_pointers &&
+		    has_plain_pointer(e->print_fmt))
+			p->mode = RM_PLAIN;
+		p->raw_pointers = o->raw_pointers;
+		return 0;
+	}
+	p = calloc(1, sizeof(*p));
+	if (!p)
+		return -ENOMEM;
+	p->raw_pointers = o->raw_pointers;
+	r = rprog_compile(e, p);
+	if (r == -ENOMEM) {
+		free(p->why);
+		free(p);
+		return r;
+	}
+	if (r < 0)
+		choose_fallback(e, p);
+	e->render = p;
 	return 0;
 }
 
 void render_release(struct tp_event *e)
 {
+	struct rprog *p = e->render;
+
+	if (!p)
+		return;
+	rprog_free_segs(p);
+	sb_free(&p->scratch);
+	free(p->why);
+	free(p);
 	e->render = NULL;
 }
 
-void render_event(const struct tp_event *e, const uint8_t *rec, size_t len, struct strbuf *out)
+static void render_plain(const struct tp_event *e, const uint8_t *rec, size_t len,
+			 struct strbuf *out)
 {
 	bool first = true;
 
@@ -30,25 +94,107 @@ void render_event(const struct tp_event *e, const uint8_t *rec, size_t len, stru
 	}
 }
 
+/* libtraceevent trusts __data_loc words: check them before it reads. */
+static bool record_sane(const struct tp_event *e, const uint8_t *rec, size_t len)
+{
+	if (len < e->fixed_size)
+		return false;
+	for (size_t i = 0; i < e->n_fields; i++) {
+		const struct tp_field *f = &e->fields[i];
+		uint32_t loc, off;
+
+		if (f->kind != TP_FIELD_DATA_LOC && f->kind != TP_FIELD_REL_LOC)
+			continue;
+		memcpy(&loc, rec + f->offset, 4);
+		off = (loc & 0xffff) + (f->kind == TP_FIELD_REL_LOC ? f->offset + 4 : 0);
+		if (off > len || (loc >> 16) > len - off)
+			return false;
+	}
+	return true;
+}
+
+static void render_tep(const struct tp_event *e, const uint8_t *rec, size_t len,
+		       struct strbuf *out)
+{
+	const struct tp_printfmt *pf = e->printfmt;
+	struct tep_record r = { .data = (void *)rec, .size = len, .record_size = len };
+	struct trace_seq s;
+
+	if (!record_sane(e, rec, len)) {
+		render_plain(e, rec, len, out);
+		return;
+	}
+	trace_seq_init(&s);
+	tep_print_event(pf->tep, &s, &r, "%s", TEP_PRINT_INFO);
+	trace_seq_terminate(&s);
+	sb_put(out, s.buffer, s.len);
+	trace_seq_destroy(&s);
+}
+
+void render_event(const struct tp_event *e, const uint8_t *rec, size_t len, struct strbuf *out)
+{
+	const struct rprog *p = e->render;
+
+	if (!p || p->mode == RM_PLAIN)
+		render_plain(e, rec, len, out);
+	else if (p->mode == RM_TEP)
+		render_tep(e, rec, len, out);
+	else
+		rprog_render(p, rec, len, out);
+}
+
 void render_fields(const struct tp_event *e, const uint8_t *rec, size_t len,
 		   render_field_cb cb, void *ctx)
 {
-	struct strbuf sb = { 0 };
+	struct strbuf val = { 0 }, raw = { 0 };
 
 	for (size_t i = 0; i < e->n_fields; i++) {
 		const struct tp_field *f = &e->fields[i];
+		const struct tp_symtab *t = f->is_common ? NULL : tp_event_symtab(e, f->name);
+		uint64_t v = 0;
 
 		if (f->is_common)
 			continue;
-		sb_reset(&sb);
-		render_field_plain(f, rec, len, &sb);
-		cb(ctx, f, sb_str(&sb), NULL);
+		sb_reset(&val);
+		sb_reset(&raw);
+		render_field_plain(f, rec, len, t ? &raw : &val);
+		if (t && f->kind == TP_FIELD_SCALAR && f->offset + f->size <= len && f->size <= 8) {
+			memcpy(&v, rec + f->offset, f->size);
+			if (f->is_signed && f->size < 8 && (v >> (f->size * 8 - 1)) & 1)
+				v |= ~0ULL << (f->size * 8);	/* as the kernel's unsigned long */
+			tp_symtab_print(t, v, &val);
+		} else if (t) {
+			sb_puts(&val, sb_str(&raw));
+		}
+		cb(ctx, f, sb_str(&val), t ? sb_str(&raw) : NULL);
 	}
-	sb_free(&sb);
+	sb_free(&val);
+	sb_free(&raw);
+}
+
+static void describe_table(const struct tp_symtab *t, FILE *out)
+{
+	fprintf(out, "  %s: %s", t->field ? t->field : "(expression)",
+		t->kind == TP_SYM_FLAGS ? "__print_flags" : "__print_symbolic");
+	if (t->kind == TP_SYM_FLAGS)
+		fprintf(out, ", delimiter \"%s\"", t->delim);
+	fprintf(out, "\n");
+	for (size_t i = 0; i < t->n; i++)
+		fprintf(out, "    0x%-18llx %s\n", (unsigned long long)t->syms[i].value, t->syms[i].name);
 }
 
 void render_describe(const struct tp_event *e, FILE *out)
 {
-	(void)e;
-	fprintf(out, "symbol tables: not parsed (print fmt compiler not built yet)\n");
+	const struct rprog *p = e->render;
+
+	if (tp_event_load_symbols((struct tp_event *)e) < 0) {
+		fprintf(out, "symbol tables: cannot parse the print fmt\n");
+		return;
+	}
+	if (p)
+		fprintf(out, "rendering: %s%s%s\n", mode_name(p->mode), p->why ? ", the compiler refused " : "",
+			p->why ? p->why : "");
+	fprintf(out, "symbol tables:%s\n", e->n_symtabs ? "" : " none");
+	for (size_t i = 0; i < e->n_symtabs; i++)
+		describe_table(&e->symtabs[i], out);
 }

@@ -63,12 +63,21 @@ void sb_vprintf(struct strbuf *sb, const char *fmt, va_list ap)
 	va_list ap2;
 	int n;
 
-	va_copy(ap2, ap);
-	n = vsnprintf(NULL, 0, fmt, ap2);
-	va_end(ap2);
-	if (n < 0 || !sb_reserve(sb, n))
+	/* Print into the room there is first: one pass in the common case. */
+	if (!sb_reserve(sb, 64))
 		return;
-	vsnprintf(sb->buf + sb->len, n + 1, fmt, ap);
+	va_copy(ap2, ap);
+	n = vsnprintf(sb->buf + sb->len, sb->cap - sb->len, fmt, ap2);
+	va_end(ap2);
+	if (n < 0)
+		return;
+	if ((size_t)n >= sb->cap - sb->len) {
+		if (!sb_reserve(sb, n)) {
+			sb->buf[sb->len] = 0;
+			return;
+		}
+		vsnprintf(sb->buf + sb->len, n + 1, fmt, ap);
+	}
 	sb->len += n;
 }
 

@@ -111,8 +111,8 @@ static void build_free(struct sel_build *b)
 }
 
 /* Resolves and compiles one selection; touches nothing in the kernel. */
-static int build_selection(struct tracer *t, const struct selection *s, struct sel_build *b,
-			   struct diag *d)
+static int build_selection(struct tracer *t, const struct config *cfg, const struct selection *s,
+			   struct sel_build *b, struct diag *d)
 {
 	int r;
 
@@ -129,7 +129,7 @@ static int build_selection(struct tracer *t, const struct selection *s, struct s
 	if (!b->descs)
 		return -ENOMEM;
 	for (size_t i = 0; i < b->n_events; i++) {
-		struct render_opts ro = { .raw_pointers = t->cfg.raw_pointers };
+		struct render_opts ro = { .raw_pointers = cfg->raw_pointers };
 
 		r = render_prepare(b->events[i], &ro);
 		if (r >= 0)
@@ -323,7 +323,7 @@ int tracer_check(struct tracer *t, const struct config *cfg, struct diag *d)
 	for (size_t i = 0; i < cfg->n_sels && r >= 0; i++) {
 		struct sel_build b = { 0 };
 
-		r = build_selection(t, &cfg->sels[i], &b, d);
+		r = build_selection(t, cfg, &cfg->sels[i], &b, d);
 		build_free(&b);
 	}
 	return r;
@@ -337,7 +337,7 @@ int tracer_apply(struct tracer *t, struct config *cfg, struct diag *d)
 	int r = b && fresh ? 0 : -ENOMEM;
 
 	for (size_t i = 0; i < n && r >= 0; i++)
-		r = build_selection(t, &cfg->sels[i], &b[i], d);
+		r = build_selection(t, cfg, &cfg->sels[i], &b[i], d);
 	/* New attachments first: an event in both old and new config is then
 	 * traced twice for a moment rather than not at all. */
 	for (size_t i = 0; i < n && r >= 0; i++)

@@ -8,6 +8,8 @@
 #include <stddef.h>
 
 struct tp_class;
+struct tp_printfmt;
+struct tp_symtab;
 
 enum tp_field_kind {
 	TP_FIELD_SCALAR,	/* integer or pointer of 1, 2, 4 or 8 bytes */
@@ -41,6 +43,10 @@ struct tp_event {
 	unsigned fixed_size;		/* end of the last fixed field */
 	struct tp_class *class;
 	void *render;			/* compiled print fmt, owned by daemon/render */
+	struct tp_printfmt *printfmt;	/* parsed print fmt, see printfmt.h */
+	struct tp_symtab *symtabs;	/* flag and symbol tables, see symbols.h */
+	size_t n_symtabs;
+	bool symbols_loaded;
 };
 
 struct tp_class {

@@ -2,6 +2,8 @@
 /* Parsing an event's tracefs `format` file: name, id, fields, print fmt. */
 #include <ctype.h>
 #include "events.h"
+#include "printfmt.h"
+#include "symbols.h"
 #include "util.h"
 
 void tp_event_free(struct tp_event *e)
@@ -17,6 +19,8 @@ void tp_event_free(struct tp_event *e)
 	free(e->name);
 	free(e->print_fmt);
 	free(e->format_text);
+	tp_event_free_symbols(e);
+	tp_printfmt_free(e->printfmt);
 	free(e);
 }
 

@@ -8,7 +8,9 @@
 #define TRACERD_SYMBOLS_H
 
 #include <stdint.h>
+#include <stdio.h>
 #include "events.h"
+#include "strbuf.h"
 
 enum tp_symtab_kind { TP_SYM_FLAGS, TP_SYM_SYMBOLIC };
 
@@ -18,16 +20,22 @@ struct tp_sym {
 };
 
 struct tp_symtab {
-	char *field;		/* the field the table applies to */
+	char *field;		/* the field the table applies to; NULL when the
+				 * print fmt applies it to an expression */
 	enum tp_symtab_kind kind;
 	char *delim;		/* __print_flags' delimiter, "|" mostly */
 	struct tp_sym *syms;	/* in print fmt order: first match wins for flags */
 	size_t n;
+	const void *origin;	/* the libtraceevent print arg it came from */
 };
 
 /* Parses e's print fmt for its tables (once; later calls are free). */
 int tp_event_load_symbols(struct tp_event *e);
 /* The table for a field, or NULL when the print fmt shows it plainly. */
 const struct tp_symtab *tp_event_symtab(const struct tp_event *e, const char *field);
+void tp_event_free_symbols(struct tp_event *e);
+
+/* v as the kernel's trace_print_flags_seq / trace_print_symbols_seq show it. */
+void tp_symtab_print(const struct tp_symtab *t, uint64_t v, struct strbuf *out);
 
 #endif

@@ -1,0 +1,235 @@
+// SPDX-License-Identifier: GPL-2.0
+/* Rendering a record through a compiled print fmt. Every read of the record
+ * is bounds-checked: a bad record prints a marker, never memory past it. */
+#include "render_priv.h"
+#include "util.h"
+
+static struct rval bad(const char *why)
+{
+	return (struct rval){ .kind = RV_BAD, .why = why };
+}
+
+static struct rval num(uint64_t n, bool is_signed)
+{
+	return (struct rval){ .kind = RV_NUM, .n = n, .is_signed = is_signed };
+}
+
+static uint64_t load(const uint8_t *p, unsigned size, bool is_signed)
+{
+	uint64_t v = 0;
+
+	memcpy(&v, p, size > 8 ? 8 : size);	/* little endian */
+	if (is_signed && size < 8 && (v >> (size * 8 - 1)) & 1)
+		v |= ~0ULL << (size * 8);
+	return v;
+}
+
+/* v as a C value of size bytes and the given signedness, widened to 64 bits. */
+static uint64_t narrow(uint64_t v, unsigned size, bool is_signed)
+{
+	if (size >= 8)
+		return v;
+	v &= (1ULL << (size * 8)) - 1;
+	return is_signed ? load((const uint8_t *)&v, size, true) : v;
+}
+
+static struct rval eval_field(const struct rnode *n, const struct rctx *c)
+{
+	uint32_t loc, off, len;
+
+	if (n->off + n->size > c->len)
+		return bad("[field past the record]");
+	switch (n->kind) {
+	case RN_FIELD:
+		return num(load(c->rec + n->off, n->size, n->is_signed), n->is_signed);
+	case RN_ARRAY:
+		return (struct rval){ .kind = RV_BUF, .p = c->rec + n->off, .is_string = n->is_string,
+				      .len = n->size ? n->size : c->len - n->off };
+	default:
+		break;
+	}
+	memcpy(&loc, c->rec + n->off, 4);
+	off = (loc & 0xffff) + (n->is_rel ? n->off + 4 : 0);
+	len = loc >> 16;
+	if (off > c->len || len > c->len - off)
+		return bad("[bad __data_loc]");
+	if (n->kind == RN_DYN_LEN)
+		return num(len, true);
+	return (struct rval){ .kind = RV_BUF, .p = c->rec + off, .len = len, .is_string = n->is_string };
+}
+
+static struct rval eval_binary(const char *op, struct rval a, struct rval b)
+{
+	bool s = a.is_signed && b.is_signed;
+	int64_t x = a.n, y = b.n;
+
+#define CMP(o) num(s ? x o y : a.n o b.n, true)
+	switch (op[0] | op[1] << 8) {
+	case '+': return num(a.n + b.n, s);
+	case '-': return num(a.n - b.n, s);
+	case '*': return num(a.n * b.n, s);
+	case '/': case '%':
+		if (!b.n || (s && y == -1))
+			return bad("[division by zero]");
+		if (op[0] == '/')
+			return num(s ? (uint64_t)(x / y) : a.n / b.n, s);
+		return num(s ? (uint64_t)(x % y) : a.n % b.n, s);
+	case '<' | '<' << 8: return num(b.n < 64 ? a.n << b.n : 0, a.is_signed);
+	case '>' | '>' << 8: return num(b.n >= 64 ? 0 : a.is_signed ? (uint64_t)(x >> b.n) : a.n >> b.n, a.is_signed);
+	case '&': return num(a.n & b.n, s);
+	case '|': return num(a.n | b.n, s);
+	case '^': return num(a.n ^ b.n, s);
+	case '&' | '&' << 8: return num(a.n && b.n, true);
+	case '|' | '|' << 8: return num(a.n || b.n, true);
+	case '=' | '=' << 8: return num(a.n == b.n, true);
+	case '!' | '=' << 8: return num(a.n != b.n, true);
+	case '<': return CMP(<);
+	case '>': return CMP(>);
+	case '<' | '=' << 8: return CMP(<=);
+	case '>' | '=' << 8: return CMP(>=);
+	default: return bad("[operator]");
+	}
+#undef CMP
+}
+
+static struct rval eval_unary(const char *op, struct rval a)
+{
+	switch (op[0]) {
+	case '!': return num(!a.n, true);
+	case '~': return num(~a.n, a.is_signed);
+	case '-': return num(-a.n, a.is_signed);
+	case '+': return a;
+	default: return bad("[operator]");
+	}
+}
+
+static struct rval eval_index(const struct rnode *n, const struct rctx *c)
+{
+	struct rval a = rn_eval(n->a, c), i = rn_eval(n->b, c);
+	unsigned es = n->a->elem_size ? n->a->elem_size : 1;
+
+	if (a.kind == RV_BAD || i.kind == RV_BAD)
+		return a.kind == RV_BAD ? a : i;
+	if (a.kind != RV_BUF || i.kind != RV_NUM)
+		return bad("[bad index]");
+	if (i.n >= a.len / es)
+		return es == 1 && i.n == a.len ? num(0, true) : bad("[index past the array]");
+	return num(load(a.p + i.n * es, es, n->a->is_signed), n->a->is_signed);
+}
+
+/* Helpers that print into the scratch buffer: their value is that text. */
+static struct rval eval_text(const struct rnode *n, const struct rctx *c)
+{
+	struct strbuf *sb = &c->prog->scratch;
+	struct rval a = rn_eval(n->a, c), b = n->b ? rn_eval(n->b, c) : num(0, false);
+	size_t start = sb->len;
+
+	if (a.kind == RV_BAD || b.kind == RV_BAD)
+		return a.kind == RV_BAD ? a : b;
+	if (n->kind == RN_SYMTAB) {
+		if (a.kind != RV_NUM)
+			return bad("[not a number]");
+		tp_symtab_print(n->tab, a.n, sb);
+	} else if (a.kind != RV_BUF) {
+		return bad("[not an array]");
+	} else if (n->kind == RN_BITMASK) {
+		render_bitmap(a.p, a.len, a.len * 8, false, sb);
+	} else if (n->kind == RN_INT_ARRAY) {
+		struct rval es = rn_eval(n->c, c);
+
+		if (es.kind != RV_NUM || !es.n || b.n > a.len / es.n)
+			return bad("[array past the record]");
+		render_int_array(a.p, b.n, es.n, sb);
+	} else {
+		if (b.kind != RV_NUM || b.n > a.len)
+			return bad("[array past the record]");
+		render_hex(a.p, b.n, n->kind == RN_HEX_STR, sb);
+	}
+	if (sb->oom)
+		return bad("[out of memory]");
+	return (struct rval){ .kind = RV_BUF, .len = sb->len - start, .is_string = true,
+			      .p = sb->len > start ? (const uint8_t *)sb->buf + start : (const uint8_t *)"" };
+}
+
+struct rval rn_eval(const struct rnode *n, const struct rctx *c)
+{
+	struct rval a, b;
+
+	switch (n->kind) {
+	case RN_CONST:
+		a = num(n->num, n->is_signed);
+		a.p = (const uint8_t *)n->text;
+		a.len = strlen(n->text);
+		return a;
+	case RN_FIELD: case RN_ARRAY: case RN_DYN: case RN_DYN_LEN:
+		return eval_field(n, c);
+	case RN_CAST:
+		a = rn_eval(n->a, c);
+		return a.kind == RV_NUM ? num(narrow(a.n, n->size, n->is_signed), n->is_signed) : a;
+	case RN_COND:
+		a = rn_eval(n->a, c);
+		return a.kind == RV_BAD ? a : rn_eval(a.n ? n->b : n->c, c);
+	case RN_INDEX:
+		return eval_index(n, c);
+	case RN_UNARY:
+		a = rn_eval(n->a, c);
+		return a.kind == RV_NUM ? eval_unary(n->op, a) : a.kind == RV_BAD ? a : bad("[not a number]");
+	case RN_BINARY:
+		a = rn_eval(n->a, c);
+		b = rn_eval(n->b, c);
+		if (a.kind != RV_NUM || b.kind != RV_NUM)
+			return a.kind == RV_BAD ? a : b.kind == RV_BAD ? b : bad("[not a number]");
+		return eval_binary(n->op, a, b);
+	default:
+		return eval_text(n, c);
+	}
+}
+
+static void render_seg(const struct rseg *seg, const struct rctx *c, struct strbuf *out)
+{
+	struct rseg s = *seg;
+	struct rval v;
+
+	if (s.width_arg) {
+		v = rn_eval(s.width_arg, c);
+		s.width = v.kind == RV_NUM ? (int)v.n : -1;
+		if (s.width < -1) {
+			s.flags |= RF_MINUS;
+			s.width = -s.width;
+		}
+	}
+	if (s.prec_arg) {
+		v = rn_eval(s.prec_arg, c);
+		s.prec = v.kind == RV_NUM && (int)v.n >= 0 ? (int)v.n : -1;
+	}
+	sb_reset(&c->prog->scratch);
+	v = rn_eval(s.arg, c);
+	if (v.kind == RV_BAD)
+		sb_puts(out, v.why);
+	else if (s.conv == 'p')
+		render_pointer(&s, &v, c->prog->raw_pointers, out);
+	else if (s.conv == 's' && v.p)
+		render_str(&s, (const char *)v.p, v.len, out);
+	else if (s.conv == 's')
+		sb_puts(out, "[string pointer]");
+	else if (v.kind != RV_NUM)
+		sb_puts(out, "[not a number]");
+	else if (s.conv == 'c')
+		sb_putc(out, (char)v.n);
+	else
+		render_number(&s, v.n, out);
+}
+
+void rprog_render(const struct rprog *p, const uint8_t *rec, size_t len, struct strbuf *out)
+{
+	struct rctx c = { .rec = rec, .len = len, .prog = (struct rprog *)p };
+
+	for (size_t i = 0; i < p->n_segs; i++) {
+		const struct rseg *s = &p->segs[i];
+
+		if (s->lit_len)
+			sb_put(out, s->lit, s->lit_len);
+		if (s->conv)
+			render_seg(s, &c, out);
+	}
+}

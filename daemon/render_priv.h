@@ -1,0 +1,106 @@
+/* SPDX-License-Identifier: GPL-2.0 */
+/* The compiled form of a print fmt: a list of segments (literal text, then
+ * one printf conversion) whose arguments are expression trees over the
+ * record's fields, with offsets, sizes and symbol tables resolved at attach
+ * time. Rendering a record walks them; it parses no text. */
+#ifndef TRACERD_RENDER_PRIV_H
+#define TRACERD_RENDER_PRIV_H
+
+#include "render.h"
+#include "symbols.h"
+
+struct tep_print_arg;
+
+enum rn_kind {
+	RN_CONST,	/* a number, or a string literal (text) */
+	RN_FIELD,	/* scalar field */
+	RN_ARRAY,	/* fixed array field: a buffer */
+	RN_DYN,		/* __data_loc field: a buffer (__get_str, __get_dynamic_array) */
+	RN_DYN_LEN,	/* __get_dynamic_array_len */
+	RN_UNARY,
+	RN_BINARY,
+	RN_COND,	/* a ? b : c */
+	RN_INDEX,	/* a[b] */
+	RN_CAST,
+	RN_SYMTAB,	/* __print_flags, __print_symbolic: text */
+	RN_HEX,		/* __print_hex: bytes b of buffer a */
+	RN_HEX_STR,	/* __print_hex_str */
+	RN_INT_ARRAY,	/* __print_array(a, count b, element size c) */
+	RN_BITMASK,	/* __get_bitmask, __get_cpumask */
+};
+
+struct rnode {
+	enum rn_kind kind;
+	char op[3];
+	unsigned off, size, elem_size;	/* fields; size is also a cast's width */
+	bool is_signed, is_string, is_rel;
+	uint64_t num;
+	char *text;
+	const struct tp_symtab *tab;
+	struct rnode *a, *b, *c;
+};
+
+enum rv_kind { RV_NUM, RV_BUF, RV_BAD };
+
+struct rval {
+	enum rv_kind kind;
+	bool is_signed;
+	bool is_string;		/* RV_BUF: print up to the first NUL */
+	uint64_t n;
+	const uint8_t *p;
+	size_t len;
+	const char *why;	/* RV_BAD: the marker to print */
+};
+
+enum { RF_MINUS = 1, RF_PLUS = 2, RF_SPACE = 4, RF_HASH = 8, RF_ZERO = 16 };
+
+struct rseg {
+	char *lit;		/* literal text before the conversion */
+	size_t lit_len;
+	char conv;		/* 0: literal only; d i u x X o c s p */
+	char ext[8];		/* after %p: "S", "I4", "ISpc"... */
+	unsigned flags;		/* RF_* */
+	int width, prec;	/* -1: none; taken from width_arg/prec_arg when set */
+	unsigned int_size;	/* bytes the length modifier gives the value */
+	struct rnode *arg, *width_arg, *prec_arg;
+};
+
+enum rmode { RM_COMPILED, RM_TEP, RM_PLAIN };
+
+struct rprog {
+	enum rmode mode;
+	struct rseg *segs;
+	size_t n_segs;
+	bool raw_pointers;
+	char *why;		/* RM_TEP/RM_PLAIN: the construct the compiler refused */
+	struct strbuf scratch;
+};
+
+struct rctx {
+	const uint8_t *rec;
+	size_t len;
+	struct rprog *prog;
+};
+
+/* render_compile.c */
+int rprog_compile(struct tp_event *e, struct rprog *p);
+void rprog_free_segs(struct rprog *p);
+
+/* render_eval.c */
+struct rval rn_eval(const struct rnode *n, const struct rctx *c);
+void rprog_render(const struct rprog *p, const uint8_t *rec, size_t len, struct strbuf *out);
+
+/* render_ptr.c: %p and its extensions */
+void render_pointer(const struct rseg *s, const struct rval *v, bool raw, struct strbuf *out);
+void render_bitmap(const uint8_t *p, size_t bytes, unsigned nbits, bool list, struct strbuf *out);
+
+/* render_kallsyms.c */
+void kallsyms_lookup_print(uint64_t addr, bool with_offset, struct strbuf *out);
+
+/* render_text.c: the kernel's trace_seq helpers */
+void render_hex(const uint8_t *p, size_t n, bool concatenate, struct strbuf *out);
+void render_int_array(const uint8_t *p, size_t count, unsigned el_size, struct strbuf *out);
+void render_str(const struct rseg *s, const char *p, size_t n, struct strbuf *out);
+void render_number(const struct rseg *s, uint64_t v, struct strbuf *out);
+
+#endif

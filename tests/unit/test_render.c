@@ -1,0 +1,420 @@
+// SPDX-License-Identifier: GPL-2.0
+/* The renderer on synthetic records over the captured format files of this
+ * kernel (tests/fixtures/formats-6.18.txt): flag and symbol edge cases,
+ * pointer hashing, network formats, and malformed records. */
+#include <stdlib.h>
+#include "render.h"
+#include "symbols.h"
+#include "test.h"
+#include "util.h"
+
+#define FIXTURE "tests/fixtures/formats-6.18.txt"
+
+struct fixture {
+	char *name;	/* system:event */
+	char *text;
+};
+
+static struct fixture *fixtures;
+static size_t n_fixtures;
+static const struct render_opts raw = { .raw_pointers = true }, hashed = { .raw_pointers = false };
+
+static char *slurp(const char *path)
+{
+	_cleanup_fclose_ FILE *f = fopen(path, "re");
+	char *buf = NULL;
+	size_t n = 0;
+
+	if (!f || getdelim(&buf, &n, 0, f) < 0) {
+		free(buf);
+		return NULL;
+	}
+	return buf;
+}
+
+static void load_fixtures(void)
+{
+	char *all = slurp(FIXTURE), *p = all;
+	size_t cap = 0;
+
+	while (p && (p = strstr(p, "#### "))) {
+		char *nl = strchr(p, '\n'), *next;
+
+		*nl = 0;
+		next = strstr(nl + 1, "\n#### ");
+		if (next)
+			*next = 0;
+		if (GROW(fixtures, cap, n_fixtures) < 0)
+			break;
+		fixtures[n_fixtures].name = strdup(p + 5);
+		fixtures[n_fixtures].text = strdup(nl + 1);
+		n_fixtures++;
+		p = next ? next + 1 : NULL;
+	}
+	free(all);
+}
+
+static struct tp_event *event_of(size_t i, const struct render_opts *o)
+{
+	struct tp_event *e = NULL;
+
+	if (tp_format_parse(fixtures[i].text, &e, NULL) < 0)
+		return NULL;
+	e->system = strndup(fixtures[i].name, strchr(fixtures[i].name, ':') - fixtures[i].name);
+	EXPECT(render_prepare(e, o) == 0, "render_prepare %s", fixtures[i].name);
+	EXPECT(render_prepare(e, o) == 0, "render_prepare twice %s", fixtures[i].name);
+	return e;
+}
+
+static struct tp_event *load(const char *name, const struct render_opts *o)
+{
+	for (size_t i = 0; i < n_fixtures; i++)
+		if (!strcmp(fixtures[i].name, name))
+			return event_of(i, o);
+	EXPECT(0, "no fixture %s", name);
+	return NULL;
+}
+
+static void drop(struct tp_event *e)
+{
+	if (!e)
+		return;
+	render_release(e);
+	tp_event_free(e);
+}
+
+/* A record of e: common_type set, everything else zero until set(). */
+struct rec {
+	uint8_t buf[512];
+	size_t len;
+};
+
+static void rec_init(struct rec *r, const struct tp_event *e)
+{
+	uint16_t id = e->id;
+
+	memset(r, 0, sizeof(*r));
+	r->len = e->fixed_size;
+	memcpy(r->buf, &id, 2);
+}
+
+static void set(struct rec *r, const struct tp_event *e, const char *field, uint64_t v)
+{
+	const struct tp_field *f = tp_event_field(e, field);
+
+	EXPECT(f, "no field %s", field);
+	if (f)
+		memcpy(r->buf + f->offset, &v, f->size < 8 ? f->size : 8);
+}
+
+static void set_bytes(struct rec *r, const struct tp_event *e, const char *field, const void *p, size_t n)
+{
+	const struct tp_field *f = tp_event_field(e, field);
+
+	EXPECT(f && f->size >= n, "no field %s of %zu bytes", field, n);
+	if (f && f->size >= n)
+		memcpy(r->buf + f->offset, p, n);
+}
+
+/* Appends a __data_loc payload. */
+static void set_loc(struct rec *r, const struct tp_event *e, const char *field, const void *p, size_t n)
+{
+	uint32_t loc = (uint32_t)n << 16 | (uint32_t)r->len;
+
+	memcpy(r->buf + r->len, p, n);
+	r->len += n;
+	set(r, e, field, loc);
+}
+
+static char *render(const struct tp_event *e, const struct rec *r)
+{
+	struct strbuf sb = { 0 };
+	char *s;
+
+	render_event(e, r->buf, r->len, &sb);
+	s = strdup(sb_str(&sb));
+	sb_free(&sb);
+	return s;
+}
+
+static uint64_t sym(const struct tp_event *e, const char *field, const char *name)
+{
+	const struct tp_symtab *t = tp_event_symtab(e, field);
+
+	EXPECT(t, "%s has no symbol table", field);
+	for (size_t i = 0; t && i < t->n; i++)
+		if (!strcmp(t->syms[i].name, name))
+			return t->syms[i].value;
+	EXPECT(0, "%s has no symbol %s", field, name);
+	return 0;
+}
+
+#define EXPECT_HAS(s, sub) EXPECT((s) && strstr((s), (sub)), "'%s' lacks '%s'", (s), (sub))
+#define EXPECT_LACKS(s, sub) EXPECT((s) && !strstr((s), (sub)), "'%s' has '%s'", (s), (sub))
+
+static void flags_edge_cases(void)
+{
+	struct tp_event *e = load("ext4:ext4_ext_map_blocks_enter", &raw);
+	uint64_t create = e ? sym(e, "flags", "CREATE") : 0;
+	struct rec r;
+	char *s;
+
+	if (!e)
+		return;
+	rec_init(&r, e);
+	set(&r, e, "dev", 254u << 20 | 3);
+	set(&r, e, "flags", 0x80);		/* no known bit */
+	s = render(e, &r);
+	EXPECT_STREQ(s, "dev 254,3 ino 0 lblk 0 len 0 flags 0x80");
+	free(s);
+	set(&r, e, "flags", create | 0x80);	/* a known bit and a leftover */
+	s = render(e, &r);
+	EXPECT_STREQ(s, "dev 254,3 ino 0 lblk 0 len 0 flags CREATE|0x80");
+	free(s);
+	set(&r, e, "flags", 0);			/* zero: the empty string */
+	s = render(e, &r);
+	EXPECT_STREQ(s, "dev 254,3 ino 0 lblk 0 len 0 flags ");
+	free(s);
+	drop(e);
+}
+
+static void multi_bit_masks_first(void)
+{
+	struct tp_event *e = load("kmem:kmalloc", &raw);
+	uint64_t kernel, zero, io;
+	struct rec r;
+	char *s;
+
+	if (!e)
+		return;
+	kernel = sym(e, "gfp_flags", "GFP_KERNEL");
+	zero = sym(e, "gfp_flags", "__GFP_ZERO");
+	io = sym(e, "gfp_flags", "__GFP_IO");
+	EXPECT(kernel & io && __builtin_popcountll(kernel) > 1, "GFP_KERNEL=0x%llx is a mask", (unsigned long long)kernel);
+	rec_init(&r, e);
+	set(&r, e, "gfp_flags", kernel | zero);
+	s = render(e, &r);
+	EXPECT_HAS(s, " gfp_flags=GFP_KERNEL|__GFP_ZERO ");
+	EXPECT_LACKS(s, "__GFP_IO");
+	free(s);
+	set(&r, e, "gfp_flags", 0);		/* the print fmt says "none" itself */
+	s = render(e, &r);
+	EXPECT_HAS(s, " gfp_flags=none ");
+	free(s);
+	drop(e);
+}
+
+static void flags_of_an_expression(void)
+{
+	struct tp_event *e = load("timer:timer_start", &raw);
+	struct rec r;
+	char *s;
+
+	if (!e)
+		return;
+	rec_init(&r, e);
+	set(&r, e, "flags", 24u << 22 | 1);	/* idx 24, cpu 1, no flag bit */
+	s = render(e, &r);
+	EXPECT_HAS(s, " cpu=1 idx=24 flags=");
+	EXPECT(s && s[strlen(s) - 1] == '=', "'%s' shows flags", s);
+	free(s);
+	set(&r, e, "flags", 24u << 22 | 0x00080000 | 0x00200000);
+	s = render(e, &r);
+	EXPECT_HAS(s, " cpu=0 idx=24 flags=D|I");
+	free(s);
+	drop(e);
+}
+
+static void symbolic_known_and_unknown(void)
+{
+	struct tp_event *e = load("irq:softirq_entry", &raw);
+	struct rec r;
+	char *s;
+
+	if (!e)
+		return;
+	rec_init(&r, e);
+	set(&r, e, "vec", sym(e, "vec", "NET_RX"));
+	s = render(e, &r);
+	EXPECT_STREQ(s, "vec=3 [action=NET_RX]");
+	free(s);
+	set(&r, e, "vec", 42);
+	s = render(e, &r);
+	EXPECT_STREQ(s, "vec=42 [action=0x2a]");
+	free(s);
+	drop(e);
+}
+
+/* Enum names tracefs left unresolved (HRTIMER_MODE_*) come from BTF. */
+static void btf_enum_names(void)
+{
+	struct tp_event *e = load("timer:hrtimer_start", &raw);
+	struct rec r;
+	char *s;
+
+	if (!e)
+		return;
+	rec_init(&r, e);
+	set(&r, e, "mode", sym(e, "mode", "REL|PINNED"));
+	s = render(e, &r);
+	EXPECT_HAS(s, " mode=REL|PINNED ");
+	free(s);
+	drop(e);
+}
+
+static void sched_switch_state(void)
+{
+	struct tp_event *e = load("sched:sched_switch", &raw);
+	struct rec r;
+	char *s;
+
+	if (!e)
+		return;
+	rec_init(&r, e);
+	set_bytes(&r, e, "prev_comm", "bash", 5);
+	set_bytes(&r, e, "next_comm", "swapper/1", 10);
+	set(&r, e, "prev_pid", 42);
+	set(&r, e, "prev_prio", 120);
+	set(&r, e, "prev_state", sym(e, "prev_state", "D"));
+	s = render(e, &r);
+	EXPECT_STREQ(s, "prev_comm=bash prev_pid=42 prev_prio=120 prev_state=D ==> next_comm=swapper/1 next_pid=0 next_prio=0");
+	free(s);
+	set(&r, e, "prev_state", 0);
+	s = render(e, &r);
+	EXPECT_HAS(s, " prev_state=R ==> ");
+	free(s);
+	drop(e);
+}
+
+static void pointers_hashed_unless_raw(void)
+{
+	struct tp_event *h = load("kmem:kfree", &hashed), *x = load("kmem:kfree", &raw);
+	struct rec r;
+	char *s;
+
+	if (!h || !x)
+		return;
+	rec_init(&r, h);
+	set(&r, h, "ptr", 0xffff888102c777c0ULL);
+	s = render(h, &r);
+	EXPECT_LACKS(s, "ffff888102c777c0");
+	EXPECT(s && strstr(s, " ptr=") && strlen(strstr(s, " ptr=")) == 5 + 16, "'%s': 16 digits", s);
+	free(s);
+	s = render(x, &r);
+	EXPECT_HAS(s, " ptr=ffff888102c777c0");
+	free(s);
+	set(&r, h, "ptr", 0);	/* NULL is not an address: printed as is */
+	s = render(h, &r);
+	EXPECT_HAS(s, " ptr=0000000000000000");
+	free(s);
+	drop(h);
+	drop(x);
+}
+
+static void network_formats(void)
+{
+	static const uint8_t lo6[16] = { [15] = 1 }, v4[4] = { 127, 0, 0, 1 };
+	struct tp_event *e = load("sock:inet_sock_set_state", &raw);
+	struct rec r;
+	char *s;
+
+	if (!e)
+		return;
+	rec_init(&r, e);
+	set(&r, e, "family", 10);
+	set(&r, e, "protocol", 6);
+	set(&r, e, "sport", 4242);
+	set_bytes(&r, e, "saddr", v4, 4);
+	set_bytes(&r, e, "saddr_v6", lo6, 16);
+	set(&r, e, "oldstate", sym(e, "oldstate", "TCP_SYN_SENT"));
+	set(&r, e, "newstate", sym(e, "newstate", "TCP_ESTABLISHED"));
+	s = render(e, &r);
+	EXPECT_STREQ(s, "family=AF_INET6 protocol=IPPROTO_TCP sport=4242 dport=0 saddr=127.0.0.1 "
+			"daddr=0.0.0.0 saddrv6=::1 daddrv6=:: oldstate=TCP_SYN_SENT newstate=TCP_ESTABLISHED");
+	free(s);
+	drop(e);
+}
+
+static void data_loc_out_of_bounds(void)
+{
+	struct tp_event *e = load("sched:sched_process_exec", &raw);
+	const struct tp_field *f = e ? tp_event_field(e, "filename") : NULL;
+	struct rec r;
+	uint32_t loc;
+	char *s;
+
+	if (!f)
+		return;
+	rec_init(&r, e);
+	set(&r, e, "pid", 7);
+	set_loc(&r, e, "filename", "/bin/true", 10);
+	s = render(e, &r);
+	EXPECT_STREQ(s, "filename=/bin/true pid=7 old_pid=0");
+	free(s);
+	loc = 10u << 16 | 500;		/* offset past the record */
+	memcpy(r.buf + f->offset, &loc, 4);
+	s = render(e, &r);
+	EXPECT_STREQ(s, "filename=[bad __data_loc] pid=7 old_pid=0");
+	free(s);
+	loc = 400u << 16 | e->fixed_size;	/* length past the record */
+	memcpy(r.buf + f->offset, &loc, 4);
+	s = render(e, &r);
+	EXPECT_HAS(s, "filename=[bad __data_loc]");
+	free(s);
+	r.len = f->offset + 2;		/* truncated inside the field */
+	s = render(e, &r);
+	EXPECT_HAS(s, "[field past the record]");
+	free(s);
+	drop(e);
+}
+
+/* Every captured format compiles, or falls back naming the construct; each
+ * renders an all-zero record of its size, and one cut short, without a
+ * read past the end (the sanitizer build checks that). */
+static void every_captured_format(void)
+{
+	size_t n[3] = { 0 };
+	struct strbuf sb = { 0 };
+	_cleanup_fclose_ FILE *null = fopen("/dev/null", "we");
+
+	for (size_t i = 0; i < n_fixtures; i++) {
+		struct tp_event *e = event_of(i, &raw);
+		struct rec r;
+
+		if (!e)
+			continue;
+		rec_init(&r, e);
+		render_event(e, r.buf, r.len, &sb);
+		render_event(e, r.buf, r.len / 2, &sb);
+		sb_reset(&sb);
+		render_describe(e, null ? null : stdout);
+		n[*(int *)e->render]++;		/* struct rprog starts with its mode */
+		drop(e);
+	}
+	sb_free(&sb);
+	printf("# %zu formats: %zu compiled, %zu through libtraceevent, %zu as field=value\n",
+	       n_fixtures, n[0], n[1], n[2]);
+	EXPECT(n_fixtures == 2323, "%zu fixtures", n_fixtures);
+	EXPECT(n[0] >= 2200, "only %zu compiled", n[0]);
+}
+
+int main(void)
+{
+	load_fixtures();
+	RUN(flags_edge_cases);
+	RUN(multi_bit_masks_first);
+	RUN(flags_of_an_expression);
+	RUN(symbolic_known_and_unknown);
+	RUN(btf_enum_names);
+	RUN(sched_switch_state);
+	RUN(pointers_hashed_unless_raw);
+	RUN(network_formats);
+	RUN(data_loc_out_of_bounds);
+	RUN(every_captured_format);
+	for (size_t i = 0; i < n_fixtures; i++) {
+		free(fixtures[i].name);
+		free(fixtures[i].text);
+	}
+	free(fixtures);
+	return TEST_EXIT();
+}
