@@ -128,6 +128,26 @@ static struct jname *names_new(const struct tp_event *e)
 	return names;
 }
 
+int journal_event_field_names(const struct tp_event *e, char ***ret)
+{
+	struct jname *names = names_new(e);
+	char **v = calloc(e->n_fields ? e->n_fields : 1, sizeof(*v));
+
+	if (!names || !v) {
+		free(v);
+		v = NULL;
+	}
+	for (size_t i = 0; names && i < e->n_fields; i++) {
+		if (v && names[i].eq)
+			v[i] = strndup(names[i].eq, names[i].eq_len - 1);	/* without '=' */
+		free(names[i].eq);
+		free(names[i].raw_eq);
+	}
+	free(names);
+	*ret = v;
+	return v ? 0 : -ENOMEM;
+}
+
 static void jslot_free(struct jslot *c)
 {
 	if (!c)
