@@ -53,6 +53,9 @@ nspawn_start() {
 	local bind=$1 cg i state
 	for cg in $(nspawn_cgroups); do mkdir -p "$cg" || return 1; done
 	on_exit nspawn_stop
+	# Interrupted or terminated, exit, so that the EXIT trap stops the container.
+	trap 'exit 130' INT
+	trap 'exit 143' TERM
 	# The launcher moves itself into the run's cgroups, then becomes nspawn.
 	NSPAWN_CGS="$(nspawn_cgroups)" sh -c \
 		'for cg in $NSPAWN_CGS; do echo $$ >"$cg/cgroup.procs" || exit 1; done; exec "$@"' sh \

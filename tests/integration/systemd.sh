@@ -262,8 +262,9 @@ note "tracerd (pid $MAINPID in the container) holds BPF programs $(echo $progs),
 t=$(date +%s%N)
 ct systemctl stop tracerd
 stop_ms=$(ms_since "$t")
-check "stop: exit status 0, result success ($stop_ms ms)" \
-	[ "$(ct systemctl show -P ExecMainStatus tracerd)" = 0 -a "$(ct systemctl show -P Result tracerd)" = success ]
+status=$(ct systemctl show -P ExecMainStatus tracerd) result=$(ct systemctl show -P Result tracerd)
+check "stop: exit status 0, result success ($stop_ms ms)" [ "$status" = 0 -a "$result" = success ]
+[ "$status" = 0 ] || ct journalctl -u tracerd -o cat --no-pager | grep -vE '^(sched|signal|inet|sys)_' | tail -25 | sed 's/^/#   /'
 check "stop: well inside TimeoutStopSec=90s" [ "$stop_ms" -lt 5000 ]
 n=$(entries TRACE_STATS=1 TRACE_STATS_FINAL=1 | jq -r .TRACE_SELECTION | sort -u | wc -l)
 check "stop: a final summary entry for each of the 6 selections ($n)" [ "$n" = 6 ]
