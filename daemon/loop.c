@@ -353,10 +353,10 @@ int run_daemon(const struct run_opts *o)
 	r = sd_event_loop(dm.event);
 	/* Detach, drain what the kernel already wrote, then the final entries:
 	 * suppressions not yet reported, and the summary per selection. */
-	t0 = now_usec();
+	t0 = now_usec(CLOCK_MONOTONIC);
 	tracer_stop(dm.t);
 	log_info("stopping: detached %zu events and drained in %.1f ms", attached_events(dm.t),
-		 (now_usec() - t0) / 1000.0);
+		 (now_usec(CLOCK_MONOTONIC) - t0) / 1000.0);
 	report_suppressed(dm.t);
 	report_stats(dm.t, true);
 	if (o->foreground || dm.t->cfg.output == OUTPUT_STDOUT)
