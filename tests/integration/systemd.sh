@@ -64,6 +64,14 @@ RateLimitBurst=20
 [Selection]
 Name=counted
 Events=syscalls:sys_enter_getppid
+
+# Every context switch on the machine: a sample of 50/s for prev_state.
+[Selection]
+Name=switch
+Events=sched:sched_switch
+Priority=debug
+RateLimit=50
+RateLimitBurst=50
 EOF
 # A watchdog that fires during the test unless the loop pings it.
 ct mkdir -p /etc/systemd/system/tracerd.service.d
@@ -164,10 +172,19 @@ check "tcp: client ESTABLISHED once" one "$TMP/client.json" "$est"
 check "tcp: server ESTABLISHED once" one "$TMP/server.json" "$est"
 check "tcp: family and protocol fields, priority notice" \
 	jqq -s "all(.[]; $fam and .PRIORITY == \"5\" and .TRACE_SELECTION == \"tcp\")" "$TMP/client.json"
+# sched_switch's prev_state is a flag field: TRACE_PREV_STATE=S beside
+# TRACE_PREV_STATE_RAW=1 (sleeping), and always what MESSAGE shows.
+entries TRACE_EVENT=sched:sched_switch | head -200 >"$TMP/switch.json"
+note "sched_switch prev_state (value raw count): $(jq -r '"\(.TRACE_PREV_STATE) \(.TRACE_PREV_STATE_RAW)"' "$TMP/switch.json" | sort | uniq -c | sort -rn | head -4 | xargs)"
 if [ $symbolized = yes ]; then
 	ok "tcp: symbolized fields with _RAW beside them"
+	check "sched_switch: TRACE_PREV_STATE=S beside TRACE_PREV_STATE_RAW=1" \
+		jqq -s 'map(select(.TRACE_PREV_STATE_RAW == "1")) | length > 0 and all(.[]; .TRACE_PREV_STATE == "S")' "$TMP/switch.json"
+	check "sched_switch: TRACE_PREV_STATE is what MESSAGE shows as prev_state=" \
+		jqq -s 'all(.[]; (.MESSAGE | capture("prev_state=(?<s>[^ ]*) ").s) == .TRACE_PREV_STATE)' "$TMP/switch.json"
 else
 	ok "tcp: symbolized fields with _RAW beside them # SKIP the renderer does not symbolize yet (MESSAGE shows numbers)"
+	ok "sched_switch: TRACE_PREV_STATE symbolized with _RAW # SKIP the renderer does not symbolize yet"
 fi
 
 # Signals to the sleeper: SIGWINCH (ignored: result 1), SIGUSR1 (delivered).
@@ -205,7 +222,7 @@ n=$(wait_count 1 TRACE_SELECTION=added TRACE_COMM=$SLEEPER)
 check "reload 1: the added selection traces (signal_deliver to the sleeper: $n)" [ "$n" = 1 ]
 status=$(ct systemctl show -P StatusText tracerd)
 note "STATUS=$status"
-check "STATUS= shows events/s, lost, 6 selections" grep -Eq "events/s, .* lost, 6 selections" <<<"$status"
+check "STATUS= shows events/s, lost, 7 selections" grep -Eq "events/s, .* lost, 7 selections" <<<"$status"
 
 # Reload with a broken drop-in: logged with file:line:column, nothing changes.
 ct sh -c "printf '[Selection]\nName=bad\nEvents=sched:sched_process_exec\nPriority=loud\n' >$DROPINS/60-broken.conf"
@@ -273,7 +290,7 @@ check "stop: exit status 0, result success ($stop_ms ms)" [ "$status" = 0 -a "$r
 [ "$status" = 0 ] || ct journalctl -u tracerd -o cat --no-pager | grep -vE '^(sched|signal|inet|sys)_' | tail -25 | sed 's/^/#   /'
 check "stop: well inside TimeoutStopSec=90s" [ "$stop_ms" -lt 5000 ]
 n=$(entries TRACE_STATS=1 TRACE_STATS_FINAL=1 | jq -r .TRACE_SELECTION | sort -u | wc -l)
-check "stop: a final summary entry for each of the 6 selections ($n)" [ "$n" = 6 ]
+check "stop: a final summary entry for each of the 7 selections ($n)" [ "$n" = 7 ]
 entries TRACE_STATS_FINAL=1 TRACE_SELECTION=limited >"$TMP/limited.json"
 supp_reported=$(suppressed | jq -s 'map(.TRACE_SUPPRESSED | tonumber) | add')
 delivered=$(entries TRACE_SELECTION=limited TRACE_EVENT=syscalls:sys_enter_getpgid | wc -l)
