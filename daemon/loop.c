@@ -319,7 +319,8 @@ fail:
 		print_diag(&d);
 	else
 		log_error("cannot start: %s", strerror(-r));
-	return r;
+	/* An error that names a place in the config is the config's. */
+	return d.file[0] && d.line ? -EBADMSG : r;
 }
 
 int run_daemon(const struct run_opts *o)
@@ -334,7 +335,7 @@ int run_daemon(const struct run_opts *o)
 	r = config_load(o->config_path, &cfg, &d);
 	if (r < 0) {
 		print_diag(&d);
-		return 1;
+		return EXIT_CONFIG;
 	}
 	r = start(&dm, &cfg);
 	if (r >= 0) {
@@ -347,7 +348,7 @@ int run_daemon(const struct run_opts *o)
 		tracer_free(dm.t);
 		sd_event_source_unref(dm.more);
 		sd_event_unref(dm.event);
-		return 1;
+		return r == -EBADMSG ? EXIT_CONFIG : 1;
 	}
 	notify_status(&dm, "READY=1\n");
 	r = sd_event_loop(dm.event);

@@ -314,6 +314,19 @@ gone() {
 }
 check "stop: none of tracerd's BPF programs and links is left" gone
 
+# Start with a broken config: the error at err priority with its
+# file:line:column, exit status 78 (EX_CONFIG), and no restart loop.
+ct sh -c "printf '[Daemon]\nRingBufferSize=3M\n[Selection]\nName=x\nEvents=sched:sched_process_exec\n' >$CONF"
+fails() { ! "$@"; }
+check "start with a broken config fails" fails ct systemctl start tracerd
+sleep 2.5	# RestartSec=2s: long enough for a restart to show
+msg=$(entries _SYSTEMD_UNIT=tracerd.service PRIORITY=3 | jq -r .MESSAGE | grep -F "$CONF:2:16:")
+note "$msg"
+check "broken config: the error names $CONF:2:16 at priority err" [ -n "$msg" ]
+check "broken config: exit status 78, not restarted" \
+	[ "$(ct systemctl show -P ExecMainStatus tracerd)" = 78 -a "$(ct systemctl show -P NRestarts tracerd)" = 0 \
+	  -a "$(ct systemctl is-active tracerd)" = failed ]
+
 t=$(date +%s%N)
 nspawn_stop
 note "container stopped in $(ms_since "$t") ms; whole test $(ms_since "$t0") ms"
