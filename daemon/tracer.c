@@ -111,6 +111,28 @@ static void build_free(struct sel_build *b)
 	free(b->descs);
 }
 
+static bool str_same(const char *a, const char *b)
+{
+	return !strcmp(a ? a : "", b ? b : "");
+}
+
+/* Whether b can keep a's attachments: the same name, events and filter.
+ * Priority= and RateLimit= live in userspace only, and take effect through
+ * the new conf that commit() hands the kept state. Keeping is also the only
+ * way to change them at all: the kernel refuses a second attachment of the
+ * same program to a tracepoint (EEXIST), so "attach the new one first"
+ * cannot work for an event that stays. */
+static bool same_attachments(const struct selection *a, const struct selection *b)
+{
+	if (!str_same(a->name, b->name) || !str_same(a->filter, b->filter) ||
+	    a->n_events != b->n_events)
+		return false;
+	for (size_t i = 0; i < a->n_events; i++)
+		if (strcmp(a->events[i], b->events[i]))
+			return false;
+	return true;
+}
+
 /* Resolves and compiles one selection; touches nothing in the kernel. */
 static int build_selection(struct tracer *t, const struct config *cfg, const struct selection *s,
 			   struct sel_build *b, struct diag *d)
@@ -119,7 +141,7 @@ static int build_selection(struct tracer *t, const struct config *cfg, const str
 
 	b->conf = s;
 	for (size_t i = 0; i < t->n_sels; i++)
-		if (selection_equal(t->sels[i]->conf, s)) {
+		if (same_attachments(t->sels[i]->conf, s)) {
 			b->keep = t->sels[i];
 			return 0;
 		}

@@ -73,6 +73,10 @@ Priority=debug
 RateLimit=50
 RateLimitBurst=50
 EOF
+# A selection the reloads under load change (its Priority).
+changed() { ct sh -c "printf '[Selection]\nName=changed\nEvents=syscalls:sys_enter_geteuid\nPriority=$1\n' >$DROPINS/40-changed.conf"; }
+ct mkdir -p $DROPINS
+changed info
 # A watchdog that fires during the test unless the loop pings it.
 ct mkdir -p /etc/systemd/system/tracerd.service.d
 ct sh -c 'printf "[Service]\nWatchdogSec=2s\n" >/etc/systemd/system/tracerd.service.d/50-test.conf'
@@ -222,7 +226,7 @@ n=$(wait_count 1 TRACE_SELECTION=added TRACE_COMM=$SLEEPER)
 check "reload 1: the added selection traces (signal_deliver to the sleeper: $n)" [ "$n" = 1 ]
 status=$(ct systemctl show -P StatusText tracerd)
 note "STATUS=$status"
-check "STATUS= shows events/s, lost, 7 selections" grep -Eq "events/s, .* lost, 7 selections" <<<"$status"
+check "STATUS= shows events/s, lost, 8 selections" grep -Eq "events/s, .* lost, 8 selections" <<<"$status"
 
 # Reload with a broken drop-in: logged with file:line:column, nothing changes.
 ct sh -c "printf '[Selection]\nName=bad\nEvents=sched:sched_process_exec\nPriority=loud\n' >$DROPINS/60-broken.conf"
@@ -239,9 +243,11 @@ n=$(wait_count 2 TRACE_SELECTION=added TRACE_COMM=$SLEEPER)
 check "reload 2: the running config still traces ($n signal_deliver entries)" [ "$n" = 2 ]
 ct rm -f $DROPINS/60-broken.conf
 
-# Unchanged selections over reloads: a workload calls getppid continuously
-# for 4 s while the config is reloaded 4 times (another selection changes
-# each time); every call must reach the journal, once.
+# Reloads under load: a workload calls getppid and geteuid continuously for
+# 4 s while the config is reloaded 4 times. The unchanged selection
+# "counted" (getppid) must deliver every call exactly once; so must
+# "changed" (geteuid), whose Priority changes each time: it keeps its
+# attachment, and the new priority shows. "added" comes and goes.
 ids_of() { ct sh -c "cat /proc/$1/fdinfo/* 2>/dev/null" | awk -v k="$2:" '$1 == k {print $2}' | sort -u; }
 ids_of "$MAINPID" link_id >"$TMP/links.before"
 ct python3 -c "
@@ -249,15 +255,17 @@ import os, time
 open('/proc/self/comm', 'w').write('$COUNTER')
 n, end = 0, time.monotonic() + 4
 while time.monotonic() < end:
-    for _ in range(100): os.getppid()
+    for _ in range(100): os.getppid(); os.geteuid()
     n += 100
-    time.sleep(0.03)
+    time.sleep(0.06)
 print(n)" >"$TMP/fired" &
 fire=$!
 for seq in 3 4 5 6; do
 	sleep 0.5
-	if [ $((seq % 2)) = 1 ]; then ct rm -f $DROPINS/50-added.conf; else
-		ct sh -c "printf '[Selection]\nName=added\nEvents=signal:signal_deliver\n' >$DROPINS/50-added.conf"; fi
+	if [ $((seq % 2)) = 1 ]; then ct rm -f $DROPINS/50-added.conf; changed notice; else
+		ct sh -c "printf '[Selection]\nName=added\nEvents=signal:signal_deliver\n' >$DROPINS/50-added.conf"
+		changed info
+	fi
 	ct systemctl reload tracerd
 	[ "$(reload_wait $seq)" = ok ] || not_ok "reload $seq under load"
 done
@@ -267,10 +275,16 @@ got=$(wait_count "$fired" TRACE_SELECTION=counted TRACE_COMM=$COUNTER)
 note "getppid calls: $fired, journal entries: $got, over 4 reloads"
 check "reload under load: every event of an unchanged selection arrives once ($got of $fired)" \
 	[ "$got" = "$fired" -a "$fired" -gt 1000 ]
+ch=$(wait_count "$fired" TRACE_SELECTION=changed TRACE_COMM=$COUNTER)
+prios=$(entries TRACE_SELECTION=changed TRACE_COMM=$COUNTER | jq -r .PRIORITY | sort | uniq -c | xargs)
+note "changed selection: $ch entries of $fired geteuid calls; by priority (count priority): $prios"
+check "reload under load: a changed Priority= loses none, duplicates none ($ch of $fired)" [ "$ch" = "$fired" ]
+check "reload under load: the changed Priority= takes effect (notice 5 and info 6 seen)" \
+	grep -Eq "^[0-9]+ 5 [0-9]+ 6$" <<<"$prios"
 ids_of "$MAINPID" link_id >"$TMP/links.after"
 kept=$(comm -12 "$TMP/links.before" "$TMP/links.after" | wc -l)
 note "BPF links before the reloads: $(wc -l <"$TMP/links.before"), after: $(wc -l <"$TMP/links.after"), the same: $kept"
-check "reloads kept every link but the changed selection's" \
+check "reloads kept every link but the added selection's" \
 	[ "$kept" = $(($(wc -l <"$TMP/links.before") - 1)) -a "$(wc -l <"$TMP/links.after")" = "$(wc -l <"$TMP/links.before")" ]
 
 # The watchdog (2 s here) would have killed a loop that does not ping.
@@ -290,7 +304,7 @@ check "stop: exit status 0, result success ($stop_ms ms)" [ "$status" = 0 -a "$r
 [ "$status" = 0 ] || ct journalctl -u tracerd -o cat --no-pager | grep -vE '^(sched|signal|inet|sys)_' | tail -25 | sed 's/^/#   /'
 check "stop: well inside TimeoutStopSec=90s" [ "$stop_ms" -lt 5000 ]
 n=$(entries TRACE_STATS=1 TRACE_STATS_FINAL=1 | jq -r .TRACE_SELECTION | sort -u | wc -l)
-check "stop: a final summary entry for each of the 7 selections ($n)" [ "$n" = 7 ]
+check "stop: a final summary entry for each of the 8 selections ($n)" [ "$n" = 8 ]
 entries TRACE_STATS_FINAL=1 TRACE_SELECTION=limited >"$TMP/limited.json"
 supp_reported=$(suppressed | jq -s 'map(.TRACE_SUPPRESSED | tonumber) | add')
 delivered=$(entries TRACE_SELECTION=limited TRACE_EVENT=syscalls:sys_enter_getpgid | wc -l)
