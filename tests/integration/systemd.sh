@@ -84,7 +84,8 @@ ct sh -c 'printf "[Service]\nWatchdogSec=2s\n" >/etc/systemd/system/tracerd.serv
 # threads with ptrace() at exit, which the unit's system call filter denies.
 if grep -q __asan_init "$TRACERD"; then
 	note "sanitizer build: the unit also allows ptrace() for LeakSanitizer"
-	ct sh -c 'printf "[Service]\nSystemCallFilter=ptrace\n" >/etc/systemd/system/tracerd.service.d/60-sanitizer.conf'
+	# and it takes tests/lsan.supp, as tests/run.sh gives it to the other tests.
+	ct sh -c 'printf "[Service]\nSystemCallFilter=ptrace\nEnvironment=LSAN_OPTIONS=suppressions=/opt/ci/tests/lsan.supp\n" >/etc/systemd/system/tracerd.service.d/60-sanitizer.conf'
 fi
 ct systemctl daemon-reload
 
