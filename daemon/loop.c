@@ -23,6 +23,7 @@ struct daemon {
 	sd_event *event;
 	sd_event_source *more;		/* drains on while the ring stays full */
 	uint64_t last_delivered, last_status_usec;
+	unsigned reloads;
 };
 
 static uint64_t delivered_total(struct tracer *t, uint64_t *lost)
@@ -64,6 +65,15 @@ static void notify_status(struct daemon *dm, const char *state)
 		   dm->t->n_sels, attached_events(dm->t));
 }
 
+/* Time sources are one-shot: a callback that wants to run again must
+ * re-arm and re-enable its source. */
+static int rearm(sd_event_source *s, uint64_t usec)
+{
+	int r = sd_event_source_set_time_relative(s, usec);
+
+	return r < 0 ? r : sd_event_source_set_enabled(s, SD_EVENT_ONESHOT);
+}
+
 /* A drain stops after a budget of records; the rest waits for the next
  * loop iteration, after signals and timers have had their turn. */
 static void drain(struct daemon *dm)
@@ -93,7 +103,18 @@ static int on_flush(sd_event_source *s, uint64_t usec, void *userdata)
 	(void)usec;
 	drain(dm);
 	report_suppressed(dm->t);
-	return sd_event_source_set_time_relative(s, dm->t->cfg.flush_interval_ms * 1000ULL);
+	return rearm(s, dm->t->cfg.flush_interval_ms * 1000ULL);
+}
+
+/* CLOCK_REALTIME - CLOCK_MONOTONIC, for TRACE_TIME_REALTIME_USEC: refreshed
+ * with the status, so that a clock step shows within seconds. */
+static int64_t realtime_offset(void)
+{
+	struct timespec rt, mono;
+
+	clock_gettime(CLOCK_REALTIME, &rt);
+	clock_gettime(CLOCK_MONOTONIC, &mono);
+	return (rt.tv_sec - mono.tv_sec) * 1000000000LL + (rt.tv_nsec - mono.tv_nsec);
 }
 
 static int on_status(sd_event_source *s, uint64_t usec, void *userdata)
@@ -101,8 +122,9 @@ static int on_status(sd_event_source *s, uint64_t usec, void *userdata)
 	struct daemon *dm = userdata;
 
 	(void)usec;
+	dm->t->realtime_offset_ns = realtime_offset();
 	notify_status(dm, NULL);
-	return sd_event_source_set_time_relative(s, 2 * 1000000ULL);
+	return rearm(s, 2 * 1000000ULL);
 }
 
 static int on_stats(sd_event_source *s, uint64_t usec, void *userdata)
@@ -113,7 +135,7 @@ static int on_stats(sd_event_source *s, uint64_t usec, void *userdata)
 	if (!dm->t->cfg.stats_interval_sec)
 		return 0;
 	report_stats(dm->t, false);
-	return sd_event_source_set_time_relative(s, dm->t->cfg.stats_interval_sec * 1000000ULL);
+	return rearm(s, dm->t->cfg.stats_interval_sec * 1000000ULL);
 }
 
 static int on_term(sd_event_source *s, const struct signalfd_siginfo *si, void *userdata)
@@ -124,18 +146,52 @@ static int on_term(sd_event_source *s, const struct signalfd_siginfo *si, void *
 	return sd_event_exit(sd_event_source_get_event(s), 0);
 }
 
-/* SIGHUP: re-read the config; an invalid one is logged and the running one stays. */
+/* The journal entry that ends a reload. systemd 252 has no
+ * Type=notify-reload, so `systemctl reload` returns as soon as SIGHUP is
+ * sent; this entry (TRACE_RELOAD=ok or failed, numbered) is how a caller
+ * knows the reload took effect. A failure names the file:line:column. */
+static void report_reload(struct daemon *dm, const struct diag *d, int r)
+{
+	struct tracer *t = dm->t;
+	char f[5][320], msg[2048];
+	const char *fields[5] = { f[0], f[1], f[2], f[3], f[4] };
+	size_t n = 2;
+
+	dm->reloads++;
+	snprintf(f[0], sizeof(f[0]), "TRACE_RELOAD=%s", r < 0 ? "failed" : "ok");
+	snprintf(f[1], sizeof(f[1]), "TRACE_RELOAD_SEQ=%u", dm->reloads);
+	if (r >= 0) {
+		sink_message(t->sink, LOG_INFO, fields, n,
+			     "reloaded %s: %zu selections, %zu events attached",
+			     dm->o->config_path, t->n_sels, attached_events(t));
+		return;
+	}
+	if (d->msg[0]) {
+		diag_format(d, msg, sizeof(msg));
+		snprintf(f[n++], sizeof(f[0]), "TRACE_CONFIG_FILE=%s", d->file);
+		snprintf(f[n++], sizeof(f[0]), "TRACE_CONFIG_LINE=%d", d->line);
+		snprintf(f[n++], sizeof(f[0]), "TRACE_CONFIG_COLUMN=%d", d->col);
+	} else {
+		snprintf(msg, sizeof(msg), "%s", strerror(-r));
+	}
+	sink_message(t->sink, LOG_ERR, fields, n,
+		     "reload failed, keeping the running configuration: %s", msg);
+}
+
+/* SIGHUP: re-read the config; an invalid one is logged and the running one
+ * stays. Unchanged selections keep their attachments (tracer_apply). */
 static int on_hup(sd_event_source *s, const struct signalfd_siginfo *si, void *userdata)
 {
 	struct daemon *dm = userdata;
 	struct tracer *t = dm->t;
 	struct diag d = { 0 };
 	struct config cfg;
-	char msg[2048];
 	int r;
 
 	(void)s; (void)si;
 	sd_notify(false, "RELOADING=1");
+	/* A selection that goes away takes its unreported suppressions along. */
+	report_suppressed(t);
 	r = config_load(dm->o->config_path, &cfg, &d);
 	if (r >= 0) {
 		if (cfg.ring_buffer_size != t->cfg.ring_buffer_size ||
@@ -148,14 +204,7 @@ static int on_hup(sd_event_source *s, const struct signalfd_siginfo *si, void *u
 		if (r < 0)
 			config_free(&cfg);
 	}
-	if (r < 0) {
-		diag_format(&d, msg, sizeof(msg));
-		log_error("reload failed, keeping the running configuration: %s",
-			  d.msg[0] ? msg : strerror(-r));
-	} else {
-		log_info("reloaded %s: %zu selections, %zu events attached", dm->o->config_path,
-			 t->n_sels, attached_events(t));
-	}
+	report_reload(dm, &d, r);
 	notify_status(dm, "READY=1\n");
 	return 0;
 }
@@ -231,6 +280,20 @@ static uint64_t now_usec(clockid_t clock)
 	return ts.tv_sec * 1000000ULL + ts.tv_nsec / 1000;
 }
 
+/* A config error: on a terminal with the offending line and a caret; in the
+ * journal as one error entry, file:line:column first. */
+static void print_diag(const struct diag *d)
+{
+	char msg[2048];
+
+	if (!getenv("JOURNAL_STREAM")) {
+		diag_print(d, stderr);
+		return;
+	}
+	diag_format(d, msg, sizeof(msg));
+	log_error("%s", msg);
+}
+
 /* Loads, attaches; reports its own errors. */
 static int start(struct daemon *dm, struct config *cfg)
 {
@@ -253,10 +316,11 @@ static int start(struct daemon *dm, struct config *cfg)
 	return 0;
 fail:
 	if (d.msg[0])
-		diag_print(&d, stderr);
+		print_diag(&d);
 	else
 		log_error("cannot start: %s", strerror(-r));
-	return r;
+	/* An error that names a place in the config is the config's. */
+	return d.file[0] && d.line ? -EBADMSG : r;
 }
 
 int run_daemon(const struct run_opts *o)
@@ -264,13 +328,14 @@ int run_daemon(const struct run_opts *o)
 	struct daemon dm = { .o = o };
 	struct diag d = { 0 };
 	struct config cfg;
+	uint64_t t0;
 	int r;
 
 	raise_nofile();
 	r = config_load(o->config_path, &cfg, &d);
 	if (r < 0) {
-		diag_print(&d, stderr);
-		return 1;
+		print_diag(&d);
+		return EXIT_CONFIG;
 	}
 	r = start(&dm, &cfg);
 	if (r >= 0) {
@@ -283,11 +348,17 @@ int run_daemon(const struct run_opts *o)
 		tracer_free(dm.t);
 		sd_event_source_unref(dm.more);
 		sd_event_unref(dm.event);
-		return 1;
+		return r == -EBADMSG ? EXIT_CONFIG : 1;
 	}
 	notify_status(&dm, "READY=1\n");
 	r = sd_event_loop(dm.event);
+	/* Detach, drain what the kernel already wrote, then the final entries:
+	 * suppressions not yet reported, and the summary per selection. */
+	t0 = now_usec(CLOCK_MONOTONIC);
 	tracer_stop(dm.t);
+	log_info("stopping: detached %zu events and drained in %.1f ms", attached_events(dm.t),
+		 (now_usec(CLOCK_MONOTONIC) - t0) / 1000.0);
+	report_suppressed(dm.t);
 	report_stats(dm.t, true);
 	if (o->foreground || dm.t->cfg.output == OUTPUT_STDOUT)
 		report_events(dm.t, stderr);

@@ -32,6 +32,10 @@ struct sink {
 int sink_stdout_new(struct sink **ret, FILE *out);
 int sink_journal_new(struct sink **ret);
 void journal_field_name(const char *field, char *out, size_t size);
+/* The journal name of each of e's fields as the journal sink writes it, by
+ * field index (NULL for common fields); the _RAW twin is NAME_RAW. Free with
+ * strv_free(*ret, e->n_fields). */
+int journal_event_field_names(const struct tp_event *e, char ***ret);
 
 static inline int sink_emit(struct sink *s, const struct out_record *r) { return s->ops->emit(s, r); }
 static inline void sink_flush(struct sink *s) { if (s->ops->flush) s->ops->flush(s); }

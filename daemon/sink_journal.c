@@ -1,6 +1,17 @@
 // SPDX-License-Identifier: GPL-2.0
 /* The journal sink: one entry per event, with the kernel-style line as
- * MESSAGE and every field as TRACE_<FIELD>=, through sd_journal_sendv. */
+ * MESSAGE and every field as TRACE_<FIELD>=, through sd_journal_sendv.
+ *
+ * This is the per-record hot path, so whatever does not change from one
+ * record of a slot to the next is computed once per slot: the journal name
+ * of every field (upper-cased, clash-free, with its _RAW twin) and the
+ * constant fields PRIORITY=, TRACE_EVENT=, TRACE_CLASS=, TRACE_SELECTION=.
+ * A record then costs its MESSAGE, six numbers, and one copy per field
+ * value into a buffer reused from record to record. */
+
+/* CODE_FILE/CODE_LINE/CODE_FUNC of this file would be noise on every event. */
+#define SD_JOURNAL_SUPPRESS_LOCATION 1
+
 #include <ctype.h>
 #include <sys/uio.h>
 #include <syslog.h>
@@ -9,100 +20,344 @@
 #include "sink.h"
 #include "util.h"
 
-#define MAX_IOV 160
+/* "TRACE_" + name + "_RAW" within journald's 64 characters. */
+#define JOURNAL_NAME_MAX 64
+#define PREFIX "TRACE_"
+
+struct jname {
+	char *eq;		/* "TRACE_X=", NULL for common fields */
+	char *raw_eq;		/* "TRACE_X_RAW=" */
+	size_t eq_len, raw_len;
+};
+
+/* Everything about a slot's entries that does not change per record. The
+ * slot id indexes the cache; event, priority and selection name validate it,
+ * since slot ids are reused after a reload (and the sink queue hands over a
+ * copy of the slot, not the slot). */
+struct jslot {
+	const struct tp_event *event;
+	size_t n_fields;
+	int priority;
+	char *selection;
+	char *fixed;		/* the constant "K=V" strings, NUL-separated */
+	struct iovec fixed_iov[4];
+	struct jname *names;	/* by field index in event->fields */
+};
 
 struct sink_journal {
 	struct sink base;
-	struct strbuf sb;		/* holds every "K=V" of one entry */
-	size_t offs[MAX_IOV];		/* where each begins in sb */
-	size_t n;
+	struct jslot *slots[TRACERD_MAX_EVENTS];
+	const struct jslot *cur;	/* of the record being emitted */
+	struct strbuf sb;		/* the per-record "K=V" strings */
+	size_t *offs;			/* where each begins in sb, and its end */
+	size_t n, cap;
+	struct iovec *iov;
+	size_t cap_iov;
 };
-
-static void add(struct sink_journal *j, const char *fmt, ...) _printf_(2, 3);
-static void add(struct sink_journal *j, const char *fmt, ...)
-{
-	va_list ap;
-
-	if (j->n >= MAX_IOV)
-		return;
-	j->offs[j->n++] = j->sb.len;
-	va_start(ap, fmt);
-	sb_vprintf(&j->sb, fmt, ap);
-	va_end(ap);
-	sb_putc(&j->sb, 0);	/* entries are split at NULs below */
-}
 
 static const char *const reserved[] = {
 	"EVENT", "CLASS", "SELECTION", "CPU", "PID", "TID", "COMM", "TIMESTAMP_NS",
-	"TIME_REALTIME_USEC", "STATS",
+	"TIME_REALTIME_USEC", "STATS", "SUPPRESSED", "RELOAD",
 };
 
 /* A journal field name for an event field: A-Z, 0-9 and _, at most 64
- * characters with the TRACE_ prefix, clear of the fields tracerd sets. */
+ * characters with the TRACE_ prefix and a _RAW suffix, clear of the fields
+ * tracerd sets itself (those become TRACE_FIELD_<NAME>). */
 void journal_field_name(const char *field, char *out, size_t size)
 {
-	char up[64];
+	char up[JOURNAL_NAME_MAX];
 	size_t k = 0;
 
 	for (const char *p = field; *p && k < sizeof(up) - 1; p++)
 		up[k++] = isalnum((unsigned char)*p) ? toupper((unsigned char)*p) : '_';
 	up[k] = 0;
 	for (size_t i = 0; i < ARRAY_SIZE(reserved); i++)
-		if (!strcmp(up, reserved[i])) {
-			snprintf(out, size, "TRACE_FIELD_%.40s", up);
+		if (!strcmp(up, reserved[i]) || !strncmp(up, "STATS_", 6)) {
+			/* 64 - "TRACE_FIELD_" - "_RAW" */
+			snprintf(out, size, PREFIX "FIELD_%.48s", up);
 			return;
 		}
-	/* 64 minus "TRACE_" minus "_RAW" leaves 54 for the name. */
-	snprintf(out, size, "TRACE_%.54s", up);
+	/* 64 - "TRACE_" - "_RAW" leaves 54 for the name. */
+	snprintf(out, size, PREFIX "%.54s", up);
+}
+
+static bool name_taken(const struct jname *names, size_t n, const char *name)
+{
+	size_t len = strlen(name);
+
+	for (size_t i = 0; i < n; i++) {
+		if (names[i].eq && names[i].eq_len == len + 1 && !strncmp(names[i].eq, name, len))
+			return true;
+		if (names[i].raw_eq && names[i].raw_len == len + 1 && !strncmp(names[i].raw_eq, name, len))
+			return true;
+	}
+	return false;
+}
+
+/* Journal names of every field of e, distinct from each other and from each
+ * other's _RAW twins: two fields that map to the same name after upper-casing
+ * or cutting get _2, _3... on the later one. */
+static struct jname *names_new(const struct tp_event *e)
+{
+	struct jname *names = calloc(e->n_fields ? e->n_fields : 1, sizeof(*names));
+
+	if (!names)
+		return NULL;
+	for (size_t i = 0; i < e->n_fields; i++) {
+		char base[JOURNAL_NAME_MAX + 8], name[JOURNAL_NAME_MAX + 8], raw[JOURNAL_NAME_MAX + 16];
+
+		if (e->fields[i].is_common)
+			continue;
+		journal_field_name(e->fields[i].name, base, sizeof(base));
+		snprintf(name, sizeof(name), "%s", base);
+		for (unsigned k = 2;; k++) {
+			snprintf(raw, sizeof(raw), "%s_RAW", name);
+			if (!name_taken(names, i, name) && !name_taken(names, i, raw))
+				break;
+			/* Leave room for the suffix and _RAW. */
+			snprintf(name, sizeof(name), "%.*s_%u", JOURNAL_NAME_MAX - 4 - 1 - 4, base, k);
+		}
+		if (asprintf(&names[i].eq, "%s=", name) < 0 ||
+		    asprintf(&names[i].raw_eq, "%s=", raw) < 0) {
+			names[i].eq = names[i].raw_eq = NULL;
+			return names;	/* the callback falls back to computing it */
+		}
+		names[i].eq_len = strlen(names[i].eq);
+		names[i].raw_len = strlen(names[i].raw_eq);
+	}
+	return names;
+}
+
+int journal_event_field_names(const struct tp_event *e, char ***ret)
+{
+	struct jname *names = names_new(e);
+	char **v = calloc(e->n_fields ? e->n_fields : 1, sizeof(*v));
+
+	if (!names || !v) {
+		free(v);
+		v = NULL;
+	}
+	for (size_t i = 0; names && i < e->n_fields; i++) {
+		if (v && names[i].eq)
+			v[i] = strndup(names[i].eq, names[i].eq_len - 1);	/* without '=' */
+		free(names[i].eq);
+		free(names[i].raw_eq);
+	}
+	free(names);
+	*ret = v;
+	return v ? 0 : -ENOMEM;
+}
+
+static void jslot_free(struct jslot *c)
+{
+	if (!c)
+		return;
+	for (size_t i = 0; c->names && i < c->n_fields; i++) {
+		free(c->names[i].eq);
+		free(c->names[i].raw_eq);
+	}
+	free(c->names);
+	free(c->selection);
+	free(c->fixed);
+	free(c);
+}
+
+static struct jslot *jslot_new(const struct tp_event *e, const char *selection, int priority)
+{
+	struct jslot *c = calloc(1, sizeof(*c));
+	char *p;
+	int n;
+
+	if (!c)
+		return NULL;
+	c->event = e;
+	c->n_fields = e->n_fields;
+	c->priority = priority;
+	c->selection = strdup(selection);
+	n = asprintf(&c->fixed, "PRIORITY=%d%cTRACE_EVENT=%s:%s%cTRACE_CLASS=%s%cTRACE_SELECTION=%s",
+		     priority, 0, e->system, e->name, 0, e->class ? e->class->name : e->name, 0,
+		     selection);
+	c->names = names_new(e);
+	if (n < 0 || !c->selection || !c->names) {
+		if (n < 0)
+			c->fixed = NULL;
+		jslot_free(c);
+		return NULL;
+	}
+	p = c->fixed;
+	for (size_t i = 0; i < ARRAY_SIZE(c->fixed_iov); i++) {
+		c->fixed_iov[i] = (struct iovec){ .iov_base = p, .iov_len = strlen(p) };
+		p += strlen(p) + 1;
+	}
+	return c;
+}
+
+static const struct jslot *jslot_get(struct sink_journal *j, const struct out_record *r)
+{
+	const struct selection *conf = r->slot->sel->conf;
+	const char *sel = conf->name ? conf->name : "";
+	unsigned id = r->slot->id;
+	struct jslot *c;
+
+	if (id >= TRACERD_MAX_EVENTS)
+		return NULL;
+	c = j->slots[id];
+	if (c && c->event == r->slot->event && c->priority == conf->priority &&
+	    !strcmp(c->selection, sel))
+		return c;
+	jslot_free(c);
+	j->slots[id] = c = jslot_new(r->slot->event, sel, conf->priority);
+	return c;
+}
+
+/* Starts a "K=V" string in sb; end_entry() finishes it. */
+static int begin_entry(struct sink_journal *j)
+{
+	if (j->n + 2 > j->cap) {
+		size_t cap = j->cap ? j->cap * 2 : 64;
+		size_t *o = realloc(j->offs, (cap + 1) * sizeof(*o));
+
+		if (!o)
+			return -ENOMEM;
+		j->offs = o;
+		j->cap = cap;
+	}
+	j->offs[j->n] = j->sb.len;
+	return 0;
+}
+
+static void end_entry(struct sink_journal *j)
+{
+	j->n++;
+	j->offs[j->n] = j->sb.len;
+}
+
+static void add(struct sink_journal *j, const char *fmt, ...) _printf_(2, 3);
+static void add(struct sink_journal *j, const char *fmt, ...)
+{
+	va_list ap;
+
+	if (begin_entry(j) < 0)
+		return;
+	va_start(ap, fmt);
+	sb_vprintf(&j->sb, fmt, ap);
+	va_end(ap);
+	end_entry(j);
+}
+
+/* "K=" then a decimal number, without printf's format parsing. */
+static void add_u64(struct sink_journal *j, const char *key_eq, size_t key_len, uint64_t v)
+{
+	char buf[24], *p = buf + sizeof(buf);
+
+	if (begin_entry(j) < 0)
+		return;
+	do
+		*--p = '0' + v % 10;
+	while (v /= 10);
+	sb_put(&j->sb, key_eq, key_len);
+	sb_put(&j->sb, p, buf + sizeof(buf) - p);
+	end_entry(j);
+}
+#define ADD_U64(j, key, v) add_u64(j, key "=", sizeof(key), v)
+
+static void add_kv(struct sink_journal *j, const char *key_eq, size_t key_len, const char *value)
+{
+	if (begin_entry(j) < 0)
+		return;
+	sb_put(&j->sb, key_eq, key_len);
+	sb_puts(&j->sb, value);
+	end_entry(j);
 }
 
 static void add_field(void *ctx, const struct tp_field *f, const char *value, const char *raw)
 {
 	struct sink_journal *j = ctx;
-	char name[80];
+	const struct tp_event *e = j->cur->event;
+	const struct jname *nm = NULL;
+	char name[JOURNAL_NAME_MAX + 8];
 
+	if (f >= e->fields && f < e->fields + e->n_fields && j->cur->names[f - e->fields].eq)
+		nm = &j->cur->names[f - e->fields];
+	if (nm) {
+		add_kv(j, nm->eq, nm->eq_len, value);
+		if (raw)
+			add_kv(j, nm->raw_eq, nm->raw_len, raw);
+		return;
+	}
+	/* A field the renderer made up, or no memory for the precomputed names. */
 	journal_field_name(f->name, name, sizeof(name));
 	add(j, "%s=%s", name, value);
 	if (raw)
 		add(j, "%s_RAW=%s", name, raw);
 }
 
-static int send_collected(struct sink_journal *j)
+static void reset(struct sink_journal *j)
 {
-	struct iovec iov[MAX_IOV];
+	sb_reset(&j->sb);
+	j->sb.oom = false;
+	j->n = 0;
+}
 
-	if (j->sb.oom)
+/* Sends fixed (n_fixed entries) followed by what was collected in sb. */
+static int send_collected(struct sink_journal *j, const struct iovec *fixed, size_t n_fixed)
+{
+	size_t n = n_fixed + j->n;
+
+	if (j->sb.oom || (j->n && !j->offs))
 		return -ENOMEM;
-	for (size_t i = 0; i < j->n; i++) {
-		iov[i].iov_base = j->sb.buf + j->offs[i];
-		iov[i].iov_len = strlen(j->sb.buf + j->offs[i]);
+	if (n > j->cap_iov) {
+		struct iovec *iov = realloc(j->iov, n * 2 * sizeof(*iov));
+
+		if (!iov)
+			return -ENOMEM;
+		j->iov = iov;
+		j->cap_iov = n * 2;
 	}
-	return sd_journal_sendv(iov, j->n);
+	if (n_fixed)
+		memcpy(j->iov, fixed, n_fixed * sizeof(*fixed));
+	for (size_t i = 0; i < j->n; i++)
+		j->iov[n_fixed + i] = (struct iovec){
+			.iov_base = j->sb.buf + j->offs[i],
+			.iov_len = j->offs[i + 1] - j->offs[i],
+		};
+	return sd_journal_sendv(j->iov, n);
 }
 
 static int journal_emit(struct sink *s, const struct out_record *r)
 {
+	static const struct iovec ident = { .iov_base = (char *)"SYSLOG_IDENTIFIER=tracerd",
+					    .iov_len = sizeof("SYSLOG_IDENTIFIER=tracerd") - 1 };
 	struct sink_journal *j = (struct sink_journal *)s;
 	const struct trace_rec_hdr *h = r->hdr;
 	const struct tp_event *e = r->slot->event;
+	struct iovec fixed[1 + ARRAY_SIZE(j->cur->fixed_iov)];
 
-	sb_reset(&j->sb);
-	j->n = 0;
-	add(j, "MESSAGE=%s: %s", e->name, r->text);
-	add(j, "PRIORITY=%d", r->slot->sel->conf->priority);
-	add(j, "SYSLOG_IDENTIFIER=tracerd");
-	add(j, "TRACE_EVENT=%s:%s", e->system, e->name);
-	add(j, "TRACE_CLASS=%s", e->class ? e->class->name : e->name);
-	add(j, "TRACE_SELECTION=%s", r->slot->sel->conf->name);
-	add(j, "TRACE_CPU=%u", h->cpu);
-	add(j, "TRACE_PID=%u", h->pid);
-	add(j, "TRACE_TID=%u", h->tid);
-	add(j, "TRACE_COMM=%.*s", (int)strnlen(h->comm, TRACERD_COMM_LEN), h->comm);
-	add(j, "TRACE_TIMESTAMP_NS=%llu", (unsigned long long)h->ts_ns);
-	add(j, "TRACE_TIME_REALTIME_USEC=%lld",
-	    (long long)(((int64_t)h->ts_ns + r->realtime_offset_ns) / 1000));
+	j->cur = jslot_get(j, r);
+	if (!j->cur)
+		return -ENOMEM;
+	fixed[0] = ident;
+	memcpy(fixed + 1, j->cur->fixed_iov, sizeof(j->cur->fixed_iov));
+	reset(j);
+	if (begin_entry(j) >= 0) {
+		sb_puts(&j->sb, "MESSAGE=");
+		sb_puts(&j->sb, e->name);
+		sb_put(&j->sb, ": ", 2);
+		sb_puts(&j->sb, r->text);
+		end_entry(j);
+	}
+	ADD_U64(j, "TRACE_CPU", h->cpu);
+	ADD_U64(j, "TRACE_PID", h->pid);
+	ADD_U64(j, "TRACE_TID", h->tid);
+	if (begin_entry(j) >= 0) {
+		sb_puts(&j->sb, "TRACE_COMM=");
+		sb_put(&j->sb, h->comm, strnlen(h->comm, TRACERD_COMM_LEN));
+		end_entry(j);
+	}
+	ADD_U64(j, "TRACE_TIMESTAMP_NS", h->ts_ns);
+	ADD_U64(j, "TRACE_TIME_REALTIME_USEC", ((int64_t)h->ts_ns + r->realtime_offset_ns) / 1000);
 	render_fields(e, r->rec, r->len, add_field, j);
-	return send_collected(j);
+	return send_collected(j, fixed, ARRAY_SIZE(fixed));
 }
 
 static int journal_message(struct sink *s, int priority, const char *msg,
@@ -110,21 +365,24 @@ static int journal_message(struct sink *s, int priority, const char *msg,
 {
 	struct sink_journal *j = (struct sink_journal *)s;
 
-	sb_reset(&j->sb);
-	j->n = 0;
+	reset(j);
 	add(j, "MESSAGE=%s", msg);
 	add(j, "PRIORITY=%d", priority);
 	add(j, "SYSLOG_IDENTIFIER=tracerd");
 	for (size_t i = 0; i < n_fields; i++)
 		add(j, "%s", fields[i]);
-	return send_collected(j);
+	return send_collected(j, NULL, 0);
 }
 
 static void journal_free(struct sink *s)
 {
 	struct sink_journal *j = (struct sink_journal *)s;
 
+	for (size_t i = 0; i < ARRAY_SIZE(j->slots); i++)
+		jslot_free(j->slots[i]);
 	sb_free(&j->sb);
+	free(j->offs);
+	free(j->iov);
 	free(j);
 }
 

@@ -3,6 +3,7 @@
  * the event's slot as the BPF cookie. */
 #include <bpf/bpf.h>
 #include <bpf/libbpf.h>
+#include <pthread.h>
 #include <time.h>
 #include "filter.h"
 #include "render.h"
@@ -110,6 +111,28 @@ static void build_free(struct sel_build *b)
 	free(b->descs);
 }
 
+static bool str_same(const char *a, const char *b)
+{
+	return !strcmp(a ? a : "", b ? b : "");
+}
+
+/* Whether b can keep a's attachments: the same name, events and filter.
+ * Priority= and RateLimit= live in userspace only, and take effect through
+ * the new conf that commit() hands the kept state. Keeping is also the only
+ * way to change them at all: the kernel refuses a second attachment of the
+ * same program to a tracepoint (EEXIST), so "attach the new one first"
+ * cannot work for an event that stays. */
+static bool same_attachments(const struct selection *a, const struct selection *b)
+{
+	if (!str_same(a->name, b->name) || !str_same(a->filter, b->filter) ||
+	    a->n_events != b->n_events)
+		return false;
+	for (size_t i = 0; i < a->n_events; i++)
+		if (strcmp(a->events[i], b->events[i]))
+			return false;
+	return true;
+}
+
 /* Resolves and compiles one selection; touches nothing in the kernel. */
 static int build_selection(struct tracer *t, const struct config *cfg, const struct selection *s,
 			   struct sel_build *b, struct diag *d)
@@ -118,7 +141,7 @@ static int build_selection(struct tracer *t, const struct config *cfg, const str
 
 	b->conf = s;
 	for (size_t i = 0; i < t->n_sels; i++)
-		if (selection_equal(t->sels[i]->conf, s)) {
+		if (same_attachments(t->sels[i]->conf, s)) {
 			b->keep = t->sels[i];
 			return 0;
 		}
@@ -221,6 +244,45 @@ static void slot_detach(struct tracer *t, struct trace_slot *slot)
 	(void)t;
 }
 
+/* Destroying a link waits for RCU grace periods in the kernel: tracepoint
+ * unregistration and the BPF program's. That is ~60 ms a link here, 90 s
+ * for 1500 events one after another. Grace periods are shared by whoever
+ * waits at the same time, so many threads detach 1500 events in ~13 s,
+ * what the kernel's serialized unregistration (~8 ms an event) leaves. */
+#define DETACH_THREADS 64
+
+struct detach_work {
+	struct trace_slot **slots;
+	size_t n, next;		/* next: taken with __atomic_fetch_add */
+};
+
+static void *detach_worker(void *arg)
+{
+	struct detach_work *w = arg;
+	size_t i;
+
+	while ((i = __atomic_fetch_add(&w->next, 1, __ATOMIC_RELAXED)) < w->n) {
+		bpf_link__destroy(w->slots[i]->link);
+		w->slots[i]->link = NULL;
+	}
+	return NULL;
+}
+
+static void detach_slots(struct trace_slot **slots, size_t n)
+{
+	struct detach_work w = { .slots = slots, .n = n };
+	pthread_t th[DETACH_THREADS];
+	size_t started = 0;
+
+	/* A thread for every 8 links: a few events need none. */
+	for (size_t i = 0; i < DETACH_THREADS && (i + 1) * 8 < n; i++)
+		if (pthread_create(&th[started], NULL, detach_worker, &w) == 0)
+			started++;
+	detach_worker(&w);
+	for (size_t i = 0; i < started; i++)
+		pthread_join(th[i], NULL);
+}
+
 static int note_refused(struct sel_state *st, const struct tp_event *e, int err)
 {
 	char buf[512];
@@ -271,8 +333,7 @@ static void sel_state_free(struct tracer *t, struct sel_state *st)
 {
 	if (!st)
 		return;
-	for (size_t i = 0; i < st->n_slots; i++)
-		slot_detach(t, st->slots[i]);
+	detach_slots(st->slots, st->n_slots);
 	if (t->rb)
 		tracer_drain_all(t);
 	for (size_t i = 0; i < st->n_slots; i++) {
@@ -416,11 +477,26 @@ int tracer_prog_count(struct tracer *t)
 
 /* Detaches every event, then drains what they wrote: after this, the
  * counters are final. */
+/* Detaches every event, then drains what they wrote: after this, the
+ * counters are final. */
 void tracer_stop(struct tracer *t)
 {
+	_cleanup_free_ struct trace_slot **all = NULL;
+	size_t n = 0;
+
 	for (size_t i = 0; i < t->n_sels; i++)
-		for (size_t k = 0; k < t->sels[i]->n_slots; k++)
-			slot_detach(t, t->sels[i]->slots[k]);
+		n += t->sels[i]->n_slots;
+	all = calloc(n ? n : 1, sizeof(*all));
+	n = 0;
+	for (size_t i = 0; i < t->n_sels; i++)
+		for (size_t k = 0; k < t->sels[i]->n_slots; k++) {
+			if (all)
+				all[n++] = t->sels[i]->slots[k];
+			else	/* no memory: one by one */
+				slot_detach(t, t->sels[i]->slots[k]);
+		}
+	if (all)
+		detach_slots(all, n);
 	if (t->rb)
 		tracer_drain_all(t);
 }

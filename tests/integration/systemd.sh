@@ -1,0 +1,354 @@
+#!/usr/bin/env bash
+# tracerd as a systemd service, under a real systemd (PID 1 of a container
+# booted from the host's /usr) and a real journald: `make install`, start
+# (Type=notify), the structured journal entries of known events (exec, a TCP
+# connection on loopback, signals), the rate limit's "suppressed" entries,
+# reload (changed, broken, and unchanged under load: nothing lost), the
+# watchdog, and a clean stop that leaves no BPF program or link behind.
+. "$(dirname "$0")/../lib.sh"
+. "$(dirname "$0")/../nspawn.sh"
+need_root systemd
+for tool in systemd-nspawn nsenter jq bpftool python3; do
+	command -v "$tool" >/dev/null || { not_ok "systemd: $tool is not installed (make deps)"; exit 0; }
+done
+
+RUN=$RANDOM$RANDOM
+PROBE=trp-$RUN		# comms (at most 15 characters) this run's workloads carry
+SLEEPER=trs-$RUN
+COUNTER=trc-$RUN
+CONF=/etc/tracerd/tracerd.conf
+DROPINS=/etc/tracerd/tracerd.conf.d
+
+t0=$(date +%s%N)
+ms_since() { echo $((($(date +%s%N) - $1) / 1000000)); }
+
+nspawn_start "$PWD" || { not_ok "container boots"; exit 0; }
+ok "container boots with systemd as PID 1 ($(ms_since "$t0") ms)"
+
+# /sys/kernel/tracing is not mounted in here (--private-network hides a bind).
+ct mount -t tracefs nodev /sys/kernel/tracing
+# `make test` built everything: install only, rebuild nothing.
+check "make install into the container" \
+	ct make -s -C /opt/ci -o "$BUILD/tracerd" install BUILD="$BUILD" PREFIX=/usr/local
+UNIT=/etc/systemd/system/tracerd.service
+check "systemd-analyze verify passes on the unit" ct systemd-analyze verify "$UNIT"
+check "the shipped config is installed in $CONF" ct cmp /opt/ci/conf/tracerd.conf "$CONF"
+
+# The test config: three selections with their own priorities, one rate
+# limited, one counted across reloads.
+ct sh -c "cat >$CONF" <<EOF
+[Daemon]
+FlushIntervalMSec=50
+StatsIntervalSec=1
+
+[Selection]
+Name=proc
+Events=sched:sched_process_exec sched:sched_process_exit sched:sched_process_fork
+
+[Selection]
+Name=tcp
+Events=sock:inet_sock_set_state
+Priority=notice
+
+[Selection]
+Name=signals
+Events=signal:signal_generate
+Priority=warning
+
+[Selection]
+Name=limited
+Events=syscalls:sys_enter_getpgid
+RateLimit=20
+RateLimitBurst=20
+
+[Selection]
+Name=counted
+Events=syscalls:sys_enter_getppid
+
+# Every context switch on the machine: a sample of 50/s for prev_state.
+[Selection]
+Name=switch
+Events=sched:sched_switch
+Priority=debug
+RateLimit=50
+RateLimitBurst=50
+EOF
+# A selection the reloads under load change (its Priority).
+changed() { ct sh -c "printf '[Selection]\nName=changed\nEvents=syscalls:sys_enter_geteuid\nPriority=$1\n' >$DROPINS/40-changed.conf"; }
+ct mkdir -p $DROPINS
+changed info
+# A watchdog that fires during the test unless the loop pings it.
+ct mkdir -p /etc/systemd/system/tracerd.service.d
+ct sh -c 'printf "[Service]\nWatchdogSec=2s\n" >/etc/systemd/system/tracerd.service.d/50-test.conf'
+# Under ASan (make test SANITIZE=1), LeakSanitizer stops the process's
+# threads with ptrace() at exit, which the unit's system call filter denies.
+if grep -q __asan_init "$TRACERD"; then
+	note "sanitizer build: the unit also allows ptrace() for LeakSanitizer"
+	# and it takes tests/lsan.supp, as tests/run.sh gives it to the other tests.
+	ct sh -c 'printf "[Service]\nSystemCallFilter=ptrace\nEnvironment=LSAN_OPTIONS=suppressions=/opt/ci/tests/lsan.supp\n" >/etc/systemd/system/tracerd.service.d/60-sanitizer.conf'
+fi
+ct systemctl daemon-reload
+
+note "systemd-analyze security: $(ct systemd-analyze security tracerd.service 2>&1 | grep 'Overall exposure')"
+
+t=$(date +%s%N)
+check "systemctl start tracerd (Type=notify: returns on READY=1)" ct systemctl start tracerd
+note "start took $(ms_since "$t") ms"
+MAINPID=$(ct systemctl show -P MainPID tracerd)
+
+# Fire the known events right away: READY=1 came after every attachment.
+ct cp /usr/bin/true /run/$PROBE
+ct cp /usr/bin/sleep /run/$SLEEPER
+ct sh -c "for i in 1 2 3 4 5; do /run/$PROBE; done"
+PORT=$((20000 + RANDOM % 20000))
+CPORT=$(ct python3 -c "
+import socket
+l = socket.socket(); l.setsockopt(socket.SOL_SOCKET, socket.SO_REUSEADDR, 1)
+l.bind(('127.0.0.1', $PORT)); l.listen(1)
+c = socket.create_connection(('127.0.0.1', $PORT)); a, _ = l.accept()
+print(c.getsockname()[1]); c.close(); a.close(); l.close()")
+ct sh -c "/run/$SLEEPER 30 & p=\$!; sleep 0.2; kill -WINCH \$p; kill -USR1 \$p; wait \$p; exit 0" 2>/dev/null
+
+jqq() { jq -e "$@" >/dev/null; }
+# Entries as JSON, one per line, for journalctl matches $@.
+entries() { ct journalctl -o json --no-pager "$@" 2>/dev/null; }
+# Waits until journalctl matches $2... give at least $1 entries, then once
+# more to see duplicates; prints the count.
+wait_count() {
+	local want=$1 n i; shift
+	for ((i = 0; i < 100; i++)); do
+		n=$(entries "$@" | wc -l)
+		[ "$n" -ge "$want" ] && break
+		sleep 0.1
+	done
+	sleep 0.3
+	entries "$@" | wc -l
+}
+
+# Execs: one exec, one exit and one fork each, matched by pid.
+n=$(wait_count 5 TRACE_EVENT=sched:sched_process_exec TRACE_FILENAME=/run/$PROBE)
+check "5 execs of /run/$PROBE: 5 exec entries (got $n)" [ "$n" = 5 ]
+pids=$(entries TRACE_EVENT=sched:sched_process_exec TRACE_FILENAME=/run/$PROBE | jq -r .TRACE_FIELD_PID | sort -u)
+bad=0
+for p in $pids; do
+	e=$(entries TRACE_EVENT=sched:sched_process_exit TRACE_FIELD_PID=$p TRACE_COMM=$PROBE | wc -l)
+	f=$(entries TRACE_EVENT=sched:sched_process_fork TRACE_CHILD_PID=$p | wc -l)
+	[ "$e" = 1 ] && [ "$f" = 1 ] || { bad=$((bad + 1)); note "pid $p: $e exits, $f forks"; }
+done
+check "5 distinct pids, each with exactly one fork and one exit entry" \
+	[ "$(wc -w <<<"$pids")" = 5 -a "$bad" = 0 ]
+
+# The structured fields of one exec entry.
+entries TRACE_EVENT=sched:sched_process_exec TRACE_FILENAME=/run/$PROBE | head -1 >"$TMP/exec.json"
+note "exec entry: $(jq -c 'with_entries(select(.key | test("^(MESSAGE|PRIORITY|SYSLOG_IDENTIFIER|TRACE_.*)$")))' "$TMP/exec.json")"
+check "exec entry: MESSAGE, PRIORITY, SYSLOG_IDENTIFIER, TRACE_* header fields" jqq --arg c "$PROBE" '
+	(.MESSAGE | startswith("sched_process_exec: ")) and .PRIORITY == "6" and
+	.SYSLOG_IDENTIFIER == "tracerd" and .TRACE_CLASS == "sched_process_exec" and
+	.TRACE_SELECTION == "proc" and .TRACE_COMM == $c and
+	(.TRACE_CPU | test("^[0-9]+$")) and .TRACE_PID == .TRACE_FIELD_PID and
+	.TRACE_TID == .TRACE_PID and .TRACE_OLD_PID == .TRACE_PID and
+	(.TRACE_TIMESTAMP_NS | test("^[0-9]+$")) and
+	((.TRACE_TIME_REALTIME_USEC | tonumber) - (.__REALTIME_TIMESTAMP | tonumber) | fabs) < 5000000 and
+	(has("CODE_FILE") | not)' "$TMP/exec.json" >/dev/null
+
+# TCP on loopback: the client's SYN_SENT (before connect() picks the source
+# port, so sport 0) and ESTABLISHED, the server's ESTABLISHED, each once.
+tcp() { entries TRACE_EVENT=sock:inet_sock_set_state TRACE_SPORT=$1 TRACE_DPORT=$2 | jq -c "$3"; }
+wait_count 3 TRACE_EVENT=sock:inet_sock_set_state TRACE_DPORT=$PORT >/dev/null
+{ tcp 0 "$PORT" .; tcp "$CPORT" "$PORT" .; } >"$TMP/client.json"
+tcp "$PORT" "$CPORT" . >"$TMP/server.json"
+note "tcp $CPORT -> $PORT: client $(jq -r .TRACE_NEWSTATE "$TMP/client.json" | xargs), server $(jq -r .TRACE_NEWSTATE "$TMP/server.json" | xargs)"
+# The field values are the kernel's symbols once the renderer symbolizes
+# (TRACE_NEWSTATE=TCP_ESTABLISHED, TRACE_NEWSTATE_RAW=1); before, numbers.
+if jq -e '.MESSAGE | test("newstate=TCP_")' "$TMP/client.json" >/dev/null; then
+	est='.TRACE_NEWSTATE == "TCP_ESTABLISHED" and .TRACE_NEWSTATE_RAW == "1"'
+	syn='.TRACE_NEWSTATE == "TCP_SYN_SENT" and .TRACE_NEWSTATE_RAW == "2"'
+	fam='.TRACE_FAMILY == "AF_INET" and .TRACE_FAMILY_RAW == "2" and .TRACE_PROTOCOL == "IPPROTO_TCP" and .TRACE_PROTOCOL_RAW == "6"'
+	symbolized=yes
+else
+	est='.TRACE_NEWSTATE == "1"'
+	syn='.TRACE_NEWSTATE == "2"'
+	fam='.TRACE_FAMILY == "2" and .TRACE_PROTOCOL == "6"'
+	symbolized=no
+fi
+one() { [ "$(jq -c "select($2)" "$1" | wc -l)" = 1 ]; }
+check "tcp: client SYN_SENT once" one "$TMP/client.json" "$syn"
+check "tcp: client ESTABLISHED once" one "$TMP/client.json" "$est"
+check "tcp: server ESTABLISHED once" one "$TMP/server.json" "$est"
+check "tcp: family and protocol fields, priority notice" \
+	jqq -s "all(.[]; $fam and .PRIORITY == \"5\" and .TRACE_SELECTION == \"tcp\")" "$TMP/client.json"
+# sched_switch's prev_state is a flag field: TRACE_PREV_STATE=S beside
+# TRACE_PREV_STATE_RAW=1 (sleeping), and always what MESSAGE shows.
+entries TRACE_EVENT=sched:sched_switch | head -200 >"$TMP/switch.json"
+note "sched_switch prev_state (value raw count): $(jq -r '"\(.TRACE_PREV_STATE) \(.TRACE_PREV_STATE_RAW)"' "$TMP/switch.json" | sort | uniq -c | sort -rn | head -4 | xargs)"
+if [ $symbolized = yes ]; then
+	ok "tcp: symbolized fields with _RAW beside them"
+	check "sched_switch: TRACE_PREV_STATE=S beside TRACE_PREV_STATE_RAW=1" \
+		jqq -s 'map(select(.TRACE_PREV_STATE_RAW == "1")) | length > 0 and all(.[]; .TRACE_PREV_STATE == "S")' "$TMP/switch.json"
+	# Known renderer gap: for a running task (no state bits: 0, or 256 when
+	# preempted) the print fmt's `?: "R"` and its "+" are not applied to the
+	# field value (TRACE_PREV_STATE empty where MESSAGE shows R or R+).
+	# Those are counted here; every other value must match MESSAGE.
+	note "prev_state mismatches with MESSAGE (MESSAGE/field/raw): $(jq -r '[(.MESSAGE | capture("prev_state=(?<s>[^ ]*) ").s), .TRACE_PREV_STATE, .TRACE_PREV_STATE_RAW] | select(.[0] != .[1]) | join("/")' "$TMP/switch.json" | sort | uniq -c | xargs)"
+	check "sched_switch: TRACE_PREV_STATE is what MESSAGE shows as prev_state= (tasks not running)" \
+		jqq -s 'all(.[] | select((.TRACE_PREV_STATE_RAW | tonumber) % 256 != 0); (.MESSAGE | capture("prev_state=(?<s>[^ ]*) ").s) == .TRACE_PREV_STATE)' "$TMP/switch.json"
+else
+	ok "tcp: symbolized fields with _RAW beside them # SKIP the renderer does not symbolize yet (MESSAGE shows numbers)"
+	ok "sched_switch: TRACE_PREV_STATE symbolized with _RAW # SKIP the renderer does not symbolize yet"
+fi
+
+# Signals to the sleeper: SIGWINCH (ignored: result 1), SIGUSR1 (delivered).
+sig() { entries TRACE_EVENT=signal:signal_generate TRACE_FIELD_COMM=$SLEEPER TRACE_SIG=$1; }
+wait_count 1 TRACE_EVENT=signal:signal_generate TRACE_FIELD_COMM=$SLEEPER TRACE_SIG=10 >/dev/null
+check "signal: SIGWINCH once, ignored, priority warning" \
+	jqq -s 'length == 1 and .[0].TRACE_RESULT == "1" and .[0].PRIORITY == "4"' <<<"$(sig 28)"
+check "signal: SIGUSR1 once, delivered" jqq -s 'length == 1 and .[0].TRACE_RESULT == "0"' <<<"$(sig 10)"
+
+# The rate limit: 2000 getpgid calls against 20/s with a burst of 20.
+ct python3 -c 'import os
+for _ in range(2000): os.getpgid(0)'
+# journalctl cannot match on a field being present: select with jq.
+suppressed() { entries TRACE_SELECTION=limited | jq -c 'select(.TRACE_SUPPRESSED)'; }
+for ((i = 0; i < 50; i++)); do [ -n "$(suppressed)" ] && break; sleep 0.1; done
+suppressed | head -1 | jq -r .MESSAGE >"$TMP/supp"
+note "rate limit: $(cat "$TMP/supp")"
+check "a 'suppressed N events of E' entry" grep -Eq "suppressed [0-9]+ events of [0-9]+" "$TMP/supp"
+
+# Reload with a changed config: a new selection takes effect.
+reload_wait() { # reload_wait SEQ: waits for the reload entry SEQ; prints TRACE_RELOAD
+	local i
+	for ((i = 0; i < 100; i++)); do
+		entries TRACE_RELOAD_SEQ="$1" | jq -r .TRACE_RELOAD | grep . && return 0
+		sleep 0.1
+	done
+	return 1
+}
+ct sh -c "printf '[Selection]\nName=added\nEvents=signal:signal_deliver\n' >$DROPINS/50-added.conf"
+ct systemctl reload tracerd
+check "reload 1: a 'reloaded' entry (TRACE_RELOAD=ok)" [ "$(reload_wait 1)" = ok ]
+ct sh -c "/run/$SLEEPER 30 & p=\$!; sleep 0.2; kill -USR2 \$p; wait \$p; exit 0" 2>/dev/null
+# A fatal signal is delivered as SIGKILL once the group exits: match any.
+n=$(wait_count 1 TRACE_SELECTION=added TRACE_COMM=$SLEEPER)
+check "reload 1: the added selection traces (signal_deliver to the sleeper: $n)" [ "$n" = 1 ]
+status=$(ct systemctl show -P StatusText tracerd)
+note "STATUS=$status"
+check "STATUS= shows events/s, lost, 8 selections" grep -Eq "events/s, .* lost, 8 selections" <<<"$status"
+
+# Reload with a broken drop-in: logged with file:line:column, nothing changes.
+ct sh -c "printf '[Selection]\nName=bad\nEvents=sched:sched_process_exec\nPriority=loud\n' >$DROPINS/60-broken.conf"
+ct systemctl reload tracerd
+check "reload 2 (broken config): TRACE_RELOAD=failed" [ "$(reload_wait 2)" = failed ]
+msg=$(entries TRACE_RELOAD_SEQ=2 | jq -r .MESSAGE)
+note "$msg"
+check "reload 2: the error names $DROPINS/60-broken.conf:4:10" \
+	grep -q "$DROPINS/60-broken.conf:4:10: expected a syslog priority" <<<"$msg"
+check "reload 2: still active, same main pid" \
+	[ "$(ct systemctl is-active tracerd)" = active -a "$(ct systemctl show -P MainPID tracerd)" = "$MAINPID" ]
+ct sh -c "/run/$SLEEPER 30 & p=\$!; sleep 0.2; kill -USR2 \$p; wait \$p; exit 0" 2>/dev/null
+n=$(wait_count 2 TRACE_SELECTION=added TRACE_COMM=$SLEEPER)
+check "reload 2: the running config still traces ($n signal_deliver entries)" [ "$n" = 2 ]
+ct rm -f $DROPINS/60-broken.conf
+
+# Reloads under load: a workload calls getppid and geteuid continuously for
+# 4 s while the config is reloaded 4 times. The unchanged selection
+# "counted" (getppid) must deliver every call exactly once; so must
+# "changed" (geteuid), whose Priority changes each time: it keeps its
+# attachment, and the new priority shows. "added" comes and goes.
+ids_of() { ct sh -c "cat /proc/$1/fdinfo/* 2>/dev/null" | awk -v k="$2:" '$1 == k {print $2}' | sort -u; }
+ids_of "$MAINPID" link_id >"$TMP/links.before"
+ct python3 -c "
+import os, time
+open('/proc/self/comm', 'w').write('$COUNTER')
+n, end = 0, time.monotonic() + 4
+while time.monotonic() < end:
+    for _ in range(100): os.getppid(); os.geteuid()
+    n += 100
+    time.sleep(0.06)
+print(n)" >"$TMP/fired" &
+fire=$!
+for seq in 3 4 5 6; do
+	sleep 0.5
+	if [ $((seq % 2)) = 1 ]; then ct rm -f $DROPINS/50-added.conf; changed notice; else
+		ct sh -c "printf '[Selection]\nName=added\nEvents=signal:signal_deliver\n' >$DROPINS/50-added.conf"
+		changed info
+	fi
+	ct systemctl reload tracerd
+	[ "$(reload_wait $seq)" = ok ] || not_ok "reload $seq under load"
+done
+wait $fire
+fired=$(cat "$TMP/fired")
+got=$(wait_count "$fired" TRACE_SELECTION=counted TRACE_COMM=$COUNTER)
+note "getppid calls: $fired, journal entries: $got, over 4 reloads"
+check "reload under load: every event of an unchanged selection arrives once ($got of $fired)" \
+	[ "$got" = "$fired" -a "$fired" -gt 1000 ]
+ch=$(wait_count "$fired" TRACE_SELECTION=changed TRACE_COMM=$COUNTER)
+prios=$(entries TRACE_SELECTION=changed TRACE_COMM=$COUNTER | jq -r .PRIORITY | sort | uniq -c | xargs)
+note "changed selection: $ch entries of $fired geteuid calls; by priority (count priority): $prios"
+check "reload under load: a changed Priority= loses none, duplicates none ($ch of $fired)" [ "$ch" = "$fired" ]
+check "reload under load: the changed Priority= takes effect (notice 5 and info 6 seen)" \
+	grep -Eq "^[0-9]+ 5 [0-9]+ 6$" <<<"$prios"
+ids_of "$MAINPID" link_id >"$TMP/links.after"
+kept=$(comm -12 "$TMP/links.before" "$TMP/links.after" | wc -l)
+note "BPF links before the reloads: $(wc -l <"$TMP/links.before"), after: $(wc -l <"$TMP/links.after"), the same: $kept"
+check "reloads kept every link but the added selection's" \
+	[ "$kept" = $(($(wc -l <"$TMP/links.before") - 1)) -a "$(wc -l <"$TMP/links.after")" = "$(wc -l <"$TMP/links.before")" ]
+
+# The watchdog (2 s here) would have killed a loop that does not ping.
+check "watchdog: never fired, no restart, same main pid" \
+	[ "$(ct systemctl show -P NRestarts tracerd)" = 0 -a "$(ct systemctl show -P MainPID tracerd)" = "$MAINPID" ]
+check "periodic TRACE_STATS entries" [ "$(entries TRACE_STATS=1 TRACE_STATS_FINAL=0 | wc -l)" -gt 0 ]
+
+# Stop: exit 0 promptly, a summary per selection, no BPF left.
+progs=$(ids_of "$MAINPID" prog_id)
+links=$(ids_of "$MAINPID" link_id)
+note "tracerd (pid $MAINPID in the container) holds BPF programs $(echo $progs), $(wc -w <<<"$links") links"
+t=$(date +%s%N)
+ct systemctl stop tracerd
+stop_ms=$(ms_since "$t")
+status=$(ct systemctl show -P ExecMainStatus tracerd) result=$(ct systemctl show -P Result tracerd)
+check "stop: exit status 0, result success ($stop_ms ms)" [ "$status" = 0 -a "$result" = success ]
+[ "$status" = 0 ] || ct journalctl -u tracerd -o cat --no-pager | grep -vE '^(sched|signal|inet|sys)_' | tail -25 | sed 's/^/#   /'
+check "stop: well inside TimeoutStopSec=90s" [ "$stop_ms" -lt 5000 ]
+n=$(entries TRACE_STATS=1 TRACE_STATS_FINAL=1 | jq -r .TRACE_SELECTION | sort -u | wc -l)
+check "stop: a final summary entry for each of the 8 selections ($n)" [ "$n" = 8 ]
+entries TRACE_STATS_FINAL=1 TRACE_SELECTION=limited >"$TMP/limited.json"
+supp_reported=$(suppressed | jq -s 'map(.TRACE_SUPPRESSED | tonumber) | add')
+delivered=$(entries TRACE_SELECTION=limited TRACE_EVENT=syscalls:sys_enter_getpgid | wc -l)
+note "limited: summary $(jq -r .MESSAGE "$TMP/limited.json"); 'suppressed' entries add up to $supp_reported; $delivered events in the journal"
+check "rate limit: suppressed entries add up to the summary's count" \
+	jqq --argjson s "${supp_reported:-0}" --argjson d "$delivered" \
+	'(.TRACE_STATS_SUPPRESSED | tonumber) == $s and (.TRACE_STATS_DELIVERED | tonumber) == $d and $s >= 1900' \
+	"$TMP/limited.json"
+gone() {
+	local i id left
+	[ -n "$progs" ] || return 1
+	for ((i = 0; i < 50; i++)); do
+		left=0
+		for id in $progs; do bpftool prog show id "$id" >/dev/null 2>&1 && left=$((left + 1)); done
+		for id in $links; do bpftool link show id "$id" >/dev/null 2>&1 && left=$((left + 1)); done
+		[ $left = 0 ] && return 0
+		sleep 0.1
+	done
+	note "$left BPF programs or links of tracerd left"
+	return 1
+}
+check "stop: none of tracerd's BPF programs and links is left" gone
+
+# Start with a broken config: the error at err priority with its
+# file:line:column, exit status 78 (EX_CONFIG), and no restart loop.
+ct sh -c "printf '[Daemon]\nRingBufferSize=3M\n[Selection]\nName=x\nEvents=sched:sched_process_exec\n' >$CONF"
+fails() { ! "$@"; }
+check "start with a broken config fails" fails ct systemctl start tracerd
+sleep 2.5	# RestartSec=2s: long enough for a restart to show
+msg=$(entries _SYSTEMD_UNIT=tracerd.service PRIORITY=3 | jq -r .MESSAGE | grep -F "$CONF:2:16:")
+note "$msg"
+check "broken config: the error names $CONF:2:16 at priority err" [ -n "$msg" ]
+check "broken config: exit status 78, not restarted" \
+	[ "$(ct systemctl show -P ExecMainStatus tracerd)" = 78 -a "$(ct systemctl show -P NRestarts tracerd)" = 0 \
+	  -a "$(ct systemctl is-active tracerd)" = failed ]
+
+t=$(date +%s%N)
+nspawn_stop
+note "container stopped in $(ms_since "$t") ms; whole test $(ms_since "$t0") ms"
+left=$(for cg in $(nspawn_cgroups); do [ -d "$cg" ] && echo "$cg"; done)
+check "container stopped, its cgroups removed" [ -z "$left" ]
