@@ -74,6 +74,18 @@ class Proc:
     def __init__(self, argv, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL, stdin=None):
         self.p = subprocess.Popen(argv, stdout=stdout, stderr=stderr, stdin=stdin)
         self.rusage = None
+        self.cpu0 = 0.0
+
+    def cpu_now(self):
+        try:
+            f = read(f"/proc/{self.p.pid}/stat").rsplit(")", 1)[1].split()
+            return (int(f[11]) + int(f[12])) / os.sysconf("SC_CLK_TCK")
+        except (OSError, IndexError):
+            return 0.0
+
+    def mark(self):
+        """From now on: CPU time spent starting up is not what an event costs."""
+        self.cpu0 = self.cpu_now()
 
     def alive(self):
         return self.p.poll() is None
@@ -112,7 +124,7 @@ class Proc:
         ru = self.rusage
         if ru is None:
             return 0.0, 0, hung
-        return ru.ru_utime + ru.ru_stime, self.hwm, hung
+        return max(0.0, ru.ru_utime + ru.ru_stime - self.cpu0), self.hwm, hung
 
 
 def wait_for(pred, timeout=20.0, what="consumer"):
@@ -171,6 +183,8 @@ class Ftrace:
                                       f"{self.inst}/per_cpu/cpu{cpu}/trace_pipe_raw",
                                       f"{self.tmp}/ftrace.cpu{cpu}"]))
         write(f"{self._evdir()}/enable", "1")
+        for r in self.readers:
+            r.mark()
 
     def stop(self):
         delivered = lost = 0
@@ -240,6 +254,7 @@ class PerfRecord:
             if time.monotonic() > deadline or not self.proc.alive():
                 raise RuntimeError("perf record did not start: " + read(self.err))
             buf += os.read(self.ack, 64)
+        self.proc.mark()
 
     def stop(self):
         cpu_s, rss, _ = self.proc.stop(signal.SIGINT)
@@ -258,6 +273,9 @@ class PerfRecord:
 class Bpftrace:
     def __init__(self, ev, pred, tmp, label, count=False):
         self.ev, self.pred, self.tmp, self.name, self.count = ev, pred, tmp, label, count
+        # printf costs tens of microseconds per event here: a tenth of the
+        # events is enough to measure it, and keeps the run short.
+        self.count_scale = 1 if count else 0.1
 
     def start(self):
         action = "@n = count();" if self.count else self.ev["bt_print"] + ";"
@@ -267,6 +285,10 @@ class Bpftrace:
         with open(f"{self.tmp}/bpftrace.err", "w") as e:
             self.proc = Proc(["bpftrace", "-o", self.out, "-e", prog], stderr=e)
         wait_for(lambda: file_has(self.out, "Attaching") or not self.proc.alive(), what="bpftrace")
+        # "Attaching N probes" comes before the attaching, and its output
+        # to a file is buffered, so nothing tells when it is done: wait.
+        time.sleep(1.0)
+        self.proc.mark()
         if not self.proc.alive():
             raise RuntimeError("bpftrace failed: " + read(f"{self.tmp}/bpftrace.err"))
 
@@ -284,9 +306,9 @@ class Bpftrace:
 
 
 class Tracerd:
-    def __init__(self, ev, filt, tmp, label, build, output="stdout"):
+    def __init__(self, ev, filt, tmp, label, build, output="stdout", journald=None):
         self.ev, self.filt, self.tmp, self.name = ev, filt, tmp, label
-        self.build, self.output = build, output
+        self.build, self.output, self.journald = build, output, journald
         self.conf = f"{tmp}/tracerd-{abs(hash(label))}.conf"
         with open(self.conf, "w") as f:
             f.write(f"[Daemon]\nRingBufferSize={RING_BYTES // (1 << 20)}M\nOutput={output}\n"
@@ -311,17 +333,31 @@ class Tracerd:
             argv.append("--foreground")
         with open(self.err, "w") as e:
             self.proc = Proc(argv, stderr=e, stdout=subprocess.DEVNULL)
-        wait_for(lambda: file_has(self.err, "attached") or not self.proc.alive(), what="tracerd")
+        wait_for(lambda: file_has(self.err, "attached") or
+                 file_has(self.err, "tracerd: summary") or not self.proc.alive(), what="tracerd")
+        self.j0 = self.journald.cpu_s() if self.journald else 0.0
+        self.proc.mark()
         if not self.proc.alive():
             raise RuntimeError("tracerd failed: " + read(self.err))
 
     def stop(self):
         cpu_s, rss, hung = self.proc.stop(signal.SIGINT)
+        if self.journald:
+            cpu_s += self.journald.cpu_s() - self.j0
         text = read(self.err)
         m = re.search(r"delivered=(\d+) lost=(\d+)", text)
         m2 = re.search(r"(\d+) delivered, (\d+) lost", text)
         delivered, lost = (int(m.group(1)), int(m.group(2))) if m else \
             (int(m2.group(1)), int(m2.group(2))) if m2 else (0, 0)
+        if self.output == "journal" and not m and not m2:
+            # The final statistics went to the journal, as a structured entry.
+            j = subprocess.run(["journalctl", "-o", "json", "--no-pager", "-n", "1",
+                                f"_PID={self.proc.p.pid}", "TRACE_STATS_FINAL=1"],
+                               capture_output=True, text=True).stdout.strip().splitlines()
+            if j:
+                e = json.loads(j[-1])
+                delivered = int(e.get("TRACE_STATS_DELIVERED", 0))
+                lost = int(e.get("TRACE_STATS_LOST", 0))
         return {"delivered": delivered, "lost": lost, "cpu_s": cpu_s, "rss_kb": rss,
                 "hung": hung}
 
@@ -359,7 +395,8 @@ def consumers_for(evname, ev, tmp, build, journal):
          Tracerd(ev, ev["reject"], tmp, "tracerd reject", build),
          Tracerd(ev, ev["accept"], tmp, "tracerd accept", build)]
     if journal:
-        c.append(Tracerd(ev, None, tmp, "tracerd journal", build, output="journal"))
+        c.append(Tracerd(ev, None, tmp, "tracerd journal", build, output="journal",
+                         journald=journal))
     return c
 
 
@@ -393,7 +430,10 @@ def bench_event(evname, args, tmp, journal, out):
     for rnd in range(args.rounds):
         for c in active:
             try:
-                rows[c.name].append(run_one(c, args.build, evname, args.count))
+                n = int(args.count * getattr(c, "count_scale", 1))
+                r = run_one(c, args.build, evname, n)
+                r["fired"] = n
+                rows[c.name].append(r)
             except Exception as e:  # a consumer that fails is reported, not fatal
                 log(f"   {c.name}: {e}")
                 rows[c.name].append({"error": str(e)})
@@ -412,7 +452,7 @@ def bench_event(evname, args, tmp, journal, out):
             if name == "none":
                 continue
             lost += r["lost"]
-            expect = 0 if "reject" in name else args.count
+            expect = 0 if "reject" in name else r["fired"]
             if r["delivered"] is not None and r["delivered"] < expect:
                 missing = max(missing, expect - r["delivered"] - r["lost"])
             if r["delivered"]:
@@ -445,7 +485,8 @@ def bench_event(evname, args, tmp, journal, out):
     for name, why in skipped.items():
         p(f"{name:<24} not measured: tracerd refuses the config: {why}")
     p("(vs ftrace: tracerd and ftrace rows against the ftrace row with the same filter; "
-      "others against plain ftrace. CPU: the consumer's own processes. "
+      "others against plain ftrace. CPU: the consumer's own processes from ready to exit "
+      "(tracerd journal: and journald's). "
       "missing: events neither delivered nor counted as lost.)")
     return summary, skipped
 
@@ -475,7 +516,6 @@ def bench_sustained(evname, args, tmp, out, skipped):
     mks = {
         "ftrace": lambda: Ftrace(ev, None, tmp, "ftrace", args.build),
         "perf record": lambda: PerfRecord(ev, None, tmp, "perf record"),
-        "bpftrace printf": lambda: Bpftrace(ev, None, tmp, "bpftrace printf"),
         "tracerd stdout": lambda: Tracerd(ev, None, tmp, "tracerd stdout", args.build),
     }
     p = lambda *a: print(*a, file=out)
@@ -494,9 +534,59 @@ def bench_sustained(evname, args, tmp, out, skipped):
     return res
 
 
+def prog_stats(pid):
+    """(run_time_ns, run_cnt) summed over the BPF programs process pid holds."""
+    t = c = 0
+    for i in bpf_footprint(pid, ids_only=True):
+        j = json.loads(subprocess.run(["bpftool", "-j", "prog", "show", "id", str(i)],
+                                      capture_output=True, text=True).stdout or "{}")
+        t += j.get("run_time_ns", 0)
+        c += j.get("run_cnt", 0)
+    return t, c
+
+
+def bench_bpf_runtime(evname, args, tmp, out, skipped):
+    """ns per run of tracerd's class program, from the kernel's own BPF
+    statistics. They cost two clock reads per run of every BPF program on the
+    machine, so they are on only here, not in the rounds above."""
+    ev = EVENTS[evname]
+    p = lambda *a: print(*a, file=out)
+    path = "/proc/sys/kernel/bpf_stats_enabled"
+    old = read(path).strip()
+    p(f"\ntracerd's BPF program, ns per event it ran for (kernel.bpf_stats_enabled, "
+      f"median of {args.rounds} runs of {args.count // 4} events; includes the statistics' own clock reads):")
+    res = {}
+    for label, filt in (("no filter", None), ("reject", ev["reject"]), ("accept", ev["accept"])):
+        if f"tracerd {label}" in skipped:
+            p(f"  {label:<10} not measured: {skipped[f'tracerd {label}']}")
+            continue
+        c = Tracerd(ev, filt, tmp, f"tracerd {label}", args.build)
+        if filt and c.check():
+            p(f"  {label:<10} not measured: {c.check()}")
+            continue
+        per = []
+        c.start()
+        try:
+            for _ in range(args.rounds):
+                write(path, "1")
+                try:
+                    t0, n0 = prog_stats(c.proc.p.pid)
+                    run_workload(args.build, evname, args.count // 4)
+                    t1, n1 = prog_stats(c.proc.p.pid)
+                finally:
+                    write(path, old)
+                if n1 > n0:
+                    per.append((t1 - t0) / (n1 - n0))
+        finally:
+            c.stop()
+        res[label] = median(per)
+        p(f"  {label:<10} {fmt(res[label])} ns (min {fmt(min(per) if per else None)})")
+    return res
+
+
 # ---------------------------------------------------------------- footprint
 
-def bpf_footprint(pid):
+def bpf_footprint(pid, ids_only=False):
     """Programs, JIT bytes, xlated bytes and map memory held by process pid."""
     progs, maps = set(), set()
     fddir = f"/proc/{pid}/fdinfo"
@@ -507,6 +597,8 @@ def bpf_footprint(pid):
             continue
         for k, v in re.findall(r"^(prog_id|map_id):\s+(\d+)", info, re.M):
             (progs if k == "prog_id" else maps).add(int(v))
+    if ids_only:
+        return progs
     jited = xlated = map_bytes = 0
     for i in progs:
         j = json.loads(subprocess.run(["bpftool", "-j", "prog", "show", "id", str(i)],
@@ -576,8 +668,52 @@ def bench_footprint(args, tmp, out):
 
 # ---------------------------------------------------------------- main
 
-def journald_available():
-    return os.path.exists("/run/systemd/journal/socket")
+class Journald:
+    """The journal sink needs a journald. The host may have none (no systemd
+    as PID 1): then one is started by hand for the benchmark, with rate
+    limiting off (a runtime drop-in), and removed with all it created."""
+
+    SOCK = "/run/systemd/journal/socket"
+    CREATED = ("/run/systemd/journal", "/run/log/journal", "/run/systemd/journald.conf.d")
+
+    def __init__(self):
+        self.proc, self.made, self.why = None, [], None
+
+    def start(self):
+        if os.path.exists(self.SOCK):
+            self.why = "the host's journald"
+            return True
+        exe = "/lib/systemd/systemd-journald"
+        if not os.access(exe, os.X_OK):
+            self.why = "no journald on this host and no " + exe
+            return False
+        self.made = [d for d in self.CREATED if not os.path.exists(d)]
+        os.makedirs("/run/systemd/journald.conf.d", exist_ok=True)
+        write("/run/systemd/journald.conf.d/tracerd-bench.conf",
+              "[Journal]\nRateLimitIntervalSec=0\nStorage=volatile\n")
+        self.proc = Proc([exe], stderr=subprocess.DEVNULL, stdout=subprocess.DEVNULL)
+        try:
+            wait_for(lambda: os.path.exists(self.SOCK) or not self.proc.alive(), 10, "journald")
+        except RuntimeError:
+            pass
+        if not os.path.exists(self.SOCK):
+            self.stop()
+            self.why = "systemd-journald started by hand did not come up"
+            return False
+        self.why = "systemd-journald started by hand for the benchmark (volatile, no rate limit)"
+        return True
+
+    def cpu_s(self):
+        """journald's CPU seconds so far: its share of what the journal sink costs."""
+        return self.proc.cpu_now() if self.proc else 0.0
+
+    def stop(self):
+        if self.proc:
+            self.proc.stop(signal.SIGTERM)
+            self.proc = None
+        for d in self.made:
+            shutil.rmtree(d, ignore_errors=True)
+        self.made = []
 
 
 def foreign_bpf():
@@ -614,7 +750,8 @@ def main():
     path = args.out or f"{ROOT}/bench/results/{now:%Y-%m-%d}.txt"
     os.makedirs(os.path.dirname(path), exist_ok=True)
     tmp = tempfile.mkdtemp(prefix="tracerd-bench.")
-    journal = journald_available()
+    journald = Journald()
+    journal = journald.start()
     cpu_model = next((l.split(":", 1)[1].strip() for l in read("/proc/cpuinfo").splitlines()
                       if l.startswith("model name")), "?")
     with open(path + ".tmp", "w") as out:
@@ -641,18 +778,19 @@ def main():
         fb = foreign_bpf()
         if fb:
             p(f"WARNING: tracing BPF programs not ours were loaded at start: {' '.join(fb)}")
-        if not journal:
-            p("journal sink: not measured, no journald on this host (/run/systemd/journal/socket)")
+        p(f"journal sink: {'measured' if journal else 'NOT measured'}: {journald.why}")
         try:
             results = {}
             for evname in args.events.split(","):
-                summary, skipped = bench_event(evname, args, tmp, journal, tee)
+                summary, skipped = bench_event(evname, args, tmp, journald if journal else None, tee)
                 sus = {} if args.no_sustained else bench_sustained(evname, args, tmp, tee, skipped)
+                bench_bpf_runtime(evname, args, tmp, tee, skipped)
                 results[evname] = (summary, skipped, sus)
                 targets(p, EVENTS[evname]["tp"], summary, skipped, sus)
             if not args.no_footprint:
                 bench_footprint(args, tmp, tee)
         finally:
+            journald.stop()
             shutil.rmtree(tmp, ignore_errors=True)
     os.replace(path + ".tmp", path)
     log(f"results: {path}")
@@ -680,12 +818,18 @@ def targets(p, tp, s, skipped, sus):
         a, b = added("tracerd accept"), added("ftrace accept")
         line(a <= 1.5 * b, f"accepted by a filter: tracerd {fmt(a)} ns <= 1.5 x ftrace accepting {fmt(b)} ns")
     t, pr = s.get("tracerd stdout"), s.get("perf record")
+    if pr and pr["missing"]:
+        line(None, f"perf record comparisons: perf record missed {pr['missing']} events it "
+                   "neither recorded nor counted as lost. A BPF program attached to the same "
+                   "tracepoint through perf that returns 0 makes the kernel drop the event for "
+                   "every perf user: is another tracer running?")
+        pr = None
     if t and pr:
         line(t["lost"] == 0 and t["missing"] == 0,
              f"end to end, stdout to /dev/null: zero loss (lost {t['lost']}, missing {t['missing']})")
         line(t["added"] <= 0.5 * pr["added"],
              f"end to end: tracerd {fmt(t['added'])} ns <= 0.5 x perf record {fmt(pr['added'])} ns")
-    if "tracerd stdout" in sus and "perf record" in sus:
+    if "tracerd stdout" in sus and "perf record" in sus and pr:
         line(sus["tracerd stdout"] >= sus["perf record"],
              f"sustained rate: tracerd {sus['tracerd stdout'] / 1e6:.2f} M/s >= perf record "
              f"{sus['perf record'] / 1e6:.2f} M/s")
