@@ -127,7 +127,7 @@ bench-build: $(BUILD)/tracerd $(BENCH_BINS)
 bench: bench-deps bench-build
 	scripts/mount-tracefs.sh
 	@if grep -q '^bench-render:' Makefile; then $(MAKE) --no-print-directory bench-render; fi
-	python3 bench/bench.py --build $(BUILD) $(BENCH_ARGS)
+	python3 bench/bench.py --build $(BUILD) --readme $(BENCH_ARGS)
 
 clean:
 	rm -rf build build-san

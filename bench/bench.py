@@ -739,6 +739,8 @@ def main():
     ap.add_argument("--no-sustained", action="store_true")
     ap.add_argument("--no-footprint", action="store_true")
     ap.add_argument("--out", help="results file (default bench/results/DATE.txt)")
+    ap.add_argument("--readme", action="store_true",
+                    help="put the summary in README.md's Benchmark section")
     args = ap.parse_args()
     if args.quick:
         args.rounds, args.count, args.bisect = 2, 100000, 2
@@ -779,6 +781,7 @@ def main():
         if fb:
             p(f"WARNING: tracing BPF programs not ours were loaded at start: {' '.join(fb)}")
         p(f"journal sink: {'measured' if journal else 'NOT measured'}: {journald.why}")
+        verdicts = []
         try:
             results = {}
             for evname in args.events.split(","):
@@ -786,9 +789,10 @@ def main():
                 sus = {} if args.no_sustained else bench_sustained(evname, args, tmp, tee, skipped)
                 bench_bpf_runtime(evname, args, tmp, tee, skipped)
                 results[evname] = (summary, skipped, sus)
-                targets(p, EVENTS[evname]["tp"], summary, skipped, sus)
-            if not args.no_footprint:
-                bench_footprint(args, tmp, tee)
+                targets(p, EVENTS[evname]["tp"], summary, skipped, sus, verdicts)
+            fp = None if args.no_footprint else bench_footprint(args, tmp, tee)
+            if args.readme:
+                update_readme(now, results, verdicts, fp, os.path.relpath(path, ROOT))
         finally:
             journald.stop()
             shutil.rmtree(tmp, ignore_errors=True)
@@ -796,12 +800,64 @@ def main():
     log(f"results: {path}")
 
 
-def targets(p, tp, s, skipped, sus):
+def update_readme(now, results, verdicts, fp, path):
+    """Replaces the text between the benchmark markers in README.md."""
+    begin, end = "<!-- bench:begin -->", "<!-- bench:end -->"
+    readme = f"{ROOT}/README.md"
+    text = read(readme)
+    if begin not in text or end not in text:
+        log("README.md has no benchmark markers; not updated")
+        return
+    evs = list(results)
+    L = [begin,
+         f"Latest run: {now:%Y-%m-%d %H:%M} UTC, kernel {platform.release()}, "
+         f"{os.cpu_count()} CPUs; full results in `{path}`. ns added per event (median of "
+         "the rounds), ratio to ftrace with the same filter, events lost:", "",
+         "| consumer | " + " | ".join(EVENTS[e]["tp"] for e in evs) + " |",
+         "|---|" + "---|" * len(evs)]
+    names = [n for n in results[evs[0]][0] if n != "none"]
+    for n in names:
+        cells = []
+        for e in evs:
+            summ = results[e][0]
+            x = summ.get(n)
+            if not x:
+                cells.append("not measured")
+                continue
+            base = summ.get(BASE.get(n, "ftrace"))
+            ratio = x["added"] / base["added"] if base and base["added"] > 0 else float("nan")
+            lost = x["lost"] + x["missing"]
+            cells.append(f"{fmt(x['added'])} ns ({fmt(ratio, 2)}x), lost {lost}")
+        L.append(f"| {n} | " + " | ".join(cells) + " |")
+    L.append("")
+    for e in evs:
+        summ, _, sus = results[e]
+        t = summ.get("tracerd stdout")
+        rates = ", ".join(f"{k} {v / 1e6:.2f}" for k, v in sus.items())
+        if t:
+            L.append(f"- {EVENTS[e]['tp']}: tracerd CPU {fmt(t['cpu_per_M'])} ms per million "
+                     f"events, peak RSS {t['rss_kb'] // 1024} MiB; highest rate with zero loss "
+                     f"(M events/s): {rates or 'not measured'}")
+    if fp:
+        n = max(fp)
+        a, b = fp[n]
+        if a and b:
+            L.append(f"- Footprint, {n} events of {FOOTPRINT_CLASS[1]}: tracerd {a[0]} program, "
+                     f"{a[1]} JIT bytes; one program per event: {b[0]} programs, {b[1]} JIT bytes.")
+    L += ["", "Targets:", ""] + [f"- {v}" for v in verdicts] + [end]
+    head, rest = text.split(begin, 1)
+    write(readme, head + "\n".join(L) + rest.split(end, 1)[1])
+
+
+def targets(p, tp, s, skipped, sus, verdicts=None):
     """The issue's targets, as ratios within this run."""
     p(f"\ntargets, {tp}:")
 
     def line(ok, text):
-        p(f"  [{'met' if ok else 'MISSED' if ok is not None else 'n/a'}] {text}")
+        v = 'met' if ok else 'MISSED' if ok is not None else 'n/a'
+        p(f"  [{v}] {text}")
+        if verdicts is not None:
+            verdicts.append(f"{tp}: [{v}] {text}")
 
     def added(name):
         return s[name]["added"] if name in s else float("nan")
