@@ -127,7 +127,7 @@ class Proc:
         return max(0.0, ru.ru_utime + ru.ru_stime - self.cpu0), self.hwm, hung
 
 
-def wait_for(pred, timeout=20.0, what="consumer"):
+def wait_for(pred, timeout=60.0, what="consumer"):
     deadline = time.monotonic() + timeout
     while time.monotonic() < deadline:
         if pred():
@@ -373,7 +373,14 @@ def run_workload(build, event, count, rate=0):
 
 
 def run_one(consumer, build, event, count, rate=0):
-    consumer.start()
+    try:
+        consumer.start()
+    except BaseException:
+        try:  # stop what did start: processes, the tracefs instance
+            consumer.stop()
+        except Exception:
+            pass
+        raise
     try:
         time.sleep(0.05)
         w = run_workload(build, event, count, rate)
@@ -439,16 +446,20 @@ def bench_event(evname, args, tmp, journal, out):
                 rows[c.name].append({"error": str(e)})
         log(f"   round {rnd + 1}/{args.rounds} done")
 
-    # ns added per event, per round against that round's no-consumer run.
-    none = rows["none"]
+    # ns added per event: each run against the median of the no-consumer
+    # runs. One no-consumer run per round is as noisy as the run it would be
+    # paired with; their median is not.
+    none = [r for r in rows["none"] if "error" not in r]
+    base_ns = median([r["ns_per_iter"] for r in none])
+    base_p10 = median([r["p10"] for r in none])
     summary = {}
     for name, rs in rows.items():
         added, added_p10, lost, missing, cpu, rss, hung = [], [], 0, 0, [], 0, False
-        for i, r in enumerate(rs):
-            if "error" in r or "error" in none[i]:
+        for r in rs:
+            if "error" in r:
                 continue
-            added.append(r["ns_per_iter"] - none[i]["ns_per_iter"])
-            added_p10.append(r["p10"] - none[i]["p10"])
+            added.append(r["ns_per_iter"] - base_ns)
+            added_p10.append(r["p10"] - base_p10)
             if name == "none":
                 continue
             lost += r["lost"]
@@ -747,6 +758,10 @@ def main():
     args.build = os.path.abspath(args.build)
     if os.geteuid() != 0:
         sys.exit("bench.py: needs root (BPF, tracefs, perf -a)")
+
+    def on_term(sig, frame):
+        raise KeyboardInterrupt  # unwinds through every cleanup below
+    signal.signal(signal.SIGTERM, on_term)
 
     now = datetime.datetime.now(datetime.timezone.utc)
     path = args.out or f"{ROOT}/bench/results/{now:%Y-%m-%d}.txt"
