@@ -390,7 +390,7 @@ def run_one(consumer, build, event, count, rate=0):
     return res
 
 
-def consumers_for(evname, ev, tmp, build, journal):
+def consumers_for(evname, ev, tmp, build, journal, compare=None):
     c = [NoConsumer(),
          Ftrace(ev, None, tmp, "ftrace", build),
          Ftrace(ev, ev["reject"], tmp, "ftrace reject", build),
@@ -404,6 +404,8 @@ def consumers_for(evname, ev, tmp, build, journal):
     if journal:
         c.append(Tracerd(ev, None, tmp, "tracerd journal", build, output="journal",
                          journald=journal))
+    if compare:  # A/B: another build of tracerd, same configuration
+        c.append(Tracerd(ev, None, tmp, "tracerd stdout (B)", compare))
     return c
 
 
@@ -419,12 +421,13 @@ def fmt(x, digits=0):
 
 BASE = {"ftrace": "ftrace", "ftrace reject": "ftrace reject", "ftrace accept": "ftrace accept",
         "tracerd stdout": "ftrace", "tracerd reject": "ftrace reject",
-        "tracerd accept": "ftrace accept", "tracerd journal": "ftrace"}
+        "tracerd accept": "ftrace accept", "tracerd journal": "ftrace",
+        "tracerd stdout (B)": "ftrace"}
 
 
 def bench_event(evname, args, tmp, journal, out):
     ev = EVENTS[evname]
-    cons = consumers_for(evname, ev, tmp, args.build, journal)
+    cons = consumers_for(evname, ev, tmp, args.build, journal, args.compare)
     skipped = {}
     for c in cons:
         if isinstance(c, Tracerd):
@@ -750,12 +753,16 @@ def main():
     ap.add_argument("--no-sustained", action="store_true")
     ap.add_argument("--no-footprint", action="store_true")
     ap.add_argument("--out", help="results file (default bench/results/DATE.txt)")
+    ap.add_argument("--compare", metavar="BUILD",
+                    help="also run the tracerd of another build directory (an A/B of a change)")
     ap.add_argument("--readme", action="store_true",
                     help="put the summary in README.md's Benchmark section")
     args = ap.parse_args()
     if args.quick:
         args.rounds, args.count, args.bisect = 2, 100000, 2
     args.build = os.path.abspath(args.build)
+    if args.compare:
+        args.compare = os.path.abspath(args.compare)
     if os.geteuid() != 0:
         sys.exit("bench.py: needs root (BPF, tracefs, perf -a)")
 
