@@ -109,11 +109,16 @@ uninstall:
 
 # The benchmark (README, "Benchmark"): not part of `make test`. BENCH_ARGS is
 # passed to bench/bench.py, e.g. BENCH_ARGS="--quick".
-BENCH_BINS := $(BUILD)/bench/workload $(BUILD)/bench/drain $(BUILD)/bench/prog-per-event
+BENCH_BINS := $(BUILD)/bench/workload $(BUILD)/bench/drain $(BUILD)/bench/prog-per-event \
+	$(BUILD)/bench/ring-drain
 
 $(BUILD)/bench/%: bench/%.c
 	@mkdir -p $(@D)
 	$(CC) $(CFLAGS) -o $@ $<
+
+$(BUILD)/bench/ring-drain: bench/ring-drain.c $(BUILD)/libtracerd.a $(HDRS)
+	@mkdir -p $(@D)
+	$(CC) $(CFLAGS) $(LDFLAGS) -o $@ $< $(BUILD)/libtracerd.a $(LIBS)
 
 $(BUILD)/bench/prog-per-event: bench/prog-per-event.c $(SKELS)
 	@mkdir -p $(@D)
