@@ -408,8 +408,10 @@ def consumers_for(evname, ev, tmp, build, journal, compare=None):
     if journal:
         c.append(Tracerd(ev, None, tmp, "tracerd journal", build, output="journal",
                          journald=journal))
-    if compare:  # A/B: another build of tracerd, same configuration
-        c.append(Tracerd(ev, None, tmp, "tracerd stdout (B)", compare))
+    if compare:  # A/B: another build of tracerd, same configurations
+        c += [Tracerd(ev, None, tmp, "tracerd stdout (B)", compare),
+              Tracerd(ev, ev["reject"], tmp, "tracerd reject (B)", compare),
+              Tracerd(ev, ev["accept"], tmp, "tracerd accept (B)", compare)]
     return c
 
 
@@ -426,7 +428,8 @@ def fmt(x, digits=0):
 BASE = {"ftrace": "ftrace", "ftrace reject": "ftrace reject", "ftrace accept": "ftrace accept",
         "tracerd stdout": "ftrace", "tracerd reject": "ftrace reject",
         "tracerd accept": "ftrace accept", "tracerd journal": "ftrace",
-        "tracerd stdout (B)": "ftrace", "tracerd ring (no text)": "ftrace"}
+        "tracerd stdout (B)": "ftrace", "tracerd ring (no text)": "ftrace",
+        "tracerd reject (B)": "ftrace reject", "tracerd accept (B)": "ftrace accept"}
 
 
 def bench_event(evname, args, tmp, journal, out):
@@ -820,6 +823,8 @@ def main():
             r = subprocess.run(t, capture_output=True, text=True)
             tools.append((r.stdout or r.stderr).strip())
         p(f"tools: {', '.join(tools)}; tracerd {subprocess.run(['git', '-C', ROOT, 'describe', '--always', '--dirty'], capture_output=True, text=True).stdout.strip()}")
+        if args.compare:
+            p(f"build B (--compare): {args.compare}/tracerd; rows marked (B) ran it")
         fb = foreign_bpf()
         if fb:
             p(f"WARNING: tracing BPF programs not ours were loaded at start: {' '.join(fb)}")
@@ -912,6 +917,12 @@ def targets(p, tp, s, skipped, sus, verdicts=None):
     else:
         line(None, "rejected event: tracerd cannot be configured to reject "
                    f"({skipped.get('tracerd reject', 'not measured')})")
+    if "tracerd reject (B)" in s:
+        a, b = added("tracerd reject (B)"), added("ftrace reject")
+        line(a <= b, f"rejected event, build B (--compare): tracerd {fmt(a)} ns <= ftrace filter rejecting {fmt(b)} ns")
+    if "tracerd accept (B)" in s:
+        a, b = added("tracerd accept (B)"), added("ftrace accept")
+        line(a <= 1.5 * b, f"accepted by a filter, build B (--compare): tracerd {fmt(a)} ns <= 1.5 x ftrace accepting {fmt(b)} ns")
     b = added("ftrace")
     if "tracerd ring (no text)" in s:
         a = added("tracerd ring (no text)")
