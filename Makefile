@@ -131,7 +131,8 @@ bench-build: $(BUILD)/tracerd $(BENCH_BINS)
 
 bench: bench-deps bench-build
 	scripts/mount-tracefs.sh
-	@if grep -q '^bench-render:' Makefile; then $(MAKE) --no-print-directory bench-render; fi
+	@# bench.py runs render-bench, when the Makefile builds one, and keeps its figures
+	@if grep -q '^bench-render:' Makefile; then $(MAKE) --no-print-directory $(BUILD)/bench/render-bench; fi
 	python3 bench/bench.py --build $(BUILD) --readme $(BENCH_ARGS)
 
 clean:
