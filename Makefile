@@ -38,7 +38,8 @@ TEST_SRCS := $(wildcard tests/unit/*.c) $(filter-out %.bpf.c,$(wildcard tests/to
 TEST_BINS := $(TEST_SRCS:tests/%.c=$(BUILD)/tests/%)
 
 .SECONDARY:
-.PHONY: all deps run test test-unit check install uninstall clean help fuzz bench bench-render
+.PHONY: all deps run test test-unit check install uninstall clean help fuzz bench bench-render \
+	bench-deps bench-build
 all: $(BUILD)/tracerd $(TEST_BINS)
 
 help:
@@ -49,6 +50,8 @@ help:
 	@echo "make test SANITIZE=1   the same under ASan+UBSan"
 	@echo "make install   install binary, unit and config (PREFIX, DESTDIR)"
 	@echo "make bench-render   records rendered per second, compiled vs libtraceevent"
+	@echo "make bench     tracerd against ftrace, perf and bpftrace (root; results in bench/results/)"
+	@echo "make bench-deps   install what make bench needs (bpftrace, perf)"
 
 deps:
 	scripts/deps.sh
@@ -103,6 +106,34 @@ install: $(BUILD)/tracerd
 
 uninstall:
 	rm -f $(DESTDIR)$(PREFIX)/bin/tracerd $(DESTDIR)$(UNITDIR)/tracerd.service
+
+# The benchmark (README, "Benchmark"): not part of `make test`. BENCH_ARGS is
+# passed to bench/bench.py, e.g. BENCH_ARGS="--quick".
+BENCH_BINS := $(BUILD)/bench/workload $(BUILD)/bench/drain $(BUILD)/bench/prog-per-event \
+	$(BUILD)/bench/ring-drain
+
+$(BUILD)/bench/%: bench/%.c
+	@mkdir -p $(@D)
+	$(CC) $(CFLAGS) -o $@ $<
+
+$(BUILD)/bench/ring-drain: bench/ring-drain.c $(BUILD)/libtracerd.a $(HDRS)
+	@mkdir -p $(@D)
+	$(CC) $(CFLAGS) $(LDFLAGS) -o $@ $< $(BUILD)/libtracerd.a $(LIBS)
+
+$(BUILD)/bench/prog-per-event: bench/prog-per-event.c $(SKELS)
+	@mkdir -p $(@D)
+	$(CC) $(CFLAGS) -o $@ $< -lbpf -lelf -lz
+
+bench-deps:
+	scripts/bench-deps.sh
+
+bench-build: $(BUILD)/tracerd $(BENCH_BINS)
+
+bench: bench-deps bench-build
+	scripts/mount-tracefs.sh
+	@# bench.py runs render-bench, when the Makefile builds one, and keeps its figures
+	@if grep -q '^bench-render:' Makefile; then $(MAKE) --no-print-directory $(BUILD)/bench/render-bench; fi
+	python3 bench/bench.py --build $(BUILD) --readme $(BENCH_ARGS)
 
 clean:
 	rm -rf build build-san

@@ -72,14 +72,3 @@ int tracer_on_record(void *ctx, void *data, size_t size)
 		slot->delivered++;
 	return 0;
 }
-
-/* The record was handled either way; past the budget, stop libbpf's drain
- * loop so that a ring refilled as fast as it drains cannot starve the event
- * loop (signals, watchdog). libbpf counts the record consumed. */
-int tracer_on_record_budget(void *ctx, void *data, size_t size)
-{
-	struct tracer *t = ctx;
-
-	tracer_on_record(ctx, data, size);
-	return ++t->batch >= TRACER_DRAIN_BUDGET ? -EAGAIN : 0;
-}

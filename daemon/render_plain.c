@@ -27,12 +27,16 @@ static void put_number(const struct tp_field *f, const uint8_t *p, unsigned size
 {
 	uint64_t v = load_uint(p, size);
 
-	if (strchr(f->type, '*'))
-		sb_printf(out, "0x%llx", (unsigned long long)v);
-	else if (f->is_signed)
-		sb_printf(out, "%lld", (long long)sign_extend(v, size));
-	else
-		sb_printf(out, "%llu", (unsigned long long)v);
+	/* Not sb_printf: a few numbers per event, and printf's format parsing
+	 * cost more than the conversion. */
+	if (strchr(f->type, '*')) {
+		sb_put(out, "0x", 2);
+		sb_put_hex(out, v);
+	} else if (f->is_signed) {
+		sb_put_i64(out, sign_extend(v, size));
+	} else {
+		sb_put_u64(out, v);
+	}
 }
 
 static void put_array(const struct tp_field *f, const uint8_t *p, size_t bytes, struct strbuf *out)

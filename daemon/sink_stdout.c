@@ -2,27 +2,63 @@
 /* The foreground sink: one line per event in the kernel's trace layout,
  * "comm-pid [cpu] secs.usecs: event: fields". Daemon messages go to stderr. */
 #include <stdarg.h>
+#include <unistd.h>
 #include "sink.h"
 #include "util.h"
 
 struct sink_stdout {
 	struct sink base;
 	FILE *out;
+	struct strbuf line;
 };
 
+/* n digits of v, zero-padded: the numbers of the line prefix. */
+static void put_padded(struct strbuf *sb, uint64_t v, unsigned width, char pad, bool left)
+{
+	char tmp[24], *p = tmp + sizeof(tmp);
+	size_t n;
+
+	do
+		*--p = '0' + v % 10;
+	while (v /= 10);
+	n = tmp + sizeof(tmp) - p;
+	if (left)
+		sb_put(sb, p, n);
+	for (; n < width; n++)
+		sb_putc(sb, pad);
+	if (!left)
+		sb_put(sb, p, tmp + sizeof(tmp) - p);
+}
+
+/* "%16s-%-7u [%03u] %5llu.%06llu: %s: %s\n", built without printf: its
+ * format parsing was a fifth of the daemon's time per event. One fwrite per
+ * line, so the stream is locked once. */
 static int stdout_emit(struct sink *s, const struct out_record *r)
 {
 	struct sink_stdout *so = (struct sink_stdout *)s;
 	const struct trace_rec_hdr *h = r->hdr;
-	char comm[TRACERD_COMM_LEN + 1];
+	struct strbuf *l = &so->line;
+	size_t clen = strnlen(h->comm, TRACERD_COMM_LEN);
 
-	memcpy(comm, h->comm, TRACERD_COMM_LEN);
-	comm[TRACERD_COMM_LEN] = 0;
-	if (fprintf(so->out, "%16s-%-7u [%03u] %5llu.%06llu: %s: %s\n", comm, h->tid, h->cpu,
-		    (unsigned long long)(h->ts_ns / 1000000000ULL),
-		    (unsigned long long)(h->ts_ns % 1000000000ULL / 1000),
-		    r->slot->event->name, r->text) < 0)
-		return -errno;
+	sb_reset(l);
+	for (size_t i = clen; i < 16; i++)
+		sb_putc(l, ' ');
+	sb_put(l, h->comm, clen);
+	sb_putc(l, '-');
+	put_padded(l, h->tid, 7, ' ', true);
+	sb_put(l, " [", 2);
+	put_padded(l, h->cpu, 3, '0', false);
+	sb_put(l, "] ", 2);
+	put_padded(l, h->ts_ns / 1000000000ULL, 5, ' ', false);
+	sb_putc(l, '.');
+	put_padded(l, h->ts_ns % 1000000000ULL / 1000, 6, '0', false);
+	sb_put(l, ": ", 2);
+	sb_puts(l, r->slot->event->name);
+	sb_put(l, ": ", 2);
+	sb_puts(l, r->text);
+	sb_putc(l, '\n');
+	if (l->oom || fwrite(l->buf, 1, l->len, so->out) != l->len)
+		return l->oom ? -ENOMEM : -errno;
 	return 0;
 }
 
@@ -45,6 +81,7 @@ static void stdout_flush(struct sink *s)
 static void stdout_free(struct sink *s)
 {
 	stdout_flush(s);
+	sb_free(&((struct sink_stdout *)s)->line);
 	free(s);
 }
 
@@ -63,6 +100,11 @@ int sink_stdout_new(struct sink **ret, FILE *out)
 		return -ENOMEM;
 	s->base.ops = &stdout_ops;
 	s->out = out;
+	/* Into a file or a pipe, write 64 KiB at a time rather than stdio's
+	 * 4 KiB: a write(2) per 30 lines showed in the profile. A terminal
+	 * keeps its line buffering. */
+	if (!isatty(fileno(out)))
+		setvbuf(out, NULL, _IOFBF, 1 << 16);
 	*ret = &s->base;
 	return 0;
 }

@@ -48,7 +48,7 @@ void sb_put(struct strbuf *sb, const char *s, size_t n)
 	sb->buf[sb->len] = 0;
 }
 
-void sb_putc(struct strbuf *sb, char c)
+void sb_putc_slow(struct strbuf *sb, char c)
 {
 	sb_put(sb, &c, 1);
 }
@@ -79,6 +79,38 @@ void sb_vprintf(struct strbuf *sb, const char *fmt, va_list ap)
 		vsnprintf(sb->buf + sb->len, n + 1, fmt, ap);
 	}
 	sb->len += n;
+}
+
+/* Decimal and hexadecimal numbers without printf's format parsing: the
+ * renderers print several per event. */
+void sb_put_u64(struct strbuf *sb, uint64_t v)
+{
+	char tmp[20], *p = tmp + sizeof(tmp);
+
+	do
+		*--p = '0' + v % 10;
+	while (v /= 10);
+	sb_put(sb, p, tmp + sizeof(tmp) - p);
+}
+
+void sb_put_i64(struct strbuf *sb, int64_t v)
+{
+	if (v < 0) {
+		sb_putc(sb, '-');
+		sb_put_u64(sb, -(uint64_t)v);
+	} else {
+		sb_put_u64(sb, v);
+	}
+}
+
+void sb_put_hex(struct strbuf *sb, uint64_t v)
+{
+	char tmp[16], *p = tmp + sizeof(tmp);
+
+	do
+		*--p = "0123456789abcdef"[v & 15];
+	while (v >>= 4);
+	sb_put(sb, p, tmp + sizeof(tmp) - p);
 }
 
 void sb_printf(struct strbuf *sb, const char *fmt, ...)

@@ -7,6 +7,7 @@
 #include <time.h>
 #include "filter.h"
 #include "render.h"
+#include "ringbuf.h"
 #include "sink.h"
 #include "tracer.h"
 #include "tracerd.skel.h"
@@ -68,9 +69,8 @@ int tracer_new(struct tracer **ret, const struct config *cfg, struct diag *d)
 			 r == -EPERM ? " (tracerd needs CAP_BPF and CAP_PERFMON)" : "");
 		goto fail;
 	}
-	t->rb = ring_buffer__new(bpf_map__fd(t->skel->maps.rb), tracer_on_record_budget, t, NULL);
-	if (!t->rb) {
-		r = -errno;
+	r = rb_reader_new(&t->rb, bpf_map__fd(t->skel->maps.rb));
+	if (r < 0) {
 		diag_set(d, NULL, 0, 0, "cannot set up the ring buffer: %s", strerror(-r));
 		goto fail;
 	}
@@ -421,11 +421,10 @@ int tracer_drain(struct tracer *t)
 {
 	int r;
 
-	t->batch = 0;
-	r = ring_buffer__consume(t->rb);
+	r = rb_reader_consume(t->rb, tracer_on_record, t, TRACER_DRAIN_BUDGET);
 	if (t->sink)
 		sink_flush(t->sink);
-	return r == -EAGAIN;
+	return r;
 }
 
 void tracer_drain_all(struct tracer *t)
@@ -509,7 +508,7 @@ void tracer_free(struct tracer *t)
 		sel_state_free(t, t->sels[i]);
 	free(t->sels);
 	sink_free(t->sink);
-	ring_buffer__free(t->rb);
+	rb_reader_free(t->rb);
 	tracerd_bpf__destroy(t->skel);
 	for (size_t i = 0; i < t->n_events; i++) {
 		render_release(t->events[i]);

@@ -12,7 +12,7 @@
 #include "tracerd_record.h"
 
 struct bpf_link;
-struct ring_buffer;
+struct rb_reader;
 struct tracerd_bpf;
 struct sink;
 
@@ -50,7 +50,7 @@ struct sel_totals {
 struct tracer {
 	struct config cfg;
 	struct tracerd_bpf *skel;
-	struct ring_buffer *rb;
+	struct rb_reader *rb;		/* daemon/ringbuf.c */
 	struct tp_classes classes;
 	struct tp_event **events;	/* loaded formats, shared by selections */
 	size_t n_events, cap_events;
@@ -63,7 +63,6 @@ struct tracer {
 	uint64_t malformed;		/* records that failed validation */
 	uint64_t late;			/* records for a slot already detached */
 	struct strbuf text;
-	size_t batch;			/* records in the current drain */
 	int64_t realtime_offset_ns;	/* CLOCK_REALTIME - CLOCK_MONOTONIC */
 };
 
@@ -85,10 +84,9 @@ void tracer_totals(struct tracer *t, const struct sel_state *s, struct sel_total
 void tracer_slot_totals(struct tracer *t, const struct trace_slot *slot, struct sel_totals *tot);
 int tracer_prog_count(struct tracer *t);
 
-/* consumer.c: libbpf's ring_buffer callbacks */
+/* consumer.c: the ring buffer reader's callback */
 #define TRACER_DRAIN_BUDGET 65536	/* records per drain before the loop runs again */
 int tracer_on_record(void *ctx, void *data, size_t size);
-int tracer_on_record_budget(void *ctx, void *data, size_t size);
 
 /* resolve.c */
 int tracer_event(struct tracer *t, const char *sys_event, struct tp_event **ret);

@@ -7,6 +7,7 @@
 #include <stdarg.h>
 #include <stdbool.h>
 #include <stddef.h>
+#include <stdint.h>
 
 struct strbuf {
 	char *buf;
@@ -16,11 +17,26 @@ struct strbuf {
 
 void sb_reset(struct strbuf *sb);
 void sb_free(struct strbuf *sb);
-void sb_putc(struct strbuf *sb, char c);
 void sb_put(struct strbuf *sb, const char *s, size_t n);
 void sb_puts(struct strbuf *sb, const char *s);
 void sb_printf(struct strbuf *sb, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
 void sb_vprintf(struct strbuf *sb, const char *fmt, va_list ap);
+void sb_put_u64(struct strbuf *sb, uint64_t v);	/* decimal */
+void sb_put_i64(struct strbuf *sb, int64_t v);
+void sb_put_hex(struct strbuf *sb, uint64_t v);	/* lower case, no 0x */
+void sb_putc_slow(struct strbuf *sb, char c);
+
+/* Inline while there is room: renderers put characters one by one. */
+static inline void sb_putc(struct strbuf *sb, char c)
+{
+	if (sb->len + 2 <= sb->cap) {
+		sb->buf[sb->len++] = c;
+		sb->buf[sb->len] = 0;
+	} else {
+		sb_putc_slow(sb, c);
+	}
+}
+
 static inline const char *sb_str(const struct strbuf *sb) { return sb->buf ? sb->buf : ""; }
 
 #endif
