@@ -215,6 +215,11 @@ static int setup_loop(struct daemon *dm)
 	sigset_t mask;
 	int r;
 
+	/* A shell starts background jobs with SIGINT ignored, and an ignored
+	 * signal never reaches a signalfd: take the defaults back first. */
+	signal(SIGTERM, SIG_DFL);
+	signal(SIGINT, SIG_DFL);
+	signal(SIGHUP, SIG_DFL);
 	sigemptyset(&mask);
 	sigaddset(&mask, SIGTERM);
 	sigaddset(&mask, SIGINT);
@@ -305,6 +310,8 @@ static int start(struct daemon *dm, struct config *cfg)
 	if (r >= 0)
 		r = dm->o->foreground || cfg->output == OUTPUT_STDOUT ?
 		    sink_stdout_new(&dm->t->sink, stdout) : sink_journal_new(&dm->t->sink);
+	if (r >= 0)
+		r = sink_queue_wrap(&dm->t->sink);
 	if (r < 0)
 		goto fail;
 	t0 = now_usec(CLOCK_MONOTONIC);
