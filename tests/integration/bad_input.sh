@@ -139,12 +139,18 @@ printf '[Selection]\nName=t\nEvents=irq:irq_handler_entry \\\n  irq:nope_*\n' >"
 expect "a glob matching nothing in a drop-in" 1 "$F.d/10.conf:4:3: 'irq:nope_*' matches no event" "" -- "$TRACERD" --check-config "$F"
 expect "--describe an unknown event" 1 "tracerd: no event 'sched:sched_swich'; did you mean sched:sched_switch" "" -- "$TRACERD" --describe sched:sched_swich
 
-# Filters: every class of filter error once the filter language lands; for
-# now a Filter= is refused at its position.
-conf filter "$SEL"$'Filter=prev_pid == 1\n'
-if "$TRACERD" --check-config "$F" 2>&1 | grep -q "not supported yet"; then
-	cc "Filter= before the filter compiler exists" 1 ":4:8: filter expressions are not supported yet"
-fi
+# Filters: one case per class of filter error, at the filter's column.
+fc() { # NAME FILTER MSG-AFTER-PATH
+	conf filter "$SEL"'Filter='"$2"$'\n'
+	cc "filter: $1" 1 "$3"
+}
+fc "missing value" "prev_pid == " ":4:19: expected a value: a number, a symbol or a string"
+fc "unknown field" "prev_pidd == 1" ":4:8: unknown field 'prev_pidd' in sched:sched_switch; its fields are: prev_comm, prev_pid, prev_prio, prev_state, next_comm, next_pid, next_prio, common_pid, common_type, comm, cpu"
+fc "dangling &&" "prev_pid == 1 &&" ":4:24: expected a field name, '!' or '(' before the end of the filter"
+fc "ordering a string" "prev_comm > 3" ":4:18: prev_comm is a string (char[16]): expected ==, !=, ~ or in, not '>'"
+fc "unclosed (" "(prev_pid == 1" ":4:22: expected ')' to close the '(' at column 8"
+fc "glob on a number" "prev_pid ~ 1" ":4:17: '~' is a glob and needs a string; prev_pid is a number (pid_t): expected ==, !=, <, <=, >, >=, &, &= or in"
+fc "bad number" "prev_pid == 0x" ":4:20: expected a number for prev_pid (pid_t), not '0x'"
 
 # The environment: tracefs unmounted, BTF missing.
 conf good "$SEL"
@@ -173,7 +179,8 @@ start_tracerd "$TMP/run.conf" "$TMP/run" || { not_ok "reload: tracerd starts"; e
 read -r pid1 _ < <("$FIRE" 100)
 bad_reloads=0
 for bad in $'[Daemon]\nOutput=syslog\n' $'[Selection]\nName=r\nEvents=sched:nosuch\n' $'Foo=1\n' \
-	$'[Selection]\nName=r\nEvents=syscalls:sys_enter_sysfs\n[Selection]\nName=r\nEvents=irq:*\n'; do
+	$'[Selection]\nName=r\nEvents=syscalls:sys_enter_sysfs\n[Selection]\nName=r\nEvents=irq:*\n' \
+	$'[Selection]\nName=r\nEvents=syscalls:sys_enter_sysfs\nFilter=option ==\n'; do
 	printf '%s' "$bad" >"$TMP/run.conf"
 	before=$(grep -c "reload failed" "$TMP/run.err")
 	kill -HUP "$TRACERD_PID"
@@ -184,7 +191,7 @@ for bad in $'[Daemon]\nOutput=syslog\n' $'[Selection]\nName=r\nEvents=sched:nosu
 	[ "$(grep -c "reload failed" "$TMP/run.err")" -gt "$before" ] && bad_reloads=$((bad_reloads + 1))
 done
 grep "reload failed" "$TMP/run.err" | sed 's/^/#   /'
-check "reload: 4 bad configs refused with their message" [ "$bad_reloads" = 4 ]
+check "reload: 5 bad configs refused with their message" [ "$bad_reloads" = 5 ]
 check "reload: the message names file:line:column" grep -qF "reload failed, keeping the running configuration: $TMP/run.conf:2:8: expected 'journal' or 'stdout', got 'syslog'" "$TMP/run.err"
 read -r pid2 _ < <("$FIRE" 100)
 sleep 0.2
