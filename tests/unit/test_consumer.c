@@ -220,8 +220,10 @@ int main(void)
 	RUN(damaged_records_are_counted_and_never_overread);
 	RUN(the_queue_delivers_and_counts_exactly);
 	RUN(a_full_queue_counts_enobufs);
-	for (size_t i = 0; i < fx_n; i++)
+	for (size_t i = 0; i < fx_n; i++) {
+		render_release(fx_events[i]);
 		tp_event_free(fx_events[i]);
+	}
 	free(fx_events);
 	return TEST_EXIT();
 }
