@@ -13,6 +13,11 @@ ifeq ($(SANITIZE),1)
 BUILD ?= build-san
 CC := clang
 SAN := -fsanitize=address,undefined -fno-sanitize-recover=all -fno-omit-frame-pointer
+else ifeq ($(SANITIZE),fuzz)
+# libFuzzer harnesses (tests/fuzz): the library instrumented for coverage.
+BUILD ?= build-fuzz
+CC := clang
+SAN := -fsanitize=fuzzer-no-link,address,undefined -fno-sanitize-recover=all -fno-omit-frame-pointer
 else
 BUILD ?= build
 SAN :=
@@ -38,8 +43,8 @@ TEST_SRCS := $(wildcard tests/unit/*.c) $(filter-out %.bpf.c,$(wildcard tests/to
 TEST_BINS := $(TEST_SRCS:tests/%.c=$(BUILD)/tests/%)
 
 .SECONDARY:
-.PHONY: all deps run test test-unit check install uninstall clean help fuzz bench bench-render \
-	bench-deps bench-build
+.PHONY: all deps run test test-unit check install uninstall clean help fuzz fuzz-ci fuzzers bench \
+	bench-render bench-deps bench-build
 all: $(BUILD)/tracerd $(TEST_BINS)
 
 help:
@@ -48,6 +53,8 @@ help:
 	@echo "make run       deps + build + run in the foreground on conf/tracerd.conf"
 	@echo "make test      all tests (root: real BPF, tracefs, journald, systemd)"
 	@echo "make test SANITIZE=1   the same under ASan+UBSan"
+	@echo "make fuzz      every libFuzzer harness for FUZZ_SECONDS (default 600) each"
+	@echo "make fuzz-ci   every libFuzzer harness for 60 s each; fails on any crash"
 	@echo "make install   install binary, unit and config (PREFIX, DESTDIR)"
 	@echo "make bench-render   records rendered per second, compiled vs libtraceevent"
 	@echo "make bench     tracerd against ftrace, perf and bpftrace (root; results in bench/results/)"
@@ -77,7 +84,7 @@ $(BUILD)/libtracerd.a: $(LIB_OBJS)
 $(BUILD)/tracerd: $(BUILD)/daemon/main.o $(BUILD)/libtracerd.a
 	$(CC) $(LDFLAGS) -o $@ $^ $(LIBS)
 
-$(BUILD)/tests/%: tests/%.c $(BUILD)/libtracerd.a $(HDRS) tests/unit/test.h $(TOOL_SKELS)
+$(BUILD)/tests/%: tests/%.c $(BUILD)/libtracerd.a $(HDRS) tests/unit/test.h tests/unit/fixtures.h tests/unit/fx_events.h $(TOOL_SKELS)
 	@mkdir -p $(@D)
 	$(CC) $(CFLAGS) -Itests/unit $(LDFLAGS) -o $@ $< $(BUILD)/libtracerd.a $(LIBS)
 
@@ -88,6 +95,24 @@ $(BUILD)/bench/render-bench: bench/render-bench.c $(BUILD)/libtracerd.a $(HDRS)
 
 bench-render: $(BUILD)/bench/render-bench
 	$(BUILD)/bench/render-bench
+
+FUZZ_SRCS := $(wildcard tests/fuzz/*.c)
+FUZZERS := $(FUZZ_SRCS:tests/%.c=$(BUILD)/tests/%)
+
+$(BUILD)/tests/fuzz/%: tests/fuzz/%.c tests/unit/fx_events.h $(BUILD)/libtracerd.a $(HDRS)
+	@mkdir -p $(@D)
+	$(CC) $(CFLAGS) -fsanitize=fuzzer -Itests/unit $(LDFLAGS) -o $@ $< $(BUILD)/libtracerd.a $(LIBS)
+
+fuzzers: $(FUZZERS)
+
+FUZZ_SECONDS ?= 600
+fuzz:
+	$(MAKE) SANITIZE=fuzz fuzzers
+	FUZZ_SECONDS=$(FUZZ_SECONDS) tests/fuzz/run.sh
+
+fuzz-ci:
+	$(MAKE) SANITIZE=fuzz fuzzers
+	FUZZ_SECONDS=60 tests/fuzz/run.sh
 
 run: deps all
 	scripts/mount-tracefs.sh
@@ -136,4 +161,4 @@ bench: bench-deps bench-build
 	python3 bench/bench.py --build $(BUILD) --readme $(BENCH_ARGS)
 
 clean:
-	rm -rf build build-san
+	rm -rf build build-san build-fuzz

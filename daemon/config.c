@@ -20,7 +20,27 @@ struct parser {
 	int line;
 	const char *source;	/* the current logical line */
 	enum section sec;
+	/* A logical line joins physical lines ending in '\\': where each one
+	 * starts in it, so that a column maps back to the physical line. */
+	size_t seg[64];
+	int n_seg;
 };
+
+/* Physical line, column and text for a 1-based column of the logical line. */
+static void locate(const struct parser *p, int col, int *line, int *pcol, char *src, size_t size)
+{
+	int k = 0;
+	size_t end;
+
+	while (k + 1 < p->n_seg && col > 0 && p->seg[k + 1] <= (size_t)col - 1)
+		k++;
+	*line = p->line + k;
+	*pcol = col > 0 ? col - (int)p->seg[k] : col;
+	end = k + 1 < p->n_seg ? p->seg[k + 1] - 1 : strlen(p->source ? p->source : "");
+	if (src)
+		snprintf(src, size, "%.*s", (int)(end - p->seg[k]),
+			 p->source ? p->source + p->seg[k] : "");
+}
 
 void config_init(struct config *c)
 {
@@ -55,6 +75,7 @@ void config_free(struct config *c)
 		selection_free(&c->sels[i]);
 	free(c->sels);
 	strv_free(c->files, c->n_files);
+	pos_free(&c->wakeup_pos);
 	memset(c, 0, sizeof(*c));
 }
 
@@ -63,11 +84,13 @@ static int perr(struct parser *p, int col, const char *fmt, ...)
 {
 	va_list ap;
 
-	diag_set(p->d, p->file, p->line, col, "%s", "");
+	int line, pcol;
+
+	locate(p, col, &line, &pcol, p->d ? p->d->source : NULL, p->d ? sizeof(p->d->source) : 0);
+	diag_set(p->d, p->file, line, pcol, "%s", "");
 	va_start(ap, fmt);
 	vsnprintf(p->d->msg, sizeof(p->d->msg), fmt, ap);
 	va_end(ap);
-	snprintf(p->d->source, sizeof(p->d->source), "%s", p->source ? p->source : "");
 	return -EINVAL;
 }
 
@@ -127,11 +150,12 @@ static int parse_bool(struct parser *p, const char *v, int col, bool *ret)
 
 static int set_pos(struct parser *p, struct conf_pos *pos, int col)
 {
+	char src[512];
+
 	pos_free(pos);
+	locate(p, col, &pos->line, &pos->col, src, sizeof(src));
 	pos->file = strdup(p->file);
-	pos->source = strdup(p->source);
-	pos->line = p->line;
-	pos->col = col;
+	pos->source = strdup(src);
 	return pos->file && pos->source ? 0 : -ENOMEM;
 }
 
@@ -148,6 +172,7 @@ static int daemon_key(struct parser *p, const char *key, const char *v, int vcol
 		if (parse_size(v, &sz) < 0 || sz > (1ULL << 30))
 			return perr(p, vcol, "expected a size such as 256K, got '%s'", v);
 		c->wakeup_bytes = sz;
+		return set_pos(p, &c->wakeup_pos, vcol);
 	} else if (!strcmp(key, "Output")) {
 		if (!strcmp(v, "journal"))
 			c->output = OUTPUT_JOURNAL;
@@ -204,8 +229,8 @@ static int add_events(struct parser *p, struct selection *s, const char *v, int 
 		}
 		if (!(s->events[s->n_events] = strdup(g)))
 			return -ENOMEM;
-		s->event_lines[s->n_events] = p->line;
-		s->event_cols[s->n_events] = vcol + (int)(g - copy);
+		locate(p, vcol + (int)(g - copy), &s->event_lines[s->n_events],
+		       &s->event_cols[s->n_events], NULL, 0);
 		s->n_events++;
 	}
 	return 0;
@@ -296,6 +321,62 @@ static void strip_comment(char *s)
 		*--e = 0;
 }
 
+static const char *const daemon_keys[] = {
+	"RingBufferSize", "WakeupBytes", "Output", "FlushIntervalMSec", "StatsIntervalSec",
+	"RawPointers", NULL,
+};
+static const char *const selection_keys[] = {
+	"Name", "Events", "Filter", "Priority", "RateLimit", "RateLimitBurst", NULL,
+};
+
+/* Edit distance ignoring case, for "did you mean" on a mistyped key. */
+static size_t key_distance(const char *a, const char *b)
+{
+	size_t la = strlen(a), lb = strlen(b), prev[64], cur[64];
+
+	if (la >= 64 || lb >= 64)
+		return SIZE_MAX;
+	for (size_t j = 0; j <= lb; j++)
+		prev[j] = j;
+	for (size_t i = 1; i <= la; i++) {
+		cur[0] = i;
+		for (size_t j = 1; j <= lb; j++) {
+			size_t sub = prev[j - 1] + (tolower((unsigned char)a[i - 1]) !=
+						    tolower((unsigned char)b[j - 1]));
+			size_t del = prev[j] + 1, ins = cur[j - 1] + 1;
+
+			cur[j] = sub < del ? (sub < ins ? sub : ins) : (del < ins ? del : ins);
+		}
+		memcpy(prev, cur, (lb + 1) * sizeof(*prev));
+	}
+	return prev[lb];
+}
+
+static int unknown_key(struct parser *p, const char *key, int col)
+{
+	const char *const *keys = p->sec == SEC_DAEMON ? daemon_keys : selection_keys;
+	const char *best = NULL;
+	size_t bd = SIZE_MAX;
+
+	for (size_t i = 0; keys[i]; i++) {
+		size_t dist = key_distance(key, keys[i]);
+
+		if (dist < bd) {
+			bd = dist;
+			best = keys[i];
+		}
+	}
+	/* Close enough to be a typo: at most a third of the name wrong. */
+	if (best && *key && bd <= (strlen(best) + 2) / 3)
+		return perr(p, col, "unknown key '%s' in [%s]; did you mean '%s'?", key,
+			    p->sec == SEC_DAEMON ? "Daemon" : "Selection", best);
+	return perr(p, col, "unknown key '%s' in [%s]; expected %s", key,
+		    p->sec == SEC_DAEMON ? "Daemon" : "Selection",
+		    p->sec == SEC_DAEMON ?
+		    "RingBufferSize, WakeupBytes, Output, FlushIntervalMSec, StatsIntervalSec or RawPointers" :
+		    "Name, Events, Filter, Priority, RateLimit or RateLimitBurst");
+}
+
 static int parse_assignment(struct parser *p, char *line, int indent)
 {
 	char *eq = strchr(line, '='), *key = line, *v, *ke;
@@ -323,11 +404,7 @@ static int parse_assignment(struct parser *p, char *line, int indent)
 		return perr(p, indent + 1, "assignment outside a section, expected [Daemon] or [Selection] first");
 	}
 	if (r == -ENOKEY)
-		return perr(p, indent + 1, "unknown key '%s' in [%s]; expected %s", key,
-			    p->sec == SEC_DAEMON ? "Daemon" : "Selection",
-			    p->sec == SEC_DAEMON ?
-			    "RingBufferSize, WakeupBytes, Output, FlushIntervalMSec, StatsIntervalSec or RawPointers" :
-			    "Name, Events, Filter, Priority, RateLimit or RateLimitBurst");
+		return unknown_key(p, key, indent + 1);
 	return r;
 }
 
@@ -363,6 +440,7 @@ int config_parse_text(struct config *c, const char *file, const char *text, stru
 		int first = line_no + 1;
 
 		/* Join lines ending in a backslash, as systemd does. */
+		p.n_seg = 0;
 		for (;;) {
 			const char *nl = strchrnul(q, '\n');
 			size_t k = nl - q;
@@ -372,6 +450,8 @@ int config_parse_text(struct config *c, const char *file, const char *text, stru
 			if (!n)
 				return -ENOMEM;
 			logical = n;
+			if (p.n_seg < (int)ARRAY_SIZE(p.seg))
+				p.seg[p.n_seg++] = len;
 			memcpy(logical + len, q, k - cont);
 			len += k - cont;
 			logical[len] = 0;
@@ -402,19 +482,31 @@ static int read_text(const char *path, char **text, struct diag *d)
 	_cleanup_free_ char *buf = NULL;
 	size_t n = 0, cap = 0, k;
 
+	int err;
+
 	if (!f)
-		return diag_set(d, path, 0, 0, "cannot read the config file: %s", strerror(errno)), -errno;
+		return err = errno, diag_set(d, path, 0, 0, "cannot read the config file: %s",
+					     strerror(err)), -err;
 	do {
 		if (GROW(buf, cap, n + 4096) < 0)
 			return -ENOMEM;
+		errno = 0;
 		k = fread(buf + n, 1, cap - n - 1, f);
 		n += k;
 	} while (k > 0);
-	if (ferror(f))
-		return diag_set(d, path, 0, 0, "cannot read the config file: %s", strerror(EIO)), -EIO;
+	if (ferror(f)) {	/* a directory, an I/O error: say which */
+		err = errno ? errno : EIO;
+		return diag_set(d, path, 0, 0, "cannot read the config file: %s", strerror(err)), -err;
+	}
 	buf[n] = 0;
-	if (strlen(buf) != n)
-		return diag_set(d, path, 0, 0, "expected text, found a NUL byte");
+	if (strlen(buf) != n) {
+		size_t at = strlen(buf), line = 1, col = 1;
+
+		for (size_t i = 0; i < at; i++, col++)
+			if (buf[i] == '\n')
+				line++, col = 0;
+		return diag_set(d, path, line, col, "expected text, found a NUL byte");
+	}
 	*text = TAKE_PTR(buf);
 	return 0;
 }
@@ -495,8 +587,15 @@ int config_finish(struct config *c, struct diag *d)
 	}
 	if (!c->wakeup_bytes)
 		c->wakeup_bytes = c->ring_buffer_size / 4;
-	if (c->wakeup_bytes >= c->ring_buffer_size)
-		return diag_set(d, c->files[0], 0, 0, "WakeupBytes= must be below RingBufferSize=");
+	if (c->wakeup_bytes >= c->ring_buffer_size) {
+		/* only a WakeupBytes= written in a file can reach this */
+		diag_set(d, c->wakeup_pos.file, c->wakeup_pos.line, c->wakeup_pos.col,
+			 "WakeupBytes= must be below RingBufferSize= (%llu bytes)",
+			 (unsigned long long)c->ring_buffer_size);
+		if (d && c->wakeup_pos.source)
+			snprintf(d->source, sizeof(d->source), "%s", c->wakeup_pos.source);
+		return -EINVAL;
+	}
 	return 0;
 }
 

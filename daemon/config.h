@@ -33,6 +33,7 @@ struct selection {
 struct config {
 	uint64_t ring_buffer_size;
 	uint64_t wakeup_bytes;
+	struct conf_pos wakeup_pos;	/* where WakeupBytes= was set, if it was */
 	unsigned flush_interval_ms;
 	unsigned stats_interval_sec;
 	enum output output;

@@ -209,17 +209,31 @@ static int on_hup(sd_event_source *s, const struct signalfd_siginfo *si, void *u
 	return 0;
 }
 
-static int setup_loop(struct daemon *dm)
+/* Blocks SIGTERM, SIGINT and SIGHUP for the signalfd, from the start so that
+ * one sent while tracerd attaches waits for the loop. A shell starts
+ * background jobs with SIGINT ignored, and an ignored signal never reaches a
+ * signalfd: block first (a blocked signal is never discarded), then take
+ * the default disposition back. */
+static void block_signals(void)
 {
-	struct tracer *t = dm->t;
 	sigset_t mask;
-	int r;
 
 	sigemptyset(&mask);
 	sigaddset(&mask, SIGTERM);
 	sigaddset(&mask, SIGINT);
 	sigaddset(&mask, SIGHUP);
 	sigprocmask(SIG_BLOCK, &mask, NULL);
+	signal(SIGTERM, SIG_DFL);
+	signal(SIGINT, SIG_DFL);
+	signal(SIGHUP, SIG_DFL);
+}
+
+static int setup_loop(struct daemon *dm)
+{
+	struct tracer *t = dm->t;
+	int r;
+
+	block_signals();
 	r = sd_event_default(&dm->event);
 	if (r < 0)
 		return r;
@@ -305,6 +319,8 @@ static int start(struct daemon *dm, struct config *cfg)
 	if (r >= 0)
 		r = dm->o->foreground || cfg->output == OUTPUT_STDOUT ?
 		    sink_stdout_new(&dm->t->sink, stdout) : sink_journal_new(&dm->t->sink);
+	if (r >= 0)
+		r = sink_queue_wrap(&dm->t->sink);
 	if (r < 0)
 		goto fail;
 	t0 = now_usec(CLOCK_MONOTONIC);
@@ -332,6 +348,7 @@ int run_daemon(const struct run_opts *o)
 	int r;
 
 	raise_nofile();
+	block_signals();
 	r = config_load(o->config_path, &cfg, &d);
 	if (r < 0) {
 		print_diag(&d);

@@ -6,13 +6,16 @@
 
 static uint64_t load_uint(const uint8_t *p, unsigned size)
 {
-	uint8_t v8; uint16_t v16; uint32_t v32; uint64_t v64;
+	uint8_t v8; uint16_t v16; uint32_t v32; uint64_t v64 = 0;
 
 	switch (size) {
 	case 1: memcpy(&v8, p, 1); return v8;
 	case 2: memcpy(&v16, p, 2); return v16;
 	case 4: memcpy(&v32, p, 4); return v32;
-	default: memcpy(&v64, p, 8); return v64;
+	default:
+		/* Odd sizes (a format can say size:3) read only what is there. */
+		memcpy(&v64, p, size < 8 ? size : 8);
+		return v64;
 	}
 }
 
@@ -20,6 +23,8 @@ static int64_t sign_extend(uint64_t v, unsigned size)
 {
 	unsigned bits = size * 8;
 
+	if (!bits)	/* a size:0 field */
+		return 0;
 	return bits >= 64 ? (int64_t)v : (int64_t)(v << (64 - bits)) >> (64 - bits);
 }
 
@@ -58,7 +63,7 @@ void render_field_plain(const struct tp_field *f, const uint8_t *rec, size_t len
 {
 	uint32_t loc, off, n;
 
-	if (f->offset + f->size > len) {
+	if ((uint64_t)f->offset + f->size > len) {
 		sb_puts(out, "[field past the record]");
 		return;
 	}
@@ -77,7 +82,7 @@ void render_field_plain(const struct tp_field *f, const uint8_t *rec, size_t len
 		memcpy(&loc, rec + f->offset, 4);
 		off = (loc & 0xffff) + (f->kind == TP_FIELD_REL_LOC ? f->offset + 4 : 0);
 		n = loc >> 16;
-		if (off > len || n > len - off) {
+		if (f->offset + 4 > len || off > len || n > len - off) {
 			sb_puts(out, "[bad __data_loc]");
 			return;
 		}

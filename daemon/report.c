@@ -9,10 +9,11 @@
 static void report_selection(struct tracer *t, struct sel_state *s, bool final)
 {
 	struct sel_totals tot;
-	char f[9][96];
-	const char *fields[9];
+	char f[10][160], errs[128];
+	const char *fields[10];
 
 	tracer_totals(t, s, &tot);
+	sink_errnos_format(tot.errnos, errs, sizeof(errs));
 	snprintf(f[0], sizeof(f[0]), "TRACE_STATS=1");
 	snprintf(f[1], sizeof(f[1]), "TRACE_SELECTION=%s", s->conf->name);
 	snprintf(f[2], sizeof(f[2]), "TRACE_STATS_DELIVERED=%llu", (unsigned long long)tot.delivered);
@@ -22,13 +23,15 @@ static void report_selection(struct tracer *t, struct sel_state *s, bool final)
 	snprintf(f[6], sizeof(f[6]), "TRACE_STATS_FILTERED=%llu", (unsigned long long)tot.filtered);
 	snprintf(f[7], sizeof(f[7]), "TRACE_STATS_EVENTS=%zu", s->n_slots);
 	snprintf(f[8], sizeof(f[8]), "TRACE_STATS_FINAL=%d", final);
+	snprintf(f[9], sizeof(f[9]), "TRACE_STATS_SINK_ERRNOS=%s", errs);
 	for (size_t i = 0; i < ARRAY_SIZE(f); i++)
 		fields[i] = f[i];
 	sink_message(t->sink, LOG_INFO, fields, ARRAY_SIZE(fields),
-		     "%s: selection %s: %llu delivered, %llu lost, %llu suppressed, %llu sink errors, %llu filtered out",
+		     "%s: selection %s: %llu delivered, %llu lost, %llu suppressed, %llu sink errors%s%s%s, %llu filtered out",
 		     final ? "summary" : "stats", s->conf->name,
 		     (unsigned long long)tot.delivered, (unsigned long long)tot.lost,
 		     (unsigned long long)tot.suppressed, (unsigned long long)tot.sink_errors,
+		     errs[0] ? " (" : "", errs, errs[0] ? ")" : "",
 		     (unsigned long long)tot.filtered);
 }
 
@@ -36,10 +39,15 @@ void report_stats(struct tracer *t, bool final)
 {
 	for (size_t i = 0; i < t->n_sels; i++)
 		report_selection(t, t->sels[i], final);
-	if (t->malformed || t->late)
+	if (t->malformed || t->late || t->short_records || t->bad_dyn_records || t->truncated_records)
 		sink_message(t->sink, LOG_WARNING, NULL, 0,
-			     "%llu malformed records, %llu records for detached events",
-			     (unsigned long long)t->malformed, (unsigned long long)t->late);
+			     "%llu malformed records, %llu records for detached events; delivered "
+			     "damaged: %llu shorter than their format, %llu with a __data_loc past the "
+			     "record, %llu truncated",
+			     (unsigned long long)t->malformed, (unsigned long long)t->late,
+			     (unsigned long long)t->short_records,
+			     (unsigned long long)t->bad_dyn_records,
+			     (unsigned long long)t->truncated_records);
 }
 
 /* Per event, for the foreground summary. */
@@ -53,10 +61,11 @@ void report_events(struct tracer *t, FILE *out)
 			tracer_slot_totals(t, slot, &tot);
 			if (!tot.hits && !tot.delivered)
 				continue;
-			fprintf(out, "tracerd:   %-12s %s:%s delivered=%llu lost=%llu suppressed=%llu filtered=%llu\n",
+			fprintf(out, "tracerd:   %-12s %s:%s delivered=%llu lost=%llu suppressed=%llu sink_errors=%llu filtered=%llu\n",
 				t->sels[i]->conf->name, slot->event->system, slot->event->name,
 				(unsigned long long)tot.delivered, (unsigned long long)tot.lost,
-				(unsigned long long)tot.suppressed, (unsigned long long)tot.filtered);
+				(unsigned long long)tot.suppressed, (unsigned long long)tot.sink_errors,
+				(unsigned long long)tot.filtered);
 		}
 }
 

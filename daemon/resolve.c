@@ -61,16 +61,72 @@ static size_t edit_distance(const char *a, const char *b)
 	return prev[lb];
 }
 
-/* The three available events nearest to glob, as "a, b or c". */
+/* How far candidate "sys:event" is from what was written, or SIZE_MAX when
+ * it is no likely meaning of it. A plain name: the edit distance, a real
+ * name it is the start of counting as 1, and only close ones (a fifth of
+ * the length, at least 2) qualify. A glob: its literal start against the
+ * candidate's start, or else its longest literal piece found inside. */
+static size_t suggestion_score(const char *glob, const char *cand)
+{
+	const char *gcolon = strchr(glob, ':'), *ccolon = strchr(cand, ':');
+	size_t glen = strlen(glob), d, limit;
+	char gsys[128], csys[128];
+	const char *gev, *cev;
+	bool sys_ok;
+
+	if (!ccolon || glen >= 128)
+		return SIZE_MAX;
+	snprintf(gsys, sizeof(gsys), "%.*s", gcolon ? (int)(gcolon - glob) : 0, glob);
+	snprintf(csys, sizeof(csys), "%.*s", (int)(ccolon - cand), cand);
+	gev = gcolon ? gcolon + 1 : glob;
+	cev = ccolon + 1;
+	sys_ok = !gcolon || (has_glob(gsys) ? tp_glob_match(gsys, csys) : !strcmp(gsys, csys));
+	if (!has_glob(glob)) {
+		limit = glen / 5 > 2 ? glen / 5 : 2;
+		d = edit_distance(gcolon ? glob : gev, gcolon ? cand : cev);
+		if (sys_ok && *gev && !strncmp(cev, gev, strlen(gev)) && d > 1)
+			d = 1;
+		return d <= limit ? d : SIZE_MAX;
+	}
+	if (!sys_ok) {	/* a mistyped subsystem in front of a good glob */
+		d = edit_distance(gsys, csys);
+		return d <= 1 && tp_glob_match(gev, cev) ? d : SIZE_MAX;
+	}
+	{
+		size_t lit = strcspn(gev, "*?["), best = 0;
+		char piece[128], head[128];
+
+		if (lit >= 3) {
+			snprintf(head, sizeof(head), "%.*s", (int)lit, cev);
+			snprintf(piece, sizeof(piece), "%.*s", (int)lit, gev);
+			d = edit_distance(piece, head);
+			return d <= (lit / 5 > 1 ? lit / 5 : 1) ? d : SIZE_MAX;
+		}
+		/* "*retrans*": the longest literal piece, anywhere in the name */
+		for (const char *q = gev; *q; q += strcspn(q, "*?[]") ?: 1) {
+			size_t n = strcspn(q, "*?[]");
+
+			if (n >= 3 && n < sizeof(piece)) {
+				snprintf(piece, sizeof(piece), "%.*s", (int)n, q);
+				if (strstr(cev, piece) && n > best)
+					best = n;
+			}
+		}
+		return best ? 100 - best : SIZE_MAX;
+	}
+}
+
+/* The three available events nearest to glob, as "a, b or c"; empty when
+ * nothing is near enough to be what was meant. */
 void suggest_events(struct tracer *t, const char *glob, char *buf, size_t size)
 {
 	size_t best[3] = { SIZE_MAX, SIZE_MAX, SIZE_MAX }, idx[3] = { 0 };
 
 	buf[0] = 0;
 	for (size_t i = 0; i < t->n_available; i++) {
-		size_t dist = edit_distance(glob, t->available[i]);
+		size_t dist = suggestion_score(glob, t->available[i]);
 
-		for (size_t k = 0; k < 3; k++)
+		for (size_t k = 0; k < 3 && dist != SIZE_MAX; k++)
 			if (dist < best[k]) {
 				memmove(best + k + 1, best + k, (2 - k) * sizeof(*best));
 				memmove(idx + k + 1, idx + k, (2 - k) * sizeof(*idx));
@@ -81,7 +137,7 @@ void suggest_events(struct tracer *t, const char *glob, char *buf, size_t size)
 	}
 	for (size_t k = 0; k < 3 && best[k] != SIZE_MAX; k++)
 		snprintf(buf + strlen(buf), size - strlen(buf), "%s%s",
-			 k == 0 ? "" : k == 2 || best[2] == SIZE_MAX ? " or " : ", ",
+			 k == 0 ? "" : k == 2 || best[k + 1] == SIZE_MAX ? " or " : ", ",
 			 t->available[idx[k]]);
 }
 

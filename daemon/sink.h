@@ -17,11 +17,19 @@ struct out_record {
 };
 
 struct sink_ops {
+	/* 0: delivered; > 0: queued, the sink counts it later (sink_queue.c);
+	 * < 0: -errno, not delivered. */
 	int (*emit)(struct sink *s, const struct out_record *r);
 	/* A daemon message (stats, suppression, reload): MESSAGE plus fields "K=V". */
 	int (*message)(struct sink *s, int priority, const char *msg, const char *const *fields,
 		       size_t n_fields);
 	void (*flush)(struct sink *s);
+	/* Optional: finish what is pending, in bounded time; after it every
+	 * counter is final and later calls write synchronously. */
+	void (*close)(struct sink *s);
+	/* Optional: the writer was cancelled while blocked; drop buffered
+	 * output without blocking (stdout into a pipe nobody reads). */
+	void (*abort)(struct sink *s);
 	void (*free)(struct sink *s);
 };
 
@@ -31,6 +39,11 @@ struct sink {
 
 int sink_stdout_new(struct sink **ret, FILE *out);
 int sink_journal_new(struct sink **ret);
+/* Wraps inner (taking it) behind a bounded queue and a writer thread, so a
+ * stalled sink never blocks the ring-buffer consumer; see sink_queue.c. */
+int sink_queue_new(struct sink **ret, struct sink *inner, size_t max_entries);
+/* Puts *s behind a queue of TRACERD_QUEUE_ENTRIES (default 65536) records. */
+int sink_queue_wrap(struct sink **s);
 void journal_field_name(const char *field, char *out, size_t size);
 /* The journal name of each of e's fields as the journal sink writes it, by
  * field index (NULL for common fields); the _RAW twin is NAME_RAW. Free with
@@ -39,6 +52,7 @@ int journal_event_field_names(const struct tp_event *e, char ***ret);
 
 static inline int sink_emit(struct sink *s, const struct out_record *r) { return s->ops->emit(s, r); }
 static inline void sink_flush(struct sink *s) { if (s->ops->flush) s->ops->flush(s); }
+static inline void sink_close(struct sink *s) { if (s && s->ops->close) s->ops->close(s); }
 static inline void sink_free(struct sink *s) { if (s) s->ops->free(s); }
 int sink_message(struct sink *s, int priority, const char *const *fields, size_t n_fields,
 		 const char *fmt, ...) __attribute__((format(printf, 5, 6)));

@@ -41,8 +41,8 @@ int tracer_new(struct tracer **ret, const struct config *cfg, struct diag *d)
 		return -ENOMEM;
 	r = tracefs_find(&root);
 	if (r < 0) {
-		diag_set(d, NULL, 0, 0, "cannot find or mount tracefs at /sys/kernel/tracing: %s",
-			 strerror(-r));
+		diag_set(d, NULL, 0, 0, "cannot find or mount tracefs at %s: %s",
+			 getenv("TRACERD_TRACEFS") ?: "/sys/kernel/tracing", strerror(-r));
 		goto fail;
 	}
 	r = tracefs_list_events(&t->available, &t->n_available);
@@ -197,11 +197,95 @@ static int named_explicitly(const struct selection *s, const struct tp_event *e)
 	return -1;
 }
 
+/* Copy k (>= 1) of the class program, loaded on first use, sharing every
+ * map with the first. */
+static struct bpf_program *prog_instance(struct tracer *t, unsigned k, int *err)
+{
+	struct tracerd_bpf *s = t->extra[k];
+
+	if (s)
+		return s->progs.trace_event_class;
+	s = tracerd_bpf__open();
+	if (!s) {
+		*err = -errno;
+		return NULL;
+	}
+	s->rodata->wakeup_bytes = t->skel->rodata->wakeup_bytes;
+	s->rodata->self_tgid = t->skel->rodata->self_tgid;
+	if (bpf_map__reuse_fd(s->maps.rb, bpf_map__fd(t->skel->maps.rb)) ||
+	    bpf_map__reuse_fd(s->maps.events, bpf_map__fd(t->skel->maps.events)) ||
+	    bpf_map__reuse_fd(s->maps.stats, bpf_map__fd(t->skel->maps.stats)) ||
+	    bpf_map__reuse_fd(s->maps.scratch, bpf_map__fd(t->skel->maps.scratch)) ||
+	    tracerd_bpf__load(s)) {
+		*err = -errno;
+		tracerd_bpf__destroy(s);
+		return NULL;
+	}
+	t->extra[k] = s;
+	return s->progs.trace_event_class;
+}
+
+static void instance_unuse(struct tracer *t, unsigned k)
+{
+	if (k == 0 || --t->extra_users[k])
+		return;
+	tracerd_bpf__destroy(t->extra[k]);
+	t->extra[k] = NULL;
+}
+
+/* libbpf's warnings as usual, except while probing for a free copy: an
+ * EEXIST there is expected, and a real failure gets our own message. */
+static bool libbpf_quiet;
+static int libbpf_print(enum libbpf_print_level level, const char *fmt, va_list ap)
+{
+	if (level == LIBBPF_DEBUG || libbpf_quiet)
+		return 0;
+	return vfprintf(stderr, fmt, ap);
+}
+
+/* Attaches the first copy of the class program not yet on this tracepoint. */
+static struct bpf_link *attach_any(struct tracer *t, const struct tp_event *e, unsigned id,
+				   unsigned *instance)
+{
+	LIBBPF_OPTS(bpf_tracepoint_opts, opts, .bpf_cookie = id);
+
+	for (unsigned k = 0; k < TRACERD_PROG_INSTANCES; k++) {
+		struct bpf_program *prog = t->skel->progs.trace_event_class;
+		struct bpf_link *link;
+		int err = 0;
+
+		if (k > 0 && !(prog = prog_instance(t, k, &err))) {
+			errno = -err;
+			return NULL;
+		}
+		libbpf_set_print(libbpf_print);
+		libbpf_quiet = true;
+		link = bpf_program__attach_tracepoint_opts(prog, e->system, e->name, &opts);
+		libbpf_quiet = false;
+		if (link) {
+			*instance = k;
+			if (k > 0)
+				t->extra_users[k]++;
+			return link;
+		}
+		err = errno;
+		if (k > 0 && !t->extra_users[k]) {	/* loaded for nothing */
+			tracerd_bpf__destroy(t->extra[k]);
+			t->extra[k] = NULL;
+		}
+		if (err != EEXIST) {
+			errno = err;
+			return NULL;
+		}
+	}
+	errno = EEXIST;
+	return NULL;
+}
+
 /* Returns -errno; *refused tells that the kernel refused the attachment. */
 static int slot_attach(struct tracer *t, struct sel_state *st, struct tp_event *e,
 		       const struct event_desc *desc, bool *refused, struct diag *d)
 {
-	LIBBPF_OPTS(bpf_tracepoint_opts, opts);
 	struct trace_slot *slot;
 	int id = slot_alloc(t), r;
 
@@ -220,9 +304,7 @@ static int slot_attach(struct tracer *t, struct sel_state *st, struct tp_event *
 		free(slot);
 		return diag_set(d, NULL, 0, 0, "cannot write the BPF maps: %s", strerror(-r)), r;
 	}
-	opts.bpf_cookie = id;
-	slot->link = bpf_program__attach_tracepoint_opts(t->skel->progs.trace_event_class,
-							 e->system, e->name, &opts);
+	slot->link = attach_any(t, e, id, &slot->instance);
 	if (!slot->link) {
 		r = -errno;
 		free(slot);
@@ -230,6 +312,7 @@ static int slot_attach(struct tracer *t, struct sel_state *st, struct tp_event *
 		return r;
 	}
 	slot->id = id;
+	slot->refs = 1;
 	slot->event = e;
 	slot->sel = st;
 	t->slots[id] = slot;
@@ -239,9 +322,11 @@ static int slot_attach(struct tracer *t, struct sel_state *st, struct tp_event *
 
 static void slot_detach(struct tracer *t, struct trace_slot *slot)
 {
+	if (!slot->link)
+		return;
 	bpf_link__destroy(slot->link);
 	slot->link = NULL;
-	(void)t;
+	instance_unuse(t, slot->instance);
 }
 
 /* Destroying a link waits for RCU grace periods in the kernel: tracepoint
@@ -268,12 +353,16 @@ static void *detach_worker(void *arg)
 	return NULL;
 }
 
-static void detach_slots(struct trace_slot **slots, size_t n)
+static void detach_slots(struct tracer *t, struct trace_slot **slots, size_t n)
 {
 	struct detach_work w = { .slots = slots, .n = n };
+	unsigned drops[TRACERD_PROG_INSTANCES] = { 0 };
 	pthread_t th[DETACH_THREADS];
 	size_t started = 0;
 
+	for (size_t i = 0; i < n; i++)
+		if (slots[i]->link)
+			drops[slots[i]->instance]++;
 	/* A thread for every 8 links: a few events need none. */
 	for (size_t i = 0; i < DETACH_THREADS && (i + 1) * 8 < n; i++)
 		if (pthread_create(&th[started], NULL, detach_worker, &w) == 0)
@@ -281,6 +370,10 @@ static void detach_slots(struct trace_slot **slots, size_t n)
 	detach_worker(&w);
 	for (size_t i = 0; i < started; i++)
 		pthread_join(th[i], NULL);
+	/* copies of the class program go once their links have */
+	for (unsigned k = 1; k < TRACERD_PROG_INSTANCES; k++)
+		while (drops[k]--)
+			instance_unuse(t, k);
 }
 
 static int note_refused(struct sel_state *st, const struct tp_event *e, int err)
@@ -333,12 +426,13 @@ static void sel_state_free(struct tracer *t, struct sel_state *st)
 {
 	if (!st)
 		return;
-	detach_slots(st->slots, st->n_slots);
+	detach_slots(t, st->slots, st->n_slots);
 	if (t->rb)
 		tracer_drain_all(t);
 	for (size_t i = 0; i < st->n_slots; i++) {
 		t->slots[st->slots[i]->id] = NULL;
-		free(st->slots[i]);
+		/* records still in the sink queue hold their own reference */
+		trace_slot_unref(st->slots[i]);
 	}
 	free(st->slots);
 	strv_free(st->refused, st->n_refused);
@@ -438,7 +532,12 @@ static void add_bpf_stats(struct tracer *t, unsigned id, struct sel_totals *tot)
 	int ncpu = libbpf_num_possible_cpus();
 	struct event_stats v[ncpu > 0 ? ncpu : 1];
 
-	if (ncpu <= 0 || bpf_map_lookup_elem(bpf_map__fd(t->skel->maps.stats), &id, v))
+	if (ncpu <= 0)
+		return;
+	/* The kernel fills every CPU's value; valgrind believes only the first,
+	 * and would flag every sum below without this. */
+	memset(v, 0, sizeof(v));
+	if (bpf_map_lookup_elem(bpf_map__fd(t->skel->maps.stats), &id, v))
 		return;
 	for (int c = 0; c < ncpu; c++) {
 		tot->hits += v[c].hits;
@@ -451,9 +550,7 @@ static void add_bpf_stats(struct tracer *t, unsigned id, struct sel_totals *tot)
 void tracer_slot_totals(struct tracer *t, const struct trace_slot *slot, struct sel_totals *tot)
 {
 	add_bpf_stats(t, slot->id, tot);
-	tot->delivered += slot->delivered;
-	tot->suppressed += slot->suppressed;
-	tot->sink_errors += slot->sink_errors;
+	trace_slot_add_counts(slot, tot);
 }
 
 void tracer_totals(struct tracer *t, const struct sel_state *s, struct sel_totals *tot)
@@ -471,13 +568,13 @@ int tracer_prog_count(struct tracer *t)
 
 	bpf_object__for_each_program(p, t->skel->obj)
 		n += bpf_program__fd(p) >= 0;
+	for (unsigned k = 1; k < TRACERD_PROG_INSTANCES; k++)
+		n += t->extra[k] != NULL;
 	return n;
 }
 
-/* Detaches every event, then drains what they wrote: after this, the
- * counters are final. */
-/* Detaches every event, then drains what they wrote: after this, the
- * counters are final. */
+/* Detaches every event, drains what they wrote, and lets the sink finish
+ * (in bounded time): after this, the counters are final. */
 void tracer_stop(struct tracer *t)
 {
 	_cleanup_free_ struct trace_slot **all = NULL;
@@ -489,26 +586,34 @@ void tracer_stop(struct tracer *t)
 	n = 0;
 	for (size_t i = 0; i < t->n_sels; i++)
 		for (size_t k = 0; k < t->sels[i]->n_slots; k++) {
+			if (!t->sels[i]->slots[k]->link)
+				continue;
 			if (all)
 				all[n++] = t->sels[i]->slots[k];
 			else	/* no memory: one by one */
 				slot_detach(t, t->sels[i]->slots[k]);
 		}
 	if (all)
-		detach_slots(all, n);
+		detach_slots(t, all, n);
 	if (t->rb)
 		tracer_drain_all(t);
+	sink_close(t->sink);
 }
 
 void tracer_free(struct tracer *t)
 {
 	if (!t)
 		return;
+	/* The sink queue's writer reads events and slots: stop it first. */
+	if (t->sink)
+		tracer_stop(t);
 	for (size_t i = 0; i < t->n_sels; i++)
 		sel_state_free(t, t->sels[i]);
 	free(t->sels);
 	sink_free(t->sink);
 	rb_reader_free(t->rb);
+	for (unsigned k = 1; k < TRACERD_PROG_INSTANCES; k++)
+		tracerd_bpf__destroy(t->extra[k]);
 	tracerd_bpf__destroy(t->skel);
 	for (size_t i = 0; i < t->n_events; i++) {
 		render_release(t->events[i]);

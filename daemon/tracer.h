@@ -18,14 +18,29 @@ struct sink;
 
 struct sel_state;
 
+/* Sink errors of one slot, by errno; the last bucket takes any other errno. */
+#define TRACERD_SINK_ERRNOS 6
+struct sink_errno_count {
+	int err;			/* positive errno, 0: bucket unused */
+	uint64_t n;
+};
+
 struct trace_slot {
 	unsigned id;
 	struct tp_event *event;
 	struct sel_state *sel;
 	struct bpf_link *link;
+	unsigned instance;		/* which copy of the class program, see tracer.c */
+	/* The sink queue's writer thread counts delivered and sink errors
+	 * after the main loop handed a record over: both are updated with
+	 * atomics (delivered) or under a lock (errors, see consumer.c), and a
+	 * queued record holds a reference so that a reload cannot free the
+	 * counters under the writer. */
+	unsigned refs;
 	uint64_t delivered;		/* reached the sink */
 	uint64_t suppressed;		/* dropped by the selection's rate limit */
 	uint64_t sink_errors;
+	struct sink_errno_count errnos[TRACERD_SINK_ERRNOS];
 };
 
 struct sel_state {
@@ -45,11 +60,20 @@ struct sel_state {
 struct sel_totals {
 	uint64_t hits, filtered, lost, truncated;	/* from BPF */
 	uint64_t delivered, suppressed, sink_errors;	/* from the daemon */
+	struct sink_errno_count errnos[TRACERD_SINK_ERRNOS];	/* sink_errors by errno */
 };
+
+/* The kernel lets one program attach to a tracepoint only once (EEXIST), so
+ * an event that two selections share, or that a changed selection re-attaches
+ * before its old attachment goes, uses another copy of the class program:
+ * same code, same maps. Copies are loaded on demand and freed when unused. */
+#define TRACERD_PROG_INSTANCES 8
 
 struct tracer {
 	struct config cfg;
 	struct tracerd_bpf *skel;
+	struct tracerd_bpf *extra[TRACERD_PROG_INSTANCES];	/* [0] unused: skel */
+	unsigned extra_users[TRACERD_PROG_INSTANCES];
 	struct rb_reader *rb;		/* daemon/ringbuf.c */
 	struct tp_classes classes;
 	struct tp_event **events;	/* loaded formats, shared by selections */
@@ -62,6 +86,10 @@ struct tracer {
 	struct sink *sink;
 	uint64_t malformed;		/* records that failed validation */
 	uint64_t late;			/* records for a slot already detached */
+	/* Delivered, but not whole: rendered with a marker where data is missing. */
+	uint64_t short_records;		/* shorter than the event's fixed fields */
+	uint64_t bad_dyn_records;	/* a __data_loc/__rel_loc past the record */
+	uint64_t truncated_records;	/* cut at TRACERD_MAX_RECORD by the BPF side */
 	struct strbuf text;
 	int64_t realtime_offset_ns;	/* CLOCK_REALTIME - CLOCK_MONOTONIC */
 };
@@ -87,6 +115,15 @@ int tracer_prog_count(struct tracer *t);
 /* consumer.c: the ring buffer reader's callback */
 #define TRACER_DRAIN_BUDGET 65536	/* records per drain before the loop runs again */
 int tracer_on_record(void *ctx, void *data, size_t size);
+/* Counting that the sink queue's writer thread does too. */
+struct trace_slot *trace_slot_ref(struct trace_slot *slot);
+void trace_slot_unref(struct trace_slot *slot);
+void trace_slot_delivered(struct trace_slot *slot);
+void trace_slot_error(struct trace_slot *slot, int err);	/* err: negative errno */
+/* Adds slot's daemon-side counters to tot (thread-safe against the writer). */
+void trace_slot_add_counts(const struct trace_slot *slot, struct sel_totals *tot);
+/* "EPIPE 3, ENOBUFS 10" */
+void sink_errnos_format(const struct sink_errno_count *e, char *buf, size_t size);
 
 /* resolve.c */
 int tracer_event(struct tracer *t, const char *sys_event, struct tp_event **ret);

@@ -99,6 +99,11 @@ static int parse_field(const char *line, struct tp_field *f)
 	if (sscanf(semi, "; offset:%u; size:%u; signed:%u;", &off, &size, &sgn) < 2 &&
 	    sscanf(semi, ";\toffset:%u;\tsize:%u;\tsigned:%u;", &off, &size, &sgn) < 2)
 		return -EINVAL;
+	/* Records are at most 8 KiB (PERF_MAX_TRACE_SIZE); __data_loc offsets
+	 * are 16 bits. Anything larger is not a format, and would let offset +
+	 * size wrap in 32-bit arithmetic downstream. */
+	if (off > 0xffff || size > 0xffff)
+		return -EINVAL;
 	r = split_decl(decl, f);
 	if (r < 0)
 		return r;
@@ -124,14 +129,15 @@ static int parse_field(const char *line, struct tp_field *f)
 
 static int parse_line(struct tp_event *e, char *line, size_t *cap)
 {
+	/* A second name or print fmt is not a format the kernel writes. */
 	if (!strncmp(line, "name: ", 6))
-		return (e->name = strdup(line + 6)) ? 0 : -ENOMEM;
+		return e->name ? -EINVAL : (e->name = strdup(line + 6)) ? 0 : -ENOMEM;
 	if (!strncmp(line, "ID: ", 4)) {
 		e->id = atoi(line + 4);
 		return 0;
 	}
 	if (!strncmp(line, "print fmt: ", 11))
-		return (e->print_fmt = strdup(line + 11)) ? 0 : -ENOMEM;
+		return e->print_fmt ? -EINVAL : (e->print_fmt = strdup(line + 11)) ? 0 : -ENOMEM;
 	if (strstr(line, "field:")) {
 		struct tp_field *f;
 		int r;

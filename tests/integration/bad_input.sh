@@ -1,0 +1,202 @@
+#!/usr/bin/env bash
+# A catalogue of bad inputs, end to end through the tracerd binary: each one
+# must fail with the exact message, at the exact file:line:column, with the
+# caret under the right character, and the right exit status. Then on
+# reload (SIGHUP in --foreground) a bad config is refused and the running
+# one keeps tracing.
+. "$(dirname "$0")/../lib.sh"
+need_root bad_input
+FIRE=${FIRE:-$PWD/${BUILD:-build}/tests/tools/fire_syscall}
+SEL=$'[Selection]\nName=s\nEvents=sched:sched_switch\n'
+n=0
+
+# expect NAME STATUS FIRST-LINE [CARET-LINE] -- CMD...: runs CMD, compares.
+expect() {
+	local name=$1 status=$2 want=$3 caret=${4:-}
+	shift 4
+	[ "${1:-}" = -- ] && shift
+	"$@" >"$TMP/out" 2>"$TMP/err"
+	local rc=$? got
+	got=$(grep -v '^libbpf: ' "$TMP/err" | head -1)
+	n=$((n + 1))
+	if [ "$rc" != "$status" ] || [ "$got" != "$want" ]; then
+		not_ok "$name"
+		note "  want ($status): $want"
+		note "  got  ($rc): $got"
+		return
+	fi
+	if [ -n "$caret" ] && ! grep -qxF -- "$caret" "$TMP/err"; then
+		not_ok "$name: caret"
+		sed 's/^/#   /' "$TMP/err"
+		return
+	fi
+	ok "$name"
+}
+
+# conf NAME TEXT: writes $TMP/NAME.conf, sets F to its path.
+conf() { F=$TMP/$1.conf; printf '%s' "$2" >"$F"; }
+# check NAME STATUS MSG-AFTER-PATH [CARET] : --check-config on $F
+cc() { local name=$1 status=$2 msg=$3 caret=${4:-}; expect "$name" "$status" "$F$msg" "$caret" -- "$TRACERD" --check-config "$F"; }
+
+conf outside $'Foo=bar\n'
+cc "assignment outside a section" 1 ":1:1: assignment outside a section, expected [Daemon] or [Selection] first" "    ^"
+conf section $'[Bogus]\n'
+cc "unknown section" 1 ":1:2: unknown section [Bogus], expected [Daemon] or [Selection]" "     ^"
+conf unclosed $'[Daemon\n'
+cc "unclosed section header" 1 ":1:8: expected ']' to end the section header"
+conf junk $'[Daemon] x\n'
+cc "text after a section header" 1 ":1:11: expected ']' to end the section header"
+conf noeq $'[Daemon]\njust words\n'
+cc "a line without =" 1 ":2:1: expected Key=Value or [Section]"
+conf unkkey $'[Daemon]\n  Foo=1\n'
+cc "unknown [Daemon] key" 1 ":2:3: unknown key 'Foo' in [Daemon]; expected RingBufferSize, WakeupBytes, Output, FlushIntervalMSec, StatsIntervalSec or RawPointers" "      ^"
+conf typo $'[Daemon]\nRingBufferSzie=8M\n'
+cc "mistyped key: did you mean" 1 ":2:1: unknown key 'RingBufferSzie' in [Daemon]; did you mean 'RingBufferSize'?"
+conf typo2 $'[Selection]\nName=s\nevent=sched:sched_switch\n'
+cc "mistyped [Selection] key: did you mean" 1 ":3:1: unknown key 'event' in [Selection]; did you mean 'Events'?"
+conf unkkey2 $'[Selection]\nColour=blue\n'
+cc "unknown [Selection] key" 1 ":2:1: unknown key 'Colour' in [Selection]; expected Name, Events, Filter, Priority, RateLimit or RateLimitBurst"
+for v in 3K 2G lots -8M 99999999999999999999 2K 8Q 12K; do
+	conf size "[Daemon]"$'\n'"RingBufferSize=$v"$'\n'"$SEL"
+	cc "RingBufferSize=$v" 1 ":2:16: expected a power of two from 4K to 1G, got '$v'" "                   ^"
+done
+conf wake $'[Daemon]\nWakeupBytes=some\n'
+cc "WakeupBytes=some" 1 ":2:13: expected a size such as 256K, got 'some'"
+conf wake2 $'[Daemon]\nRingBufferSize=64K\nWakeupBytes=64K\n'"$SEL"
+cc "WakeupBytes not below RingBufferSize" 1 ":3:13: WakeupBytes= must be below RingBufferSize= (65536 bytes)"
+conf output $'[Daemon]\nOutput=syslog\n'
+cc "Output=syslog" 1 ":2:8: expected 'journal' or 'stdout', got 'syslog'"
+conf flush $'[Daemon]\nFlushIntervalMSec=0\n'
+cc "FlushIntervalMSec=0" 1 ":2:19: expected a whole number from 1 to 10000, got '0'"
+conf stats $'[Daemon]\nStatsIntervalSec=-1\n'
+cc "StatsIntervalSec=-1" 1 ":2:18: expected a whole number from 0 to 86400, got '-1'"
+conf raw $'[Daemon]\nRawPointers=maybe\n'
+cc "RawPointers=maybe" 1 ":2:13: expected a boolean (yes or no), got 'maybe'"
+conf name $'[Selection]\nName=bad name!\n'
+cc "Name with a space" 1 ":2:9: expected a name of letters, digits, '-', '_' and '.'" "            ^"
+conf ev1 $'[Selection]\nName=s\nEvents=sched\n'
+cc "Events without a colon" 1 ":3:8: expected subsystem:event (globs allowed), got 'sched'"
+conf ev2 $'[Selection]\nName=s\nEvents=sched:sched_switch \\\n    a:b:c\n'
+cc "Events: a bad word on a continued line" 1 ":4:5: expected subsystem:event (globs allowed), got 'a:b:c'" "        ^"
+conf prio "$SEL"$'Priority=loud\n'
+cc "Priority=loud" 1 ":4:10: expected a syslog priority (emerg..debug or 0..7), got 'loud'"
+conf rate "$SEL"$'RateLimit=fast\n'
+cc "RateLimit=fast" 1 ":4:11: expected a whole number from 0 to 100000000, got 'fast'"
+conf noname $'\n[Selection]\nEvents=sched:sched_switch\n'
+cc "selection without Name=" 1 ":2:2: [Selection] needs a Name="
+conf noev $'[Selection]\nName=s\n'
+cc "selection without Events=" 1 ":1:2: [Selection] 's' needs Events= with at least one subsystem:event"
+conf dup "$SEL$SEL"
+cc "two selections with one name" 1 ":4:2: selection 's' is already defined at $F:1; names must be unique"
+conf nosel $'[Daemon]\nOutput=stdout\n'
+cc "no selection at all" 1 ": no [Selection] configured: nothing to trace"
+conf empty ''
+cc "an empty file" 1 ": no [Selection] configured: nothing to trace"
+
+# Drop-ins: applied in name order; errors name the drop-in.
+conf dropdup "$SEL"; mkdir -p "$F.d"
+printf '%s' "$SEL" >"$F.d/20-b.conf"
+printf '[Daemon]\nOutput=stdout\n' >"$F.d/10-a.conf"
+expect "conflicting drop-ins: a selection defined twice" 1 \
+	"$F.d/20-b.conf:1:2: selection 's' is already defined at $F:1; names must be unique" "" -- "$TRACERD" --check-config "$F"
+conf dropdup2 $'[Daemon]\n'; mkdir -p "$F.d"
+printf '%s' "$SEL" >"$F.d/10-a.conf"; printf '%s' "$SEL" >"$F.d/20-b.conf"
+expect "conflicting drop-ins: both define one selection" 1 \
+	"$F.d/20-b.conf:1:2: selection 's' is already defined at $F.d/10-a.conf:1; names must be unique" "" -- "$TRACERD" --check-config "$F"
+conf dropwake $'[Daemon]\nRingBufferSize=64K\n'"$SEL"; mkdir -p "$F.d"
+printf '[Daemon]\nWakeupBytes=1M\n' >"$F.d/50-wake.conf"
+expect "a drop-in's WakeupBytes beyond the main file's ring" 1 \
+	"$F.d/50-wake.conf:2:13: WakeupBytes= must be below RingBufferSize= (65536 bytes)" "" -- "$TRACERD" --check-config "$F"
+conf dropsyntax "$SEL"; mkdir -p "$F.d"
+printf '[Daemon]\nOutput=file\n' >"$F.d/10.conf"
+expect "a syntax error in a drop-in" 1 "$F.d/10.conf:2:8: expected 'journal' or 'stdout', got 'file'" "" -- "$TRACERD" --check-config "$F"
+
+# Files that cannot be read.
+expect "missing file" 1 "$TMP/nope.conf: cannot read the config file: No such file or directory" "" -- "$TRACERD" --check-config "$TMP/nope.conf"
+mkdir -p "$TMP/dir.conf"
+expect "a directory as the config file" 1 "$TMP/dir.conf: cannot read the config file: Is a directory" "" -- "$TRACERD" --check-config "$TMP/dir.conf"
+F=$TMP/nul.conf; printf '[Daemon]\nOutput=st\0dout\n' >"$F"
+cc "a NUL byte" 1 ":2:10: expected text, found a NUL byte"
+expect "missing file, daemon start" 1 "$TMP/nope.conf: cannot read the config file: No such file or directory" "" -- "$TRACERD" --config "$TMP/nope.conf" --foreground
+
+# Events that do not exist, with suggestions only when one is near.
+conf unkev $'[Selection]\nName=s\nEvents=sched:sched_process_exec sched:sched_swich\n'
+cc "unknown event: did you mean" 1 ":3:33: no event 'sched:sched_swich'; did you mean sched:sched_switch"
+conf unksys $'[Selection]\nName=s\nEvents=shced:sched_switch\n'
+cc "unknown subsystem: did you mean" 1 ":3:8: no event 'shced:sched_switch'; did you mean sched:sched_switch"
+conf prefix $'[Selection]\nName=s\nEvents=kmem:kmallo\n'
+cc "a cut-off name: did you mean" 1 ":3:8: no event 'kmem:kmallo'; did you mean kmem:kmalloc"
+conf nothing $'[Selection]\nName=s\nEvents=foo:bar\n'
+cc "unknown event, nothing near" 1 ":3:8: no event 'foo:bar'"
+conf glob $'[Selection]\nName=s\nEvents=sched:nosuch*\n'
+cc "a glob matching nothing" 1 ":3:8: 'sched:nosuch*' matches no event"
+conf glob2 $'[Selection]\nName=s\nEvents=sched:sched_proces_*\n'
+cc "a glob matching nothing: did you mean" 1 ":3:8: 'sched:sched_proces_*' matches no event; did you mean sched:sched_process_exec, sched:sched_process_exit or sched:sched_process_fork"
+conf glob3 $'[Selection]\nName=s\nEvents=tcp:*retrans*x\n'
+cc "a glob matching nothing: by its longest piece" 1 ":3:8: 'tcp:*retrans*x' matches no event; did you mean tcp:tcp_retransmit_skb or tcp:tcp_retransmit_synack"
+conf globdrop "$SEL"; mkdir -p "$F.d"
+printf '[Selection]\nName=t\nEvents=irq:irq_handler_entry \\\n  irq:nope_*\n' >"$F.d/10.conf"
+expect "a glob matching nothing in a drop-in" 1 "$F.d/10.conf:4:3: 'irq:nope_*' matches no event" "" -- "$TRACERD" --check-config "$F"
+expect "--describe an unknown event" 1 "tracerd: no event 'sched:sched_swich'; did you mean sched:sched_switch" "" -- "$TRACERD" --describe sched:sched_swich
+
+# Filters: one case per class of filter error, at the filter's column.
+fc() { # NAME FILTER MSG-AFTER-PATH
+	conf filter "$SEL"'Filter='"$2"$'\n'
+	cc "filter: $1" 1 "$3"
+}
+fc "missing value" "prev_pid == " ":4:19: expected a value: a number, a symbol or a string"
+fc "unknown field" "prev_pidd == 1" ":4:8: unknown field 'prev_pidd' in sched:sched_switch; its fields are: prev_comm, prev_pid, prev_prio, prev_state, next_comm, next_pid, next_prio, common_pid, common_type, comm, cpu"
+fc "dangling &&" "prev_pid == 1 &&" ":4:24: expected a field name, '!' or '(' before the end of the filter"
+fc "ordering a string" "prev_comm > 3" ":4:18: prev_comm is a string (char[16]): expected ==, !=, ~ or in, not '>'"
+fc "unclosed (" "(prev_pid == 1" ":4:22: expected ')' to close the '(' at column 8"
+fc "glob on a number" "prev_pid ~ 1" ":4:17: '~' is a glob and needs a string; prev_pid is a number (pid_t): expected ==, !=, <, <=, >, >=, &, &= or in"
+fc "bad number" "prev_pid == 0x" ":4:20: expected a number for prev_pid (pid_t), not '0x'"
+
+# The environment: tracefs unmounted, BTF missing.
+conf good "$SEL"
+mkdir -p "$TMP/notracefs"
+expect "tracefs not mounted (--check-config)" 1 "cannot find or mount tracefs at $TMP/notracefs: No such file or directory" "" -- \
+	env TRACERD_TRACEFS="$TMP/notracefs" "$TRACERD" --check-config "$F"
+expect "tracefs not mounted (daemon)" 1 "cannot find or mount tracefs at $TMP/notracefs: No such file or directory" "" -- \
+	env TRACERD_TRACEFS="$TMP/notracefs" "$TRACERD" --config "$F" --foreground
+expect "tracefs not mounted (--list-events)" 1 "cannot find or mount tracefs at $TMP/notracefs: No such file or directory" "" -- \
+	env TRACERD_TRACEFS="$TMP/notracefs" "$TRACERD" --list-events
+expect "BTF missing: a warning, classes by layout" 0 "tracerd: no kernel BTF (No such file or directory): event classes are inferred from layouts" "" -- \
+	env TRACERD_BTF="$TMP/nobtf" "$TRACERD" --list-classes 'sched:sched_switch'
+check "BTF missing: --list-classes falls back to layouts" grep -q '^sched_switch \[by layout\]' "$TMP/out"
+
+# The command line.
+expect "unknown option" 2 "$TRACERD: unrecognized option '--bogus'" "" -- "$TRACERD" --bogus
+expect "unexpected argument" 2 "tracerd: unexpected argument 'extra'; see --help" "" -- "$TRACERD" --config "$F" extra
+
+note "$n bad inputs checked"
+check "at least 40 bad inputs in the catalogue" [ "$n" -ge 40 ]
+
+# Reload: a bad config is refused, the running one keeps tracing.
+printf '[Daemon]\nFlushIntervalMSec=10\n[Selection]\nName=r\nEvents=syscalls:sys_enter_sysfs\n' >"$TMP/run.conf"
+cp "$TMP/run.conf" "$TMP/run.orig"
+start_tracerd "$TMP/run.conf" "$TMP/run" || { not_ok "reload: tracerd starts"; exit 0; }
+read -r pid1 _ < <("$FIRE" 100)
+bad_reloads=0
+for bad in $'[Daemon]\nOutput=syslog\n' $'[Selection]\nName=r\nEvents=sched:nosuch\n' $'Foo=1\n' \
+	$'[Selection]\nName=r\nEvents=syscalls:sys_enter_sysfs\n[Selection]\nName=r\nEvents=irq:*\n' \
+	$'[Selection]\nName=r\nEvents=syscalls:sys_enter_sysfs\nFilter=option ==\n'; do
+	printf '%s' "$bad" >"$TMP/run.conf"
+	before=$(grep -c "reload failed" "$TMP/run.err")
+	kill -HUP "$TRACERD_PID"
+	for ((i = 0; i < 100; i++)); do
+		[ "$(grep -c "reload failed" "$TMP/run.err")" -gt "$before" ] && break
+		sleep 0.05
+	done
+	[ "$(grep -c "reload failed" "$TMP/run.err")" -gt "$before" ] && bad_reloads=$((bad_reloads + 1))
+done
+grep "reload failed" "$TMP/run.err" | sed 's/^/#   /'
+check "reload: 5 bad configs refused with their message" [ "$bad_reloads" = 5 ]
+check "reload: the message names file:line:column" grep -qF "reload failed, keeping the running configuration: $TMP/run.conf:2:8: expected 'journal' or 'stdout', got 'syslog'" "$TMP/run.err"
+read -r pid2 _ < <("$FIRE" 100)
+sleep 0.2
+stop_tracerd
+c1=$(grep -c -- "-$pid1 .*sys_enter_sysfs" "$TMP/run")
+c2=$(grep -c -- "-$pid2 .*sys_enter_sysfs" "$TMP/run")
+note "events before the bad reloads: $c1, after: $c2"
+check "reload: the running config keeps tracing (100 and 100 events)" [ "$c1" = 100 -a "$c2" = 100 ]

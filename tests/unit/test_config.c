@@ -1,0 +1,176 @@
+// SPDX-License-Identifier: GPL-2.0
+/* The config parser: what it accepts, and every error message it can give,
+ * each with its file:line:column. A second text plays a drop-in. */
+#include <syslog.h>
+#include "config.h"
+#include "test.h"
+#include "util.h"
+
+#define SEL "[Selection]\nName=s\nEvents=sched:sched_switch\n"
+
+static const struct bad {
+	const char *text, *dropin, *want;
+} bad[] = {
+	{ "Foo=bar\n", NULL,
+	  "t.conf:1:1: assignment outside a section, expected [Daemon] or [Selection] first" },
+	{ "[Bogus]\n", NULL, "t.conf:1:2: unknown section [Bogus], expected [Daemon] or [Selection]" },
+	{ "  [Daemon\n", NULL, "t.conf:1:10: expected ']' to end the section header" },
+	{ "[Daemon] x\n", NULL, "t.conf:1:11: expected ']' to end the section header" },
+	{ "[Daemon]\njust words\n", NULL, "t.conf:2:1: expected Key=Value or [Section]" },
+	{ "[Daemon]\n\tFoo=1\n", NULL,
+	  "t.conf:2:2: unknown key 'Foo' in [Daemon]; expected RingBufferSize, WakeupBytes, Output, FlushIntervalMSec, StatsIntervalSec or RawPointers" },
+	{ "[Daemon]\nRingBufferSzie=8M\n", NULL,
+	  "t.conf:2:1: unknown key 'RingBufferSzie' in [Daemon]; did you mean 'RingBufferSize'?" },
+	{ "[Daemon]\nringbuffersize=8M\n", NULL,
+	  "t.conf:2:1: unknown key 'ringbuffersize' in [Daemon]; did you mean 'RingBufferSize'?" },
+	{ "[Selection]\nEvent=sched:sched_switch\n", NULL,
+	  "t.conf:2:1: unknown key 'Event' in [Selection]; did you mean 'Events'?" },
+	{ "[Selection]\nColour=blue\n", NULL,
+	  "t.conf:2:1: unknown key 'Colour' in [Selection]; expected Name, Events, Filter, Priority, RateLimit or RateLimitBurst" },
+	{ "[Daemon]\nRingBufferSize=3K\n", NULL,
+	  "t.conf:2:16: expected a power of two from 4K to 1G, got '3K'" },
+	{ "[Daemon]\nRingBufferSize = 2G\n", NULL,
+	  "t.conf:2:18: expected a power of two from 4K to 1G, got '2G'" },
+	{ "[Daemon]\nRingBufferSize=2K\n", NULL,
+	  "t.conf:2:16: expected a power of two from 4K to 1G, got '2K'" },
+	{ "[Daemon]\nRingBufferSize=lots\n", NULL,
+	  "t.conf:2:16: expected a power of two from 4K to 1G, got 'lots'" },
+	{ "[Daemon]\nRingBufferSize=-8M\n", NULL,
+	  "t.conf:2:16: expected a power of two from 4K to 1G, got '-8M'" },
+	{ "[Daemon]\nRingBufferSize=99999999999999999999\n", NULL,
+	  "t.conf:2:16: expected a power of two from 4K to 1G, got '99999999999999999999'" },
+	{ "[Daemon]\nRingBufferSize=\n", NULL,
+	  "t.conf:2:16: expected a power of two from 4K to 1G, got ''" },
+	{ "[Daemon]\nRingBufferSize=8Q\n", NULL,
+	  "t.conf:2:16: expected a power of two from 4K to 1G, got '8Q'" },
+	{ "[Daemon]\nWakeupBytes=some\n", NULL, "t.conf:2:13: expected a size such as 256K, got 'some'" },
+	{ "[Daemon]\nWakeupBytes=4G\n", NULL, "t.conf:2:13: expected a size such as 256K, got '4G'" },
+	{ "[Daemon]\nOutput=syslog\n", NULL, "t.conf:2:8: expected 'journal' or 'stdout', got 'syslog'" },
+	{ "[Daemon]\nFlushIntervalMSec=0\n", NULL,
+	  "t.conf:2:19: expected a whole number from 1 to 10000, got '0'" },
+	{ "[Daemon]\nFlushIntervalMSec=10001\n", NULL,
+	  "t.conf:2:19: expected a whole number from 1 to 10000, got '10001'" },
+	{ "[Daemon]\nFlushIntervalMSec=1.5\n", NULL,
+	  "t.conf:2:19: expected a whole number from 1 to 10000, got '1.5'" },
+	{ "[Daemon]\nStatsIntervalSec=-1\n", NULL,
+	  "t.conf:2:18: expected a whole number from 0 to 86400, got '-1'" },
+	{ "[Daemon]\nRawPointers=maybe\n", NULL, "t.conf:2:13: expected a boolean (yes or no), got 'maybe'" },
+	{ "[Selection]\nName=bad name!\n", NULL,
+	  "t.conf:2:9: expected a name of letters, digits, '-', '_' and '.'" },
+	{ "[Selection]\nName=\n", NULL, "t.conf:2:6: expected a name" },
+	{ "[Selection]\nName=s\nEvents=sched\n", NULL,
+	  "t.conf:3:8: expected subsystem:event (globs allowed), got 'sched'" },
+	{ "[Selection]\nName=s\nEvents=sched:sched_switch :x\n", NULL,
+	  "t.conf:3:27: expected subsystem:event (globs allowed), got ':x'" },
+	{ "[Selection]\nName=s\nEvents=a:b:c\n", NULL,
+	  "t.conf:3:8: expected subsystem:event (globs allowed), got 'a:b:c'" },
+	{ "[Selection]\nName=s\nEvents=sched: \n", NULL,
+	  "t.conf:3:8: expected subsystem:event (globs allowed), got 'sched:'" },
+	{ "[Selection]\nName=s\nEvents=sched:a \\\n  irq\n", NULL,
+	  "t.conf:4:3: expected subsystem:event (globs allowed), got 'irq'" },
+	{ SEL "Priority=loud\n", NULL,
+	  "t.conf:4:10: expected a syslog priority (emerg..debug or 0..7), got 'loud'" },
+	{ SEL "Priority=8\n", NULL,
+	  "t.conf:4:10: expected a syslog priority (emerg..debug or 0..7), got '8'" },
+	{ SEL "RateLimit=fast\n", NULL,
+	  "t.conf:4:11: expected a whole number from 0 to 100000000, got 'fast'" },
+	{ SEL "RateLimitBurst=100000001\n", NULL,
+	  "t.conf:4:16: expected a whole number from 0 to 100000000, got '100000001'" },
+	{ "[Selection]\nEvents=sched:sched_switch\n", NULL, "t.conf:1:2: [Selection] needs a Name=" },
+	{ "[Daemon]\n\n[Selection]\nName=s\n", NULL,
+	  "t.conf:3:2: [Selection] 's' needs Events= with at least one subsystem:event" },
+	{ SEL "Events=\n", NULL,
+	  "t.conf:1:2: [Selection] 's' needs Events= with at least one subsystem:event" },
+	{ SEL "\n" SEL, NULL,
+	  "t.conf:5:2: selection 's' is already defined at t.conf:1; names must be unique" },
+	{ SEL, SEL, "t.conf.d/10.conf:1:2: selection 's' is already defined at t.conf:1; names must be unique" },
+	{ SEL, "[Daemon]\nOutput=file\n", "t.conf.d/10.conf:2:8: expected 'journal' or 'stdout', got 'file'" },
+	{ "[Daemon]\n", NULL, "t.conf: no [Selection] configured: nothing to trace" },
+	{ "# only a comment\n", NULL, "t.conf: no [Selection] configured: nothing to trace" },
+	{ "[Daemon]\nRingBufferSize=8M\nWakeupBytes=8M\n" SEL, NULL,
+	  "t.conf:3:13: WakeupBytes= must be below RingBufferSize= (8388608 bytes)" },
+	{ "[Daemon]\nRingBufferSize=64K\n" SEL, "[Daemon]\nWakeupBytes=1M\n",
+	  "t.conf.d/10.conf:2:13: WakeupBytes= must be below RingBufferSize= (65536 bytes)" },
+};
+
+static void every_error_message(void)
+{
+	for (size_t i = 0; i < ARRAY_SIZE(bad); i++) {
+		struct diag d = { 0 };
+		struct config c;
+		char got[2048];
+		int r;
+
+		config_init(&c);
+		r = config_parse_text(&c, "t.conf", bad[i].text, &d);
+		if (r >= 0 && bad[i].dropin)
+			r = config_parse_text(&c, "t.conf.d/10.conf", bad[i].dropin, &d);
+		if (r >= 0) {
+			/* config_finish names files[0] for errors without a line */
+			c.files = calloc(1, sizeof(*c.files));
+			c.files[0] = strdup("t.conf");
+			c.n_files = c.cap_files = 1;
+			r = config_finish(&c, &d);
+		}
+		diag_format(&d, got, sizeof(got));
+		EXPECT(r == -EINVAL, "case %zu: r=%d", i, r);
+		EXPECT(!strcmp(got, bad[i].want), "case %zu:\n#     got  '%s'\n#     want '%s'", i, got,
+		       bad[i].want);
+		config_free(&c);
+	}
+	printf("#   %zu error cases\n", ARRAY_SIZE(bad));
+	EXPECT(ARRAY_SIZE(bad) >= 40, "only %zu cases", ARRAY_SIZE(bad));
+}
+
+static void the_caret_line_is_the_source_line(void)
+{
+	struct diag d = { 0 };
+	struct config c;
+
+	config_init(&c);
+	EXPECT(config_parse_text(&c, "t.conf", "[Daemon]\n  Output = pigeon  # why\n", &d) == -EINVAL, "parses");
+	EXPECT_STREQ(d.source, "  Output = pigeon  # why");
+	EXPECT(d.col == 12, "col %d", d.col);
+	config_free(&c);
+}
+
+static void values_are_parsed(void)
+{
+	struct diag d = { 0 };
+	struct config c;
+	const char *text =
+		"[Daemon]\nRingBufferSize=64KiB\nWakeupBytes=1K\nOutput=stdout\nFlushIntervalMSec=5\n"
+		"StatsIntervalSec=0\nRawPointers=on\n"
+		"[Selection]\nName=a.b\nEvents=sched:sched_switch \\\n  irq:* # two\n"
+		"Filter=prev_pid == 1 # c\nPriority=warning\nRateLimit=10\n";
+
+	config_init(&c);
+	EXPECT(config_parse_text(&c, "t.conf", text, &d) == 0, "%s", d.msg);
+	c.files = calloc(1, sizeof(*c.files));
+	c.files[0] = strdup("t.conf");
+	c.n_files = c.cap_files = 1;
+	EXPECT(config_finish(&c, &d) == 0, "%s", d.msg);
+	EXPECT(c.ring_buffer_size == 65536, "%llu", (unsigned long long)c.ring_buffer_size);
+	EXPECT(c.wakeup_bytes == 1024, "%llu", (unsigned long long)c.wakeup_bytes);
+	EXPECT(c.output == OUTPUT_STDOUT && c.flush_interval_ms == 5 && !c.stats_interval_sec &&
+	       c.raw_pointers, "daemon keys");
+	EXPECT(c.n_sels == 1 && c.sels[0].n_events == 2, "events");
+	if (c.n_sels == 1 && c.sels[0].n_events == 2) {
+		EXPECT_STREQ(c.sels[0].events[1], "irq:*");
+		EXPECT(c.sels[0].event_lines[1] == 11 && c.sels[0].event_cols[1] == 3,
+		       "irq:* at %d:%d", c.sels[0].event_lines[1], c.sels[0].event_cols[1]);
+		EXPECT_STREQ(c.sels[0].filter, "prev_pid == 1");
+		EXPECT(c.sels[0].filter_pos.line == 12 && c.sels[0].filter_pos.col == 8, "filter pos");
+		EXPECT(c.sels[0].priority == LOG_WARNING, "priority");
+		EXPECT(c.sels[0].rate_limit == 10 && c.sels[0].rate_burst == 10, "burst defaults to the rate");
+	}
+	config_free(&c);
+}
+
+int main(void)
+{
+	RUN(every_error_message);
+	RUN(the_caret_line_is_the_source_line);
+	RUN(values_are_parsed);
+	return TEST_EXIT();
+}

@@ -1,0 +1,229 @@
+// SPDX-License-Identifier: GPL-2.0
+/* The ring-buffer consumer against crafted records, as a damaged or hostile
+ * kernel side could hand them over: too short for the header, a length past
+ * the buffer, an unknown or detached slot, a __data_loc pointing past the
+ * record, a record shorter than its format. Each is counted, and nothing is
+ * read out of bounds (every record sits in an exact-size allocation, so the
+ * SANITIZE=1 build catches any stray read). Then the sink queue: a real
+ * writer thread in front of the real stdout sink, with exact counts. */
+#include <stdint.h>
+#include "fx_events.h"
+#include "render.h"
+#include "sink.h"
+#include "test.h"
+#include "tracer.h"
+
+#define SLOT 3
+
+static struct tracer *t;
+static struct trace_slot *slot;
+static struct sel_state sel;
+static struct selection conf = { .name = (char *)"crafted", .priority = 6 };
+static char *out;
+static size_t out_len;
+static FILE *mem;
+
+static struct tp_event *fixture(const char *sys, const char *name)
+{
+	fx_load();
+	for (size_t i = 0; i < fx_n; i++)
+		if (!strcmp(fx_events[i]->system, sys) && !strcmp(fx_events[i]->name, name))
+			return fx_events[i];
+	return NULL;
+}
+
+static void setup(bool queued)
+{
+	struct render_opts ro = { 0 };
+
+	t = calloc(1, sizeof(*t));
+	slot = calloc(1, sizeof(*slot));
+	slot->id = SLOT;
+	slot->refs = 1;
+	slot->event = fixture("sched", "sched_process_exec");
+	slot->sel = &sel;
+	sel.conf = &conf;
+	t->slots[SLOT] = slot;
+	render_prepare(slot->event, &ro);
+	mem = open_memstream(&out, &out_len);
+	sink_stdout_new(&t->sink, mem);
+	if (queued)
+		sink_queue_new(&t->sink, t->sink, 0);
+}
+
+static void teardown(void)
+{
+	tracer_free(t);		/* closes and frees the sink */
+	trace_slot_unref(slot);
+	fclose(mem);
+	free(out);
+	out = NULL;
+}
+
+/* A record in an exact-size buffer: header, then the event's bytes. */
+static void feed(uint32_t slot_id, const void *rec, uint32_t len, uint32_t claimed_len,
+		 size_t size, uint32_t flags)
+{
+	uint8_t *buf = malloc(size ? size : 1);
+	struct trace_rec_hdr h = {
+		.ts_ns = 1500000000, .slot = slot_id, .cpu = 1, .pid = 42, .tid = 42,
+		.len = claimed_len, .flags = flags, .comm = "crafted",
+	};
+
+	memcpy(buf, &h, size < sizeof(h) ? size : sizeof(h));
+	if (size > sizeof(h))
+		memcpy(buf + sizeof(h), rec, len < size - sizeof(h) ? len : size - sizeof(h));
+	tracer_on_record(t, buf, size);
+	free(buf);
+}
+
+/* sched_process_exec: __data_loc filename at 8, pid at 12, old_pid at 16. */
+static size_t exec_record(uint8_t *rec, uint32_t loc, const char *name)
+{
+	uint32_t pid = 42;
+	size_t n = strlen(name) + 1;
+
+	memset(rec, 0, 20);
+	memcpy(rec + 8, &loc, 4);
+	memcpy(rec + 12, &pid, 4);
+	memcpy(rec + 16, &pid, 4);
+	memcpy(rec + 20, name, n);
+	return 20 + n;
+}
+
+static uint64_t delivered(void)
+{
+	struct sel_totals tot = { 0 };
+
+	trace_slot_add_counts(slot, &tot);
+	return tot.delivered;
+}
+
+static void malformed_headers_are_counted(void)
+{
+	uint8_t rec[64];
+	size_t n;
+
+	setup(false);
+	EXPECT(slot->event != NULL, "no fixture");
+	n = exec_record(rec, 10 << 16 | 20, "/bin/true");
+	feed(SLOT, rec, n, n, 7, 0);				/* shorter than a header */
+	feed(SLOT, rec, n, 100000, sizeof(struct trace_rec_hdr) + n, 0);	/* len past the buffer */
+	feed(SLOT, rec, n, n + 1, sizeof(struct trace_rec_hdr) + n, 0);	/* one byte past */
+	feed(TRACERD_MAX_EVENTS, rec, n, n, sizeof(struct trace_rec_hdr) + n, 0);	/* no such slot */
+	feed(UINT32_MAX, rec, n, n, sizeof(struct trace_rec_hdr) + n, 0);
+	feed(SLOT + 1, rec, n, n, sizeof(struct trace_rec_hdr) + n, 0);	/* detached slot */
+	EXPECT(t->malformed == 5, "malformed %llu", (unsigned long long)t->malformed);
+	EXPECT(t->late == 1, "late %llu", (unsigned long long)t->late);
+	EXPECT(delivered() == 0, "delivered %llu", (unsigned long long)delivered());
+	teardown();
+}
+
+static void a_good_record_renders(void)
+{
+	uint8_t rec[64];
+	size_t n;
+
+	setup(false);
+	n = exec_record(rec, 10 << 16 | 20, "/bin/true");
+	feed(SLOT, rec, n, n, sizeof(struct trace_rec_hdr) + n, 0);
+	fflush(mem);
+	EXPECT(delivered() == 1, "delivered %llu", (unsigned long long)delivered());
+	EXPECT(out && strstr(out, "crafted-42      [001]     1.500000: sched_process_exec: filename=/bin/true pid=42 old_pid=42\n"),
+	       "output '%s'", out);
+	EXPECT(!t->short_records && !t->bad_dyn_records && !t->malformed, "counted as damaged");
+	teardown();
+}
+
+static void damaged_records_are_counted_and_never_overread(void)
+{
+	uint8_t rec[64];
+	size_t n;
+
+	setup(false);
+	/* __data_loc length past the record */
+	n = exec_record(rec, 200 << 16 | 20, "/bin/true");
+	feed(SLOT, rec, n, n, sizeof(struct trace_rec_hdr) + n, 0);
+	/* __data_loc offset past the record */
+	n = exec_record(rec, 4 << 16 | 0xfff0, "/bin/true");
+	feed(SLOT, rec, n, n, sizeof(struct trace_rec_hdr) + n, 0);
+	/* offset + length wraps 16 bits */
+	n = exec_record(rec, 0xffffu << 16 | 0xffff, "x");
+	feed(SLOT, rec, n, n, sizeof(struct trace_rec_hdr) + n, 0);
+	EXPECT(t->bad_dyn_records == 3, "bad __data_loc %llu", (unsigned long long)t->bad_dyn_records);
+	/* shorter than the fixed fields: 6 bytes, and none */
+	feed(SLOT, rec, 6, 6, sizeof(struct trace_rec_hdr) + 6, 0);
+	feed(SLOT, rec, 0, 0, sizeof(struct trace_rec_hdr), 0);
+	EXPECT(t->short_records == 2, "short %llu", (unsigned long long)t->short_records);
+	/* cut by the BPF side */
+	n = exec_record(rec, 10 << 16 | 20, "/bin/true");
+	feed(SLOT, rec, n, n, sizeof(struct trace_rec_hdr) + n, TRACERD_REC_TRUNCATED);
+	EXPECT(t->truncated_records == 1, "truncated %llu", (unsigned long long)t->truncated_records);
+	fflush(mem);
+	EXPECT(out && strstr(out, "filename=[bad __data_loc] pid=42"), "output '%s'", out);
+	EXPECT(out && strstr(out, "filename=[field past the record] pid=[field past the record]"),
+	       "output '%s'", out);
+	/* damaged but delivered, with markers: every record is still counted once */
+	EXPECT(delivered() == 6, "delivered %llu", (unsigned long long)delivered());
+	EXPECT(!t->malformed, "malformed %llu", (unsigned long long)t->malformed);
+	teardown();
+}
+
+static void the_queue_delivers_and_counts_exactly(void)
+{
+	uint8_t rec[64];
+	size_t n;
+	unsigned lines = 0;
+
+	setup(true);
+	n = exec_record(rec, 10 << 16 | 20, "/bin/true");
+	for (int i = 0; i < 1000; i++)
+		feed(SLOT, rec, n, n, sizeof(struct trace_rec_hdr) + n, 0);
+	sink_close(t->sink);	/* waits for the writer: counts are final */
+	fflush(mem);
+	for (const char *p = out; p && (p = strstr(p, "sched_process_exec: filename=/bin/true")); p++)
+		lines++;
+	EXPECT(delivered() == 1000, "delivered %llu", (unsigned long long)delivered());
+	EXPECT(lines == 1000, "%u lines", lines);
+	teardown();
+}
+
+static void a_full_queue_counts_enobufs(void)
+{
+	struct sel_totals tot = { 0 };
+	uint8_t rec[64];
+	size_t n;
+	char errs[128];
+
+	setup(false);
+	/* 4 entries, a writer slowed to 20 ms a record: most of 200 overflow */
+	setenv("TRACERD_TEST_SINK_DELAY_US", "20000", 1);
+	sink_queue_new(&t->sink, t->sink, 4);
+	unsetenv("TRACERD_TEST_SINK_DELAY_US");
+	n = exec_record(rec, 10 << 16 | 20, "/bin/true");
+	for (int i = 0; i < 200; i++)
+		feed(SLOT, rec, n, n, sizeof(struct trace_rec_hdr) + n, 0);
+	sink_close(t->sink);
+	trace_slot_add_counts(slot, &tot);
+	sink_errnos_format(tot.errnos, errs, sizeof(errs));
+	EXPECT(tot.delivered + tot.sink_errors == 200, "%llu + %llu",
+	       (unsigned long long)tot.delivered, (unsigned long long)tot.sink_errors);
+	EXPECT(tot.sink_errors >= 150, "sink errors %llu", (unsigned long long)tot.sink_errors);
+	EXPECT(!strncmp(errs, "ENOBUFS ", 8), "errnos '%s'", errs);
+	teardown();
+}
+
+int main(void)
+{
+	RUN(malformed_headers_are_counted);
+	RUN(a_good_record_renders);
+	RUN(damaged_records_are_counted_and_never_overread);
+	RUN(the_queue_delivers_and_counts_exactly);
+	RUN(a_full_queue_counts_enobufs);
+	for (size_t i = 0; i < fx_n; i++) {
+		render_release(fx_events[i]);
+		tp_event_free(fx_events[i]);
+	}
+	free(fx_events);
+	return TEST_EXIT();
+}
