@@ -74,6 +74,11 @@ static __always_inline __u64 record_end(const struct event_desc *d, const __u8 *
 	return end;
 }
 
+/* A tracepoint program's return value decides whether perf still records
+ * the event: 0 would hide it from every perf user of the tracepoint
+ * (`perf record` beside tracerd saw nothing), so always pass it on. */
+#define PASS_ON 1
+
 SEC("tracepoint")
 int trace_event_class(void *ctx)
 {
@@ -87,12 +92,12 @@ int trace_event_class(void *ctx)
 
 	pid_tgid = bpf_get_current_pid_tgid();
 	if (pid_tgid >> 32 == self_tgid)
-		return 0;
+		return PASS_ON;
 	d = bpf_map_lookup_elem(&events, &slot);
 	st = bpf_map_lookup_elem(&stats, &slot);
 	s = bpf_map_lookup_elem(&scratch, &zero);
 	if (!d || !st || !s)
-		return 0;
+		return PASS_ON;
 	st->hits++;
 
 	fixed = d->fixed_size;
@@ -119,7 +124,7 @@ int trace_event_class(void *ctx)
 
 	if (d->n_insns && !filter_match(d, s->data, end, pid_tgid, &s->filter)) {
 		st->filtered++;
-		return 0;
+		return PASS_ON;
 	}
 
 	s->hdr.ts_ns = bpf_ktime_get_ns();
@@ -140,5 +145,5 @@ int trace_event_class(void *ctx)
 			       avail < wakeup_bytes && avail + size >= wakeup_bytes ?
 			       BPF_RB_FORCE_WAKEUP : BPF_RB_NO_WAKEUP))
 		st->lost++;
-	return 0;
+	return PASS_ON;
 }
