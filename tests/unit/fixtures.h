@@ -23,7 +23,7 @@ struct fixture {
 static struct fixture *fixtures;
 static size_t n_fixtures;
 
-static char *fixture_slurp(const char *path)
+_unused_ static char *fixture_slurp(const char *path)
 {
 	_cleanup_fclose_ FILE *f = fopen(path, "re");
 	char *buf;
@@ -44,7 +44,7 @@ static char *fixture_slurp(const char *path)
 	return buf;
 }
 
-static void fixtures_load(void)
+_unused_ static void fixtures_load(void)
 {
 	_cleanup_free_ char *all = fixture_slurp(FIXTURE);
 	char *p = all;
@@ -66,7 +66,7 @@ static void fixtures_load(void)
 	}
 }
 
-static void fixtures_free(void)
+_unused_ static void fixtures_free(void)
 {
 	for (size_t i = 0; i < n_fixtures; i++) {
 		free(fixtures[i].name);
@@ -76,7 +76,7 @@ static void fixtures_free(void)
 }
 
 /* The parsed event "system:event", or NULL; free with tp_event_free. */
-static struct tp_event *fixture_event(const char *name)
+_unused_ static struct tp_event *fixture_event(const char *name)
 {
 	for (size_t i = 0; i < n_fixtures; i++) {
 		struct tp_event *e = NULL;

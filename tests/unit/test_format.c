@@ -4,61 +4,9 @@
  * kernel does not use today (__rel_loc). */
 #include <stdlib.h>
 #include "events.h"
+#include "fixtures.h"
 #include "test.h"
 #include "util.h"
-
-#define FIXTURE "tests/fixtures/formats-6.18.txt"
-
-struct fixture {
-	char *name;	/* system:event */
-	char *text;
-};
-
-static struct fixture *fixtures;
-static size_t n_fixtures;
-
-static char *slurp(const char *path)
-{
-	FILE *f = fopen(path, "re");
-	char *buf;
-	long n;
-
-	if (!f)
-		return NULL;
-	fseek(f, 0, SEEK_END);
-	n = ftell(f);
-	rewind(f);
-	buf = malloc(n + 1);
-	if (buf && fread(buf, 1, n, f) != (size_t)n) {
-		free(buf);
-		buf = NULL;
-	}
-	if (buf)
-		buf[n] = 0;
-	fclose(f);
-	return buf;
-}
-
-static void load_fixtures(void)
-{
-	char *all = slurp(FIXTURE), *p = all;
-	size_t cap = 0;
-
-	while (p && (p = strstr(p, "#### "))) {
-		char *nl = strchr(p, '\n'), *next;
-
-		*nl = 0;
-		next = strstr(nl + 1, "\n#### ");
-		if (next)
-			*next = 0;
-		GROW(fixtures, cap, n_fixtures);
-		fixtures[n_fixtures].name = strdup(p + 5);
-		fixtures[n_fixtures].text = strdup(nl + 1);
-		n_fixtures++;
-		p = next ? next + 1 : NULL;
-	}
-	free(all);
-}
 
 static struct tp_event *parse(const char *name)
 {
@@ -238,7 +186,7 @@ static void globs(void)
 
 int main(void)
 {
-	load_fixtures();
+	fixtures_load();
 	RUN(every_captured_format_parses);
 	RUN(scalar_fields_of_sched_switch);
 	RUN(data_loc_string);

@@ -5,54 +5,11 @@
 #include <stdlib.h>
 #include "render.h"
 #include "symbols.h"
+#include "fixtures.h"
 #include "test.h"
 #include "util.h"
 
-#define FIXTURE "tests/fixtures/formats-6.18.txt"
-
-struct fixture {
-	char *name;	/* system:event */
-	char *text;
-};
-
-static struct fixture *fixtures;
-static size_t n_fixtures;
 static const struct render_opts raw = { .raw_pointers = true }, hashed = { .raw_pointers = false };
-
-static char *slurp(const char *path)
-{
-	_cleanup_fclose_ FILE *f = fopen(path, "re");
-	char *buf = NULL;
-	size_t n = 0;
-
-	if (!f || getdelim(&buf, &n, 0, f) < 0) {
-		free(buf);
-		return NULL;
-	}
-	return buf;
-}
-
-static void load_fixtures(void)
-{
-	char *all = slurp(FIXTURE), *p = all;
-	size_t cap = 0;
-
-	while (p && (p = strstr(p, "#### "))) {
-		char *nl = strchr(p, '\n'), *next;
-
-		*nl = 0;
-		next = strstr(nl + 1, "\n#### ");
-		if (next)
-			*next = 0;
-		if (GROW(fixtures, cap, n_fixtures) < 0)
-			break;
-		fixtures[n_fixtures].name = strdup(p + 5);
-		fixtures[n_fixtures].text = strdup(nl + 1);
-		n_fixtures++;
-		p = next ? next + 1 : NULL;
-	}
-	free(all);
-}
 
 static struct tp_event *event_of(size_t i, const struct render_opts *o)
 {
@@ -400,7 +357,7 @@ static void every_captured_format(void)
 
 int main(void)
 {
-	load_fixtures();
+	fixtures_load();
 	RUN(flags_edge_cases);
 	RUN(multi_bit_masks_first);
 	RUN(flags_of_an_expression);
