@@ -118,10 +118,8 @@ static bool str_same(const char *a, const char *b)
 
 /* Whether b can keep a's attachments: the same name, events and filter.
  * Priority= and RateLimit= live in userspace only, and take effect through
- * the new conf that commit() hands the kept state. Keeping is also the only
- * way to change them at all: the kernel refuses a second attachment of the
- * same program to a tracepoint (EEXIST), so "attach the new one first"
- * cannot work for an event that stays. */
+ * the new conf that commit() hands the kept state, so keeping the links
+ * loses nothing and needs no second copy of the class program. */
 static bool same_attachments(const struct selection *a, const struct selection *b)
 {
 	if (!str_same(a->name, b->name) || !str_same(a->filter, b->filter) ||
