@@ -119,12 +119,25 @@ def pair_subset(sub, sup):
         x.sort()
         y.sort()
         j = 0
+        left = []
         for ts, i in x:
             while j < len(y) and y[j][0] < ts - TOL_US:
                 j += 1
             if j < len(y) and abs(y[j][0] - ts) <= TOL_US:
                 out[i] = y[j][1]
                 j += 1
+            else:
+                left.append((ts, i))
+        # Two instances stamp one record separately; under load the stamps
+        # can drift past TOL_US. A record left over pairs with the nearest
+        # unused record of the same cpu, pid and text.
+        used = set(out.values())
+        for ts, i in left:
+            free = [(abs(t - ts), k) for t, k in y if k not in used]
+            if free:
+                k = min(free)[1]
+                out[i] = k
+                used.add(k)
     return out
 
 
