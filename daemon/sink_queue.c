@@ -217,7 +217,7 @@ static int queue_message(struct sink *s, int priority, const char *msg,
 	size_t mlen = strlen(msg), bytes = sizeof(struct qentry) + mlen + 1;
 	struct qentry *e;
 
-	if (!q->running)
+	if (!q->running || q->inner->ops->direct_messages)
 		return q->inner->ops->message(q->inner, priority, msg, fields, n_fields);
 	e = calloc(1, bytes);
 	if (!e)

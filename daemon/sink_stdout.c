@@ -107,6 +107,7 @@ static const struct sink_ops stdout_ops = {
 	.flush = stdout_flush,
 	.abort = stdout_abort,
 	.free = stdout_free,
+	.direct_messages = true,
 };
 
 int sink_stdout_new(struct sink **ret, FILE *out)
