@@ -31,6 +31,9 @@ struct sink_ops {
 	 * output without blocking (stdout into a pipe nobody reads). */
 	void (*abort)(struct sink *s);
 	void (*free)(struct sink *s);
+	/* Messages go elsewhere than records (stdout's go to stderr): the sink
+	 * queue passes them straight through instead of behind the records. */
+	bool message_direct;
 };
 
 struct sink {

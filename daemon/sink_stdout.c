@@ -106,6 +106,7 @@ static const struct sink_ops stdout_ops = {
 	.message = stdout_message,
 	.flush = stdout_flush,
 	.abort = stdout_abort,
+	.message_direct = true,
 	.free = stdout_free,
 };
 
