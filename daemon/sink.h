@@ -31,9 +31,9 @@ struct sink_ops {
 	 * output without blocking (stdout into a pipe nobody reads). */
 	void (*abort)(struct sink *s);
 	void (*free)(struct sink *s);
-	/* Messages take another channel than events (stdout's go to stderr),
-	 * so a queue in front need not hold them behind stalled events. */
-	bool direct_messages;
+	/* Messages go elsewhere than records (stdout's go to stderr): the sink
+	 * queue passes them straight through instead of behind the records. */
+	bool message_direct;
 };
 
 struct sink {

@@ -147,11 +147,11 @@ static void *writer(void *arg)
 	return NULL;
 }
 
-/* Appends e, or returns -ENOBUFS when the queue is full. */
-static int enqueue(struct sink_queue *q, struct qentry *e)
+/* Appends e, or returns -ENOBUFS when the queue is full (unless force). */
+static int enqueue(struct sink_queue *q, struct qentry *e, bool force)
 {
 	pthread_mutex_lock(&q->lock);
-	if (q->n >= q->max_entries || q->bytes + e->bytes > q->max_bytes) {
+	if (!force && (q->n >= q->max_entries || q->bytes + e->bytes > q->max_bytes)) {
 		pthread_mutex_unlock(&q->lock);
 		return -ENOBUFS;
 	}
@@ -203,7 +203,7 @@ static int queue_emit(struct sink *s, const struct out_record *r)
 	e->slot.event = r->slot->event;
 	e->slot.sel = &e->sel;
 	e->counted = trace_slot_ref((struct trace_slot *)r->slot);
-	if (enqueue(q, e) < 0) {
+	if (enqueue(q, e, false) < 0) {
 		entry_free(e);
 		return -ENOBUFS;
 	}
@@ -217,7 +217,7 @@ static int queue_message(struct sink *s, int priority, const char *msg,
 	size_t mlen = strlen(msg), bytes = sizeof(struct qentry) + mlen + 1;
 	struct qentry *e;
 
-	if (!q->running || q->inner->ops->direct_messages)
+	if (!q->running || q->inner->ops->message_direct)
 		return q->inner->ops->message(q->inner, priority, msg, fields, n_fields);
 	e = calloc(1, bytes);
 	if (!e)
@@ -239,10 +239,8 @@ static int queue_message(struct sink *s, int priority, const char *msg,
 				return -ENOMEM;
 			}
 	}
-	if (enqueue(q, e) < 0) {
-		entry_free(e);
-		return -ENOBUFS;
-	}
+	/* Daemon messages (stats, reloads) are few and must not be dropped. */
+	enqueue(q, e, true);
 	return 0;
 }
 

@@ -106,8 +106,8 @@ static const struct sink_ops stdout_ops = {
 	.message = stdout_message,
 	.flush = stdout_flush,
 	.abort = stdout_abort,
+	.message_direct = true,
 	.free = stdout_free,
-	.direct_messages = true,
 };
 
 int sink_stdout_new(struct sink **ret, FILE *out)

@@ -117,7 +117,7 @@ mkdir -p "$TMP/dir.conf"
 expect "a directory as the config file" 1 "$TMP/dir.conf: cannot read the config file: Is a directory" "" -- "$TRACERD" --check-config "$TMP/dir.conf"
 F=$TMP/nul.conf; printf '[Daemon]\nOutput=st\0dout\n' >"$F"
 cc "a NUL byte" 1 ":2:10: expected text, found a NUL byte"
-expect "missing file, daemon start" 78 "$TMP/nope.conf: cannot read the config file: No such file or directory" "" -- "$TRACERD" --config "$TMP/nope.conf" --foreground
+expect "missing file, daemon start (EX_CONFIG)" 78 "$TMP/nope.conf: cannot read the config file: No such file or directory" "" -- "$TRACERD" --config "$TMP/nope.conf" --foreground
 
 # Events that do not exist, with suggestions only when one is near.
 conf unkev $'[Selection]\nName=s\nEvents=sched:sched_process_exec sched:sched_swich\n'
