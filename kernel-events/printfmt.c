@@ -129,6 +129,37 @@ void tp_printfmt_free(struct tp_printfmt *p)
 	free(p);
 }
 
+/* The first REC->name that is not a field of e, or NULL. libtraceevent
+ * dereferences the missing field (a SEGV found by tests/fuzz/fuzz_format.c);
+ * a kernel never writes one, so such a print fmt is not handed to it. */
+static char *unknown_rec_field(const struct tp_event *e)
+{
+	const char *p = e->print_fmt;
+
+	while (p && *p) {
+		const char *s;
+
+		if (*p == '"' || *p == '\'') {
+			p = skip_literal(p);
+			continue;
+		}
+		if (strncmp(p, "REC->", 5) != 0 || (p > e->print_fmt && is_ident(p[-1]))) {
+			p++;
+			continue;
+		}
+		s = p += 5;
+		while (is_ident(*p))
+			p++;
+		{
+			_cleanup_free_ char *name = strndup(s, p - s);
+
+			if (!name || !tp_event_field(e, name))
+				return strndup(s - 5, p - s + 5);
+		}
+	}
+	return NULL;
+}
+
 static int parse(struct tp_event *e, struct tp_printfmt *p)
 {
 	struct strbuf text = { 0 };
@@ -141,6 +172,9 @@ static int parse(struct tp_event *e, struct tp_printfmt *p)
 	tep_set_file_bigendian(p->tep, TEP_LITTLE_ENDIAN);
 	tep_set_local_bigendian(p->tep, TEP_LITTLE_ENDIAN);
 	tep_set_page_size(p->tep, getpagesize());
+	p->unresolved = unknown_rec_field(e);
+	if (p->unresolved)
+		return 0;
 	rewrite(e, &text, &p->unresolved);
 	if (text.oom) {
 		sb_free(&text);

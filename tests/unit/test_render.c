@@ -325,6 +325,38 @@ static void data_loc_out_of_bounds(void)
 	drop(e);
 }
 
+/* A print fmt naming a field the event lacks (REC->gfp_f|ags: found by the
+ * format fuzzer) crashed libtraceevent; it must fall back to field=value. */
+static void print_fmt_with_unknown_field(void)
+{
+	_cleanup_free_ char *text = NULL;
+	struct tp_event *e = NULL;
+	struct rec r;
+	char *s, *at;
+
+	for (size_t i = 0; i < n_fixtures && !text; i++)
+		if (!strcmp(fixtures[i].name, "kmem:kmalloc"))
+			text = strdup(fixtures[i].text);
+	EXPECT(text, "no fixture kmem:kmalloc");
+	if (!text)
+		return;
+	at = strstr(text, "__print_flags(REC->gfp_flags");
+	EXPECT(at, "kmem:kmalloc prints gfp_flags with __print_flags");
+	if (!at)
+		return;
+	at[strlen("__print_flags(REC->gfp_f")] = '|';
+	EXPECT(tp_format_parse(text, &e, NULL) == 0, "parse");
+	if (!e)
+		return;
+	EXPECT(render_prepare(e, &raw) == 0, "render_prepare");
+	rec_init(&r, e);
+	set(&r, e, "bytes_req", 24);
+	s = render(e, &r);
+	EXPECT_HAS(s, "bytes_req=24");
+	free(s);
+	drop(e);
+}
+
 /* Every captured format compiles, or falls back naming the construct; each
  * renders an all-zero record of its size, and one cut short, without a
  * read past the end (the sanitizer build checks that). */
@@ -367,6 +399,7 @@ int main(void)
 	RUN(pointers_hashed_unless_raw);
 	RUN(network_formats);
 	RUN(data_loc_out_of_bounds);
+	RUN(print_fmt_with_unknown_field);
 	RUN(every_captured_format);
 	for (size_t i = 0; i < n_fixtures; i++) {
 		free(fixtures[i].name);
