@@ -6,18 +6,22 @@
 # record must be accounted for: delivered + lost + suppressed + sink errors
 # == N, and the delivered count must equal the lines printed for the pid.
 # Then at full consumer speed with a large ring: nothing lost at a sustained
-# rate.
+# rate. The selection keeps only the workload's records (by its comm,
+# unique to this run), so that another tracer test firing the same syscall
+# at the same time cannot change the sums.
 . "$(dirname "$0")/../lib.sh"
 need_root loss_accounting
-FIRE=${FIRE:-$PWD/${BUILD:-build}/tests/tools/fire_syscall}
 EVENT=syscalls:sys_enter_sysfs
+COMM=fire$$
+cp "${FIRE:-$PWD/${BUILD:-build}/tests/tools/fire_syscall}" "$TMP/$COMM"
+FIRE=$TMP/$COMM
 
 # run_case NAME N RING DELAY_US [RATE] [EXTRA-SELECTION-LINES]
 # Sets D L S E (delivered, lost, suppressed, sink errors) and LINES.
 run_case() {
 	local name=$1 n=$2 ring=$3 delay=$4 rate=${5:-} extra=${6:-} out=$TMP/$1
-	printf '[Daemon]\nRingBufferSize=%s\nFlushIntervalMSec=10\n[Selection]\nName=loss\nEvents=%s\n%b' \
-		"$ring" "$EVENT" "$extra" >"$TMP/$name.conf"
+	printf '[Daemon]\nRingBufferSize=%s\nFlushIntervalMSec=10\n[Selection]\nName=loss\nEvents=%s\nFilter=comm == "%s"\n%b' \
+		"$ring" "$EVENT" "$COMM" "$extra" >"$TMP/$name.conf"
 	TRACERD_TEST_CONSUMER_DELAY_US=$delay start_tracerd "$TMP/$name.conf" "$out" || return 1
 	read -r pid fired secs < <("$FIRE" "$n" $rate)
 	stop_tracerd || return 1
