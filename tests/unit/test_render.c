@@ -2,6 +2,7 @@
 /* The renderer on synthetic records over the captured format files of this
  * kernel (tests/fixtures/formats-6.18.txt): flag and symbol edge cases,
  * pointer hashing, network formats, and malformed records. */
+#include <glob.h>
 #include <stdlib.h>
 #include "render.h"
 #include "symbols.h"
@@ -357,6 +358,36 @@ static void print_fmt_with_unknown_field(void)
 	drop(e);
 }
 
+/* The format fuzzer's crashing inputs, kept in its corpus as regress-*:
+ * each goes the harness's way again (parse, prepare, render its own bytes). */
+static void fuzz_regressions(void)
+{
+	_cleanup_(globfree) glob_t g = { 0 };
+	struct strbuf sb = { 0 };
+
+	EXPECT(glob("tests/fuzz/corpus/format/regress-*", 0, NULL, &g) == 0 && g.gl_pathc >= 3,
+	       "regression inputs in tests/fuzz/corpus/format");
+	for (size_t i = 0; i < g.gl_pathc; i++) {
+		_cleanup_free_ char *text = NULL;
+		struct tp_event *e = NULL;
+		size_t len = 0;
+		_cleanup_fclose_ FILE *f = fopen(g.gl_pathv[i], "re");
+
+		if (!f || getdelim(&text, &len, 0, f) < 0) {
+			EXPECT(0, "read %s", g.gl_pathv[i]);
+			continue;
+		}
+		if (tp_format_parse(text, &e, NULL) < 0)
+			continue;
+		if (render_prepare(e, &raw) >= 0) {
+			render_event(e, (const uint8_t *)text, strlen(text), &sb);
+			render_release(e);
+		}
+		tp_event_free(e);
+	}
+	sb_free(&sb);
+}
+
 /* Every captured format compiles, or falls back naming the construct; each
  * renders an all-zero record of its size, and one cut short, without a
  * read past the end (the sanitizer build checks that). */
@@ -400,6 +431,7 @@ int main(void)
 	RUN(network_formats);
 	RUN(data_loc_out_of_bounds);
 	RUN(print_fmt_with_unknown_field);
+	RUN(fuzz_regressions);
 	RUN(every_captured_format);
 	for (size_t i = 0; i < n_fixtures; i++) {
 		free(fixtures[i].name);
