@@ -384,11 +384,12 @@ static void detach_wait(struct tracer *t, struct detach_work *w)
 	pthread_mutex_lock(&w->lock);
 	while (w->done < w->n) {
 		struct timespec ts;
-		size_t done = w->done;
+		size_t done;
 
 		clock_gettime(CLOCK_MONOTONIC, &ts);
 		ts.tv_sec++;
 		pthread_cond_timedwait(&w->cond, &w->lock, &ts);
+		done = w->done;
 		pthread_mutex_unlock(&w->lock);
 		busy(t, done, w->n);
 		pthread_mutex_lock(&w->lock);
