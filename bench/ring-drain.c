@@ -67,10 +67,10 @@ int main(int argc, char **argv)
 	sigaction(SIGTERM, &sa, NULL);
 	fprintf(stderr, "ring-drain: attached\n");
 	while (!stop) {
-		if (rb_reader_consume(rb, count_record, &delivered, 65536) == 0)
+		if (rb_reader_consume(rb, count_record, &delivered, 65536, 0) == 0)
 			epoll_wait(ep, &ev, 1, ms);
 	}
-	while (rb_reader_consume(rb, count_record, &delivered, 65536) > 0)
+	while (rb_reader_consume(rb, count_record, &delivered, 65536, 0) > 0)
 		;
 	/* Detaches, and renders the few records that came in meanwhile: the
 	 * tracer counts those as delivered. */

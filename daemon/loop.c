@@ -24,7 +24,13 @@ struct daemon {
 	sd_event_source *more;		/* drains on while the ring stays full */
 	uint64_t last_delivered, last_status_usec;
 	unsigned reloads;
+	bool stopping;
+	size_t busy_done, busy_total;	/* at the last on_busy() */
 };
+
+/* How far each sign of progress pushes systemd's timeout of the current
+ * state: well above the slowest single detach seen (~0.1 s) under load. */
+#define BUSY_EXTEND_USEC (10 * 1000000ULL)
 
 static uint64_t delivered_total(struct tracer *t, uint64_t *lost)
 {
@@ -63,6 +69,25 @@ static void notify_status(struct daemon *dm, const char *state)
 	sd_notifyf(false, "%sSTATUS=%.0f events/s, %llu delivered, %llu lost, %zu selections, %zu events",
 		   state ? state : "", rate, (unsigned long long)delivered, (unsigned long long)lost,
 		   dm->t->n_sels, attached_events(dm->t));
+}
+
+/* Attaching or detaching blocks the loop (tracer.c calls this about once a
+ * second meanwhile), so the loop's own watchdog pings stop, and detaching
+ * 1500 events can outlast TimeoutStopSec on a loaded machine. As long as
+ * events go, ping the watchdog and extend the timeout of the current state
+ * (start, reload, stop); one that stops moving gets neither, and systemd's
+ * timeouts apply. */
+static void on_busy(void *userdata, size_t done, size_t total)
+{
+	struct daemon *dm = userdata;
+
+	if (done == dm->busy_done && total == dm->busy_total)
+		return;
+	dm->busy_done = done;
+	dm->busy_total = total;
+	sd_notifyf(false, "WATCHDOG=1\nEXTEND_TIMEOUT_USEC=%llu\nSTATUS=%s %zu of %zu events",
+		   BUSY_EXTEND_USEC, dm->stopping ? "stopping: detached" : "attaching or detaching:",
+		   done, total);
 }
 
 /* Time sources are one-shot: a callback that wants to run again must
@@ -316,6 +341,10 @@ static int start(struct daemon *dm, struct config *cfg)
 	int r;
 
 	r = tracer_new(&dm->t, cfg, &d);
+	if (r >= 0) {
+		dm->t->busy = on_busy;
+		dm->t->busy_userdata = dm;
+	}
 	if (r >= 0)
 		r = dm->o->foreground || cfg->output == OUTPUT_STDOUT ?
 		    sink_stdout_new(&dm->t->sink, stdout) : sink_journal_new(&dm->t->sink);
@@ -372,6 +401,8 @@ int run_daemon(const struct run_opts *o)
 	/* Detach, drain what the kernel already wrote, then the final entries:
 	 * suppressions not yet reported, and the summary per selection. */
 	t0 = now_usec(CLOCK_MONOTONIC);
+	dm.stopping = true;
+	sd_notify(false, "STOPPING=1\nSTATUS=stopping: detaching");
 	tracer_stop(dm.t);
 	log_info("stopping: detached %zu events and drained in %.1f ms", attached_events(dm.t),
 		 (now_usec(CLOCK_MONOTONIC) - t0) / 1000.0);

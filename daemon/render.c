@@ -143,33 +143,61 @@ void render_event(const struct tp_event *e, const uint8_t *rec, size_t len, stru
 		rprog_render(p, rec, len, out);
 }
 
+/* What the line shows for f (its span's text, padding trimmed), or without
+ * a compiled span, f's table applied to the field alone. */
+static void symbolized(const struct tp_event *e, const struct tp_field *f,
+		       const struct tp_symtab *t, const uint8_t *rec, size_t len,
+		       struct strbuf *scratch, struct strbuf *val)
+{
+	const struct rspan *s = e->render ? rprog_span(e->render, f) : NULL;
+	uint64_t v = 0;
+
+	if (s) {
+		size_t a = 0, b;
+
+		rprog_render_span(e->render, s, rec, len, scratch, val);
+		for (b = val->len; b > 0 && val->buf[b - 1] == ' ';)
+			b--;
+		while (a < b && val->buf[a] == ' ')
+			a++;
+		if (val->buf) {
+			memmove(val->buf, val->buf + a, b - a);
+			val->buf[b - a] = 0;
+			val->len = b - a;
+		}
+		return;
+	}
+	if (f->kind == TP_FIELD_SCALAR && f->offset + f->size <= len && f->size <= 8) {
+		memcpy(&v, rec + f->offset, f->size);
+		if (f->is_signed && f->size < 8 && (v >> (f->size * 8 - 1)) & 1)
+			v |= ~0ULL << (f->size * 8);	/* as the kernel's unsigned long */
+		tp_symtab_print(t, v, val);
+		return;
+	}
+	render_field_plain(f, rec, len, val);
+}
+
 void render_fields(const struct tp_event *e, const uint8_t *rec, size_t len,
 		   render_field_cb cb, void *ctx)
 {
-	struct strbuf val = { 0 }, raw = { 0 };
+	struct strbuf val = { 0 }, raw = { 0 }, scratch = { 0 };
 
 	for (size_t i = 0; i < e->n_fields; i++) {
 		const struct tp_field *f = &e->fields[i];
 		const struct tp_symtab *t = f->is_common ? NULL : tp_event_symtab(e, f->name);
-		uint64_t v = 0;
 
 		if (f->is_common)
 			continue;
 		sb_reset(&val);
 		sb_reset(&raw);
 		render_field_plain(f, rec, len, t ? &raw : &val);
-		if (t && f->kind == TP_FIELD_SCALAR && f->offset + f->size <= len && f->size <= 8) {
-			memcpy(&v, rec + f->offset, f->size);
-			if (f->is_signed && f->size < 8 && (v >> (f->size * 8 - 1)) & 1)
-				v |= ~0ULL << (f->size * 8);	/* as the kernel's unsigned long */
-			tp_symtab_print(t, v, &val);
-		} else if (t) {
-			sb_puts(&val, sb_str(&raw));
-		}
+		if (t)
+			symbolized(e, f, t, rec, len, &scratch, &val);
 		cb(ctx, f, sb_str(&val), t ? sb_str(&raw) : NULL);
 	}
 	sb_free(&val);
 	sb_free(&raw);
+	sb_free(&scratch);
 }
 
 static void describe_table(const struct tp_symtab *t, FILE *out)

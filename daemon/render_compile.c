@@ -334,6 +334,62 @@ static int compile_format(struct cc *c, const char *fmt)
 	return r;
 }
 
+/* Whether n prints field f's table (tab) or reads f at all (!tab). */
+static bool rn_shows(const struct rnode *n, const struct tp_field *f, bool tab)
+{
+	if (!n)
+		return false;
+	if (tab && n->kind == RN_SYMTAB && n->tab->field && !strcmp(n->tab->field, f->name))
+		return true;
+	if (!tab && n->kind == RN_FIELD && n->off == f->offset && n->size == f->size)
+		return true;
+	return rn_shows(n->a, f, tab) || rn_shows(n->b, f, tab) || rn_shows(n->c, f, tab);
+}
+
+/* A %s conversion that touches f and follows the previous one without text
+ * in between: part of what the line shows for f ("R" then "+"). */
+static bool seg_extends(const struct rseg *s, const struct tp_field *f)
+{
+	return s->conv == 's' && rn_shows(s->arg, f, false);
+}
+
+/* The span of f: the first conversion that prints f's table, widened over
+ * neighbouring %s conversions of f with no literal between. A second place
+ * that prints the table (xfs_extent_busy prints its type twice, alike) is
+ * left out. */
+static bool find_span(const struct rprog *p, const struct tp_field *f, struct rspan *ret)
+{
+	size_t a, b;
+
+	for (a = 0; a < p->n_segs && !rn_shows(p->segs[a].arg, f, true); a++)
+		;
+	if (a == p->n_segs)
+		return false;
+	for (b = a; b + 1 < p->n_segs && !p->segs[b + 1].lit_len && seg_extends(&p->segs[b + 1], f);)
+		b++;
+	while (a > 0 && !p->segs[a].lit_len && seg_extends(&p->segs[a - 1], f))
+		a--;
+	*ret = (struct rspan){ .field = f, .first = a, .last = b };
+	return true;
+}
+
+static int find_spans(const struct tp_event *e, struct rprog *p)
+{
+	size_t cap = 0;
+
+	for (size_t i = 0; i < e->n_fields; i++) {
+		const struct tp_field *f = &e->fields[i];
+		struct rspan s;
+
+		if (f->is_common || !tp_event_symtab(e, f->name) || !find_span(p, f, &s))
+			continue;
+		if (GROW(p->spans, cap, p->n_spans) < 0)
+			return -ENOMEM;
+		p->spans[p->n_spans++] = s;
+	}
+	return 0;
+}
+
 void rprog_free_segs(struct rprog *p)
 {
 	for (size_t i = 0; i < p->n_segs; i++) {
@@ -345,6 +401,9 @@ void rprog_free_segs(struct rprog *p)
 	free(p->segs);
 	p->segs = NULL;
 	p->n_segs = 0;
+	free(p->spans);
+	p->spans = NULL;
+	p->n_spans = 0;
 }
 
 int rprog_compile(struct tp_event *e, struct rprog *p)
@@ -365,6 +424,8 @@ int rprog_compile(struct tp_event *e, struct rprog *p)
 		return refuse(&c, "%s", "a print fmt libtraceevent cannot parse");
 	c.next = pf->ev->print_fmt.args;
 	r = compile_format(&c, pf->ev->print_fmt.format);
+	if (r >= 0)
+		r = find_spans(e, p);
 	if (r < 0)
 		rprog_free_segs(p);
 	return r;

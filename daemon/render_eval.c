@@ -120,7 +120,7 @@ static struct rval eval_index(const struct rnode *n, const struct rctx *c)
 /* Helpers that print into the scratch buffer: their value is that text. */
 static struct rval eval_text(const struct rnode *n, const struct rctx *c)
 {
-	struct strbuf *sb = &c->prog->scratch;
+	struct strbuf *sb = c->scratch;
 	struct rval a = rn_eval(n->a, c), b = n->b ? rn_eval(n->b, c) : num(0, false);
 	size_t start = sb->len;
 
@@ -202,7 +202,7 @@ static void render_seg(const struct rseg *seg, const struct rctx *c, struct strb
 		v = rn_eval(s.prec_arg, c);
 		s.prec = v.kind == RV_NUM && (int)v.n >= 0 ? (int)v.n : -1;
 	}
-	sb_reset(&c->prog->scratch);
+	sb_reset(c->scratch);
 	v = rn_eval(s.arg, c);
 	if (v.kind == RV_BAD)
 		sb_puts(out, v.why);
@@ -222,7 +222,8 @@ static void render_seg(const struct rseg *seg, const struct rctx *c, struct strb
 
 void rprog_render(const struct rprog *p, const uint8_t *rec, size_t len, struct strbuf *out)
 {
-	struct rctx c = { .rec = rec, .len = len, .prog = (struct rprog *)p };
+	struct rctx c = { .rec = rec, .len = len, .prog = p,
+			  .scratch = &((struct rprog *)p)->scratch };
 
 	for (size_t i = 0; i < p->n_segs; i++) {
 		const struct rseg *s = &p->segs[i];
@@ -232,4 +233,24 @@ void rprog_render(const struct rprog *p, const uint8_t *rec, size_t len, struct 
 		if (s->conv)
 			render_seg(s, &c, out);
 	}
+}
+
+void rprog_render_span(const struct rprog *p, const struct rspan *s, const uint8_t *rec,
+		       size_t len, struct strbuf *scratch, struct strbuf *out)
+{
+	struct rctx c = { .rec = rec, .len = len, .prog = p, .scratch = scratch };
+
+	for (size_t i = s->first; i <= s->last && i < p->n_segs; i++)
+		if (p->segs[i].conv)
+			render_seg(&p->segs[i], &c, out);
+}
+
+const struct rspan *rprog_span(const struct rprog *p, const struct tp_field *f)
+{
+	if (p->mode != RM_COMPILED)
+		return NULL;
+	for (size_t i = 0; i < p->n_spans; i++)
+		if (p->spans[i].field == f)
+			return &p->spans[i];
+	return NULL;
 }

@@ -67,19 +67,33 @@ struct rseg {
 
 enum rmode { RM_COMPILED, RM_TEP, RM_PLAIN };
 
+/* Where the line shows a flag or symbolic field: the conversions from first
+ * to last, with no literal text between them, that print its table (and
+ * whatever the print fmt prints of the same field beside it, such as
+ * sched_switch's "+" after prev_state). The journal's value of the field is
+ * their text, so that it is what the line shows, ternaries and masks
+ * applied: "R+" where the table alone would give "". */
+struct rspan {
+	const struct tp_field *field;
+	size_t first, last;	/* indexes into segs */
+};
+
 struct rprog {
 	enum rmode mode;
 	struct rseg *segs;
 	size_t n_segs;
 	bool raw_pointers;
 	char *why;		/* RM_TEP/RM_PLAIN: the construct the compiler refused */
-	struct strbuf scratch;
+	struct rspan *spans;	/* one per flag or symbolic field the line shows */
+	size_t n_spans;
+	struct strbuf scratch;	/* rprog_render's; the main thread's only */
 };
 
 struct rctx {
 	const uint8_t *rec;
 	size_t len;
-	struct rprog *prog;
+	const struct rprog *prog;
+	struct strbuf *scratch;	/* what helpers print into: one per thread */
 };
 
 /* render_compile.c */
@@ -89,6 +103,11 @@ void rprog_free_segs(struct rprog *p);
 /* render_eval.c */
 struct rval rn_eval(const struct rnode *n, const struct rctx *c);
 void rprog_render(const struct rprog *p, const uint8_t *rec, size_t len, struct strbuf *out);
+/* The conversions of span s without their literals, into out; scratch is
+ * the caller's, so that another thread may render the line meanwhile. */
+void rprog_render_span(const struct rprog *p, const struct rspan *s, const uint8_t *rec,
+		       size_t len, struct strbuf *scratch, struct strbuf *out);
+const struct rspan *rprog_span(const struct rprog *p, const struct tp_field *f);
 
 /* render_ptr.c: %p and its extensions */
 void render_pointer(const struct rseg *s, const struct rval *v, bool raw, struct strbuf *out);

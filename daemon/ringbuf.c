@@ -12,6 +12,7 @@
 #include <errno.h>
 #include <stdlib.h>
 #include <sys/mman.h>
+#include <time.h>
 #include <unistd.h>
 #include "ringbuf.h"
 
@@ -74,8 +75,22 @@ void rb_reader_free(struct rb_reader *r)
 	free(r);
 }
 
-int rb_reader_consume(struct rb_reader *r, rb_record_fn fn, void *ctx, size_t budget)
+static uint64_t now_usec(void)
 {
+	struct timespec ts;
+
+	clock_gettime(CLOCK_MONOTONIC, &ts);
+	return ts.tv_sec * 1000000ULL + ts.tv_nsec / 1000;
+}
+
+/* The clock is read once per this many records: a vDSO call is ~20-50 ns,
+ * a record ~1 us to render, so the check costs under 1%. */
+#define RINGBUF_CLOCK_EVERY 32
+
+int rb_reader_consume(struct rb_reader *r, rb_record_fn fn, void *ctx, size_t budget,
+		      uint64_t max_usec)
+{
+	uint64_t deadline = max_usec ? now_usec() + max_usec : 0;
 	unsigned long cons = __atomic_load_n(r->consumer_pos, __ATOMIC_RELAXED);
 	unsigned long released = cons, prod;
 	size_t n = 0;
@@ -98,7 +113,8 @@ int rb_reader_consume(struct rb_reader *r, rb_record_fn fn, void *ctx, size_t bu
 				__atomic_store_n(r->consumer_pos, cons, __ATOMIC_RELEASE);
 				released = cons;
 			}
-			if (n >= budget) {
+			if (n >= budget || (deadline && n % RINGBUF_CLOCK_EVERY == 0 &&
+					    now_usec() >= deadline)) {
 				more = 1;
 				break;
 			}

@@ -12,8 +12,10 @@ typedef int (*rb_record_fn)(void *ctx, void *data, size_t size);
 /* Maps the ring buffer map map_fd; returns -errno. */
 int rb_reader_new(struct rb_reader **ret, int map_fd);
 void rb_reader_free(struct rb_reader *r);
-/* Hands every committed record to fn, at most budget of them; returns 1 if
- * it stopped at the budget (more may wait), else 0. */
-int rb_reader_consume(struct rb_reader *r, rb_record_fn fn, void *ctx, size_t budget);
+/* Hands every committed record to fn, at most budget of them, and stops
+ * once max_usec (0: no limit) went by; returns 1 if it stopped at either
+ * (more may wait), else 0. */
+int rb_reader_consume(struct rb_reader *r, rb_record_fn fn, void *ctx, size_t budget,
+		      uint64_t max_usec);
 
 #endif

@@ -327,16 +327,39 @@ static void slot_detach(struct tracer *t, struct trace_slot *slot)
 	instance_unuse(t, slot->instance);
 }
 
-/* Destroying a link waits for RCU grace periods in the kernel: tracepoint
- * unregistration and the BPF program's. That is ~60 ms a link here, 90 s
- * for 1500 events one after another. Grace periods are shared by whoever
- * waits at the same time, so many threads detach 1500 events in ~13 s,
- * what the kernel's serialized unregistration (~8 ms an event) leaves. */
+static uint64_t mono_usec(void)
+{
+	struct timespec ts;
+
+	clock_gettime(CLOCK_MONOTONIC, &ts);
+	return ts.tv_sec * 1000000ULL + ts.tv_nsec / 1000;
+}
+
+/* t->busy, at most once a second. */
+static void busy(struct tracer *t, size_t done, size_t total)
+{
+	uint64_t now = mono_usec();
+
+	if (!t->busy || now - t->busy_last_usec < 1000000)
+		return;
+	t->busy_last_usec = now;
+	t->busy(t->busy_userdata, done, total);
+}
+
+/* Destroying a link waits for RCU grace periods in the kernel: closing a
+ * tracepoint perf event takes event_mutex and, under it, waits for the
+ * tracepoint's unregistration (tasks-trace RCU, then RCU): 50-80 ms an
+ * event here, one event at a time whatever the number of threads. Threads
+ * still help a little (~30% with 64), since the rest of a link's release
+ * overlaps. The caller waits, calling busy() as links go. */
 #define DETACH_THREADS 64
 
 struct detach_work {
 	struct trace_slot **slots;
 	size_t n, next;		/* next: taken with __atomic_fetch_add */
+	size_t done;		/* under lock */
+	pthread_mutex_t lock;
+	pthread_cond_t cond;
 };
 
 static void *detach_worker(void *arg)
@@ -347,17 +370,45 @@ static void *detach_worker(void *arg)
 	while ((i = __atomic_fetch_add(&w->next, 1, __ATOMIC_RELAXED)) < w->n) {
 		bpf_link__destroy(w->slots[i]->link);
 		w->slots[i]->link = NULL;
+		pthread_mutex_lock(&w->lock);
+		w->done++;
+		pthread_cond_signal(&w->cond);
+		pthread_mutex_unlock(&w->lock);
 	}
 	return NULL;
 }
 
+/* Waits for the workers, reporting progress every second. */
+static void detach_wait(struct tracer *t, struct detach_work *w)
+{
+	pthread_mutex_lock(&w->lock);
+	while (w->done < w->n) {
+		struct timespec ts;
+		size_t done;
+
+		clock_gettime(CLOCK_MONOTONIC, &ts);
+		ts.tv_sec++;
+		pthread_cond_timedwait(&w->cond, &w->lock, &ts);
+		done = w->done;
+		pthread_mutex_unlock(&w->lock);
+		busy(t, done, w->n);
+		pthread_mutex_lock(&w->lock);
+	}
+	pthread_mutex_unlock(&w->lock);
+}
+
 static void detach_slots(struct tracer *t, struct trace_slot **slots, size_t n)
 {
-	struct detach_work w = { .slots = slots, .n = n };
+	struct detach_work w = { .slots = slots, .n = n, .lock = PTHREAD_MUTEX_INITIALIZER };
 	unsigned drops[TRACERD_PROG_INSTANCES] = { 0 };
 	pthread_t th[DETACH_THREADS];
+	pthread_condattr_t ca;
 	size_t started = 0;
 
+	pthread_condattr_init(&ca);
+	pthread_condattr_setclock(&ca, CLOCK_MONOTONIC);
+	pthread_cond_init(&w.cond, &ca);
+	pthread_condattr_destroy(&ca);
 	for (size_t i = 0; i < n; i++)
 		if (slots[i]->link)
 			drops[slots[i]->instance]++;
@@ -365,9 +416,12 @@ static void detach_slots(struct tracer *t, struct trace_slot **slots, size_t n)
 	for (size_t i = 0; i < DETACH_THREADS && (i + 1) * 8 < n; i++)
 		if (pthread_create(&th[started], NULL, detach_worker, &w) == 0)
 			started++;
-	detach_worker(&w);
+	if (!started)
+		detach_worker(&w);
+	detach_wait(t, &w);
 	for (size_t i = 0; i < started; i++)
 		pthread_join(th[i], NULL);
+	pthread_cond_destroy(&w.cond);
 	/* copies of the class program go once their links have */
 	for (unsigned k = 1; k < TRACERD_PROG_INSTANCES; k++)
 		while (drops[k]--)
@@ -403,6 +457,7 @@ static int attach_selection(struct tracer *t, struct sel_build *b, struct sel_st
 		bool refused = false;
 		int gi;
 
+		busy(t, i, b->n_events);
 		r = slot_attach(t, st, e, &b->descs[i], &refused, d);
 		if (r >= 0 || !refused)
 			continue;
@@ -513,7 +568,7 @@ int tracer_drain(struct tracer *t)
 {
 	int r;
 
-	r = rb_reader_consume(t->rb, tracer_on_record, t, TRACER_DRAIN_BUDGET);
+	r = rb_reader_consume(t->rb, tracer_on_record, t, TRACER_DRAIN_BUDGET, TRACER_DRAIN_USEC);
 	if (t->sink)
 		sink_flush(t->sink);
 	return r;

@@ -92,6 +92,13 @@ struct tracer {
 	uint64_t truncated_records;	/* cut at TRACERD_MAX_RECORD by the BPF side */
 	struct strbuf text;
 	int64_t realtime_offset_ns;	/* CLOCK_REALTIME - CLOCK_MONOTONIC */
+	/* Called about once a second while attaching or detaching blocks the
+	 * caller (detaching 1500 events takes a minute or more: the kernel waits
+	 * for RCU grace periods, one event at a time), with how many of how many
+	 * are done, so that the service manager hears that it progresses. */
+	void (*busy)(void *userdata, size_t done, size_t total);
+	void *busy_userdata;
+	uint64_t busy_last_usec;
 };
 
 /* With cfg NULL, only tracefs and BTF are read: for inspection. */
@@ -104,7 +111,8 @@ int tracer_check(struct tracer *t, const struct config *cfg, struct diag *d);
 int tracer_apply(struct tracer *t, struct config *cfg, struct diag *d);
 void tracer_stop(struct tracer *t);
 void tracer_free(struct tracer *t);
-/* Drains up to TRACER_DRAIN_BUDGET records; returns 1 if more may wait. */
+/* Drains up to TRACER_DRAIN_BUDGET records, or for TRACER_DRAIN_USEC;
+ * returns 1 if more may wait. */
 int tracer_drain(struct tracer *t);
 /* Drains until the ring is empty (at stop, once nothing is attached). */
 void tracer_drain_all(struct tracer *t);
@@ -114,6 +122,10 @@ int tracer_prog_count(struct tracer *t);
 
 /* consumer.c: the ring buffer reader's callback */
 #define TRACER_DRAIN_BUDGET 65536	/* records per drain before the loop runs again */
+/* ...or this long: a drain's length is the loop's latency for signals, reload
+ * and the watchdog, and a record's cost depends on the sink (a slow
+ * consumer at 65536 records would block for seconds). */
+#define TRACER_DRAIN_USEC 5000
 int tracer_on_record(void *ctx, void *data, size_t size);
 /* Counting that the sink queue's writer thread does too. */
 struct trace_slot *trace_slot_ref(struct trace_slot *slot);

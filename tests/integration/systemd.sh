@@ -178,20 +178,22 @@ check "tcp: server ESTABLISHED once" one "$TMP/server.json" "$est"
 check "tcp: family and protocol fields, priority notice" \
 	jqq -s "all(.[]; $fam and .PRIORITY == \"5\" and .TRACE_SELECTION == \"tcp\")" "$TMP/client.json"
 # sched_switch's prev_state is a flag field: TRACE_PREV_STATE=S beside
-# TRACE_PREV_STATE_RAW=1 (sleeping), and always what MESSAGE shows.
-entries TRACE_EVENT=sched:sched_switch | head -200 >"$TMP/switch.json"
-note "sched_switch prev_state (value raw count): $(jq -r '"\(.TRACE_PREV_STATE) \(.TRACE_PREV_STATE_RAW)"' "$TMP/switch.json" | sort | uniq -c | sort -rn | head -4 | xargs)"
+# TRACE_PREV_STATE_RAW=1 (sleeping), and always what MESSAGE shows, also
+# where the print fmt's ternaries make it: R for a running task (0), R+ for
+# a preempted one (256, TASK_REPORT_MAX), D+ and so on.
+entries TRACE_EVENT=sched:sched_switch >"$TMP/switch.json"
+note "sched_switch prev_state (count value raw): $(jq -r '"\(.TRACE_PREV_STATE) \(.TRACE_PREV_STATE_RAW)"' "$TMP/switch.json" | sort | uniq -c | sort -rn | head -6 | xargs)"
 if [ $symbolized = yes ]; then
 	ok "tcp: symbolized fields with _RAW beside them"
 	check "sched_switch: TRACE_PREV_STATE=S beside TRACE_PREV_STATE_RAW=1" \
 		jqq -s 'map(select(.TRACE_PREV_STATE_RAW == "1")) | length > 0 and all(.[]; .TRACE_PREV_STATE == "S")' "$TMP/switch.json"
-	# Known renderer gap: for a running task (no state bits: 0, or 256 when
-	# preempted) the print fmt's `?: "R"` and its "+" are not applied to the
-	# field value (TRACE_PREV_STATE empty where MESSAGE shows R or R+).
-	# Those are counted here; every other value must match MESSAGE.
-	note "prev_state mismatches with MESSAGE (MESSAGE/field/raw): $(jq -r '[(.MESSAGE | capture("prev_state=(?<s>[^ ]*) ").s), .TRACE_PREV_STATE, .TRACE_PREV_STATE_RAW] | select(.[0] != .[1]) | join("/")' "$TMP/switch.json" | sort | uniq -c | xargs)"
-	check "sched_switch: TRACE_PREV_STATE is what MESSAGE shows as prev_state= (tasks not running)" \
-		jqq -s 'all(.[] | select((.TRACE_PREV_STATE_RAW | tonumber) % 256 != 0); (.MESSAGE | capture("prev_state=(?<s>[^ ]*) ").s) == .TRACE_PREV_STATE)' "$TMP/switch.json"
+	mism=$(jq -r '[(.MESSAGE | capture("prev_state=(?<s>[^ ]*) ").s), .TRACE_PREV_STATE, .TRACE_PREV_STATE_RAW] | select(.[0] != .[1]) | join("/")' "$TMP/switch.json" | sort | uniq -c | xargs)
+	[ -z "$mism" ] || note "prev_state mismatches with MESSAGE (count MESSAGE/field/raw): $mism"
+	check "sched_switch: TRACE_PREV_STATE is what MESSAGE shows as prev_state= in all $(wc -l <"$TMP/switch.json") entries" \
+		jqq -s 'length > 0 and all(.[]; (.MESSAGE | capture("prev_state=(?<s>[^ ]*) ").s) == .TRACE_PREV_STATE)' "$TMP/switch.json"
+	check "sched_switch: running tasks are R (raw 0) or R+ (raw 256), never empty" \
+		jqq -s 'all(.[] | select(.TRACE_PREV_STATE_RAW == "0" or .TRACE_PREV_STATE_RAW == "256");
+			.TRACE_PREV_STATE == (if .TRACE_PREV_STATE_RAW == "0" then "R" else "R+" end))' "$TMP/switch.json"
 else
 	ok "tcp: symbolized fields with _RAW beside them # SKIP the renderer does not symbolize yet (MESSAGE shows numbers)"
 	ok "sched_switch: TRACE_PREV_STATE symbolized with _RAW # SKIP the renderer does not symbolize yet"
