@@ -129,43 +129,6 @@ void tp_printfmt_free(struct tp_printfmt *p)
 	free(p);
 }
 
-/* A kernel's print fmt is a C string literal and a list of C expressions:
- * literals closed, brackets balanced and nested. libtraceevent trusts its
- * input that far (it crashes on less, as the format fuzzer showed), so
- * anything else is not handed to it. */
-static bool well_formed(const char *p)
-{
-	char stack[1024];	/* gfp masks nest about 30 deep */
-	size_t depth = 0;
-
-	if (*p != '"')
-		return false;
-	while (*p) {
-		const char *open = strchr("([{", *p), *close = strchr(")]}", *p);
-
-		if (*p == '"' || *p == '\'') {
-			const char *q = p + 1;
-
-			while (*q && *q != *p)
-				q += q[0] == '\\' && q[1] ? 2 : 1;
-			if (!*q)
-				return false;	/* not closed */
-			p = q + 1;
-			continue;
-		}
-		if (open && *open) {
-			if (depth == sizeof(stack))
-				return false;
-			stack[depth++] = ")]}"[open - "([{"];
-		} else if (close && *close) {
-			if (!depth || stack[--depth] != *p)
-				return false;
-		}
-		p++;
-	}
-	return depth == 0;
-}
-
 /* The first REC->name that is not a field of e, or NULL. libtraceevent
  * dereferences the missing field (a SEGV found by tests/fuzz/fuzz_format.c);
  * a kernel never writes one, so such a print fmt is not handed to it. */
@@ -201,7 +164,6 @@ static int parse(struct tp_event *e, struct tp_printfmt *p)
 {
 	struct strbuf text = { 0 };
 	struct tep_event *ev = NULL;
-	const char *fmt;
 
 	p->tep = tep_alloc();
 	if (!p->tep)
@@ -210,9 +172,7 @@ static int parse(struct tp_event *e, struct tp_printfmt *p)
 	tep_set_file_bigendian(p->tep, TEP_LITTLE_ENDIAN);
 	tep_set_local_bigendian(p->tep, TEP_LITTLE_ENDIAN);
 	tep_set_page_size(p->tep, getpagesize());
-	/* From "print fmt: " to the end: a print fmt may span lines. */
-	fmt = e->format_text ? strstr(e->format_text, "\nprint fmt: ") : NULL;
-	if (!fmt || !well_formed(fmt + strlen("\nprint fmt: ")))
+	if (!e->format_text || !printfmt_tep_can_take(e->format_text))
 		return 0;	/* p->ev stays NULL: rendered as field=value */
 	p->unresolved = unknown_rec_field(e);
 	if (p->unresolved)

@@ -5,6 +5,7 @@
 #ifndef TRACERD_PRINTFMT_H
 #define TRACERD_PRINTFMT_H
 
+#include <stdbool.h>
 #include <stdint.h>
 #include "events.h"
 
@@ -20,6 +21,9 @@ struct tp_printfmt {
 /* Parses e's print fmt (once; later calls return the cached result). */
 int tp_event_printfmt(struct tp_event *e, const struct tp_printfmt **ret);
 void tp_printfmt_free(struct tp_printfmt *p);
+
+/* printfmt_gate.c: whether libtraceevent may parse this format text. */
+bool printfmt_tep_can_take(const char *format_text);
 
 /* btf_enums.c: an enumerator's value from vmlinux BTF; -ENOENT if unknown. */
 int btf_enum_value(const char *name, size_t len, int64_t *ret);

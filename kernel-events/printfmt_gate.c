@@ -1,0 +1,94 @@
+// SPDX-License-Identifier: GPL-2.0
+/* What is handed to libtraceevent. It parses tracefs text as trusted and
+ * crashes on malformed input (the format fuzzer found three such SEGVs), so
+ * a format goes to it only if it has the shape the kernel writes: field
+ * lines of one strict form, and a print fmt whose literals close and whose
+ * brackets balance. Anything else is rendered as field=value. */
+#include <ctype.h>
+#include <stdio.h>
+#include <string.h>
+#include "printfmt.h"
+
+/* A kernel's print fmt is a C string literal and a list of C expressions:
+ * literals closed, brackets balanced and nested. libtraceevent trusts its
+ * input that far (it crashes on less, as the format fuzzer showed), so
+ * anything else is not handed to it. */
+static bool print_fmt_well_formed(const char *p)
+{
+	char stack[1024];	/* gfp masks nest about 30 deep */
+	size_t depth = 0;
+
+	if (*p != '"')
+		return false;
+	while (*p) {
+		const char *open = strchr("([{", *p), *close = strchr(")]}", *p);
+
+		if (*p == '"' || *p == '\'') {
+			const char *q = p + 1;
+
+			while (*q && *q != *p)
+				q += q[0] == '\\' && q[1] ? 2 : 1;
+			if (!*q)
+				return false;	/* not closed */
+			p = q + 1;
+			continue;
+		}
+		if (open && *open) {
+			if (depth == sizeof(stack))
+				return false;
+			stack[depth++] = ")]}"[open - "([{"];
+		} else if (close && *close) {
+			if (!depth || stack[--depth] != *p)
+				return false;
+		}
+		p++;
+	}
+	return depth == 0;
+}
+
+/* "\tfield:<decl>;\toffset:N;\tsize:N;\tsigned:0|1;": <decl> of names,
+ * spaces, '*' and balanced [] or () (array sizes, sizeof(...)). */
+static bool field_line_ok(const char *l, size_t len)
+{
+	char line[256], tail[8], *decl = line + 7, *semi;
+	unsigned off, size, sign, depth = 0;
+	int n = 0;
+
+	if (len >= sizeof(line) || strncmp(l, "\tfield:", 7) != 0)
+		return false;
+	memcpy(line, l, len);
+	line[len] = 0;
+	semi = strchrnul(decl, ';');
+	if (semi == decl || sscanf(semi, ";\toffset:%u;\tsize:%u;\tsigned:%u;%n%7s",
+				   &off, &size, &sign, &n, tail) != 3 || semi[n] || sign > 1)
+		return false;
+	*semi = 0;
+	for (const char *c = decl; *c; c++) {
+		if (*c == '[' || *c == '(')
+			depth++;
+		else if (*c == ']' || *c == ')') {
+			if (!depth--)
+				return false;
+		} else if (!isalnum((unsigned char)*c) && !strchr("_ *", *c))
+			return false;
+	}
+	return depth == 0;
+}
+
+bool printfmt_tep_can_take(const char *format_text)
+{
+	const char *l = strstr(format_text, "\nformat:\n"), *fmt;
+
+	fmt = strstr(format_text, "\nprint fmt: ");
+	if (!l || !fmt || fmt < l)
+		return false;
+	for (l += strlen("\nformat:\n"); l <= fmt; ) {
+		const char *end = strchrnul(l, '\n');
+
+		if (end > l && !field_line_ok(l, end - l))
+			return false;
+		l = end + 1;
+	}
+	/* From "print fmt: " to the end: a print fmt may span lines. */
+	return print_fmt_well_formed(fmt + strlen("\nprint fmt: "));
+}
