@@ -112,7 +112,7 @@ fuzz:
 
 fuzz-ci:
 	$(MAKE) SANITIZE=fuzz fuzzers
-	FUZZ_SECONDS=60 tests/fuzz/run.sh
+	FUZZ_CI=1 FUZZ_SECONDS=60 tests/fuzz/run.sh
 
 run: deps all
 	scripts/mount-tracefs.sh

@@ -10,9 +10,9 @@
 #include "printfmt.h"
 
 /* A kernel's print fmt is a C string literal and a list of C expressions:
- * literals closed, brackets balanced and nested. libtraceevent trusts its
- * input that far (it crashes on less, as the format fuzzer showed), so
- * anything else is not handed to it. */
+ * literals closed, brackets balanced and nested, C's characters only.
+ * libtraceevent trusts its input that far (it crashes on less, as the
+ * format fuzzer showed), so anything else is not handed to it. */
 static bool print_fmt_well_formed(const char *p)
 {
 	char stack[1024];	/* gfp masks nest about 30 deep */
@@ -40,6 +40,8 @@ static bool print_fmt_well_formed(const char *p)
 		} else if (close && *close) {
 			if (!depth || stack[--depth] != *p)
 				return false;
+		} else if (!isalnum((unsigned char)*p) && !strchr("_ \t\n,.-><=!~&|^+*/%?:", *p)) {
+			return false;	/* not a character of a C expression */
 		}
 		p++;
 	}
