@@ -302,12 +302,33 @@ static __always_inline bool filter_match(const struct event_desc *d, const __u8 
 {
 	struct filter_run r = { .d = d, .rec = rec, .len = len, .pid_tgid = pid_tgid,
 				.fs = fs };
+	const struct filter_insn *in = &d->insns[0], *next = &d->insns[1];
 	__u32 n = d->n_insns;
+	bool v;
 
 	if (n > TRACERD_FILTER_INSNS)
 		n = TRACERD_FILTER_INSNS;
 	fs->stack = 0;
 	fs->pc = 0;
+	/* The first compare runs inline, without bpf_loop(): it alone decides
+	 * a single compare, and an &&/|| chain that it short-circuits to the
+	 * end of the filter ("ret != 0 && ..." rejecting). Otherwise the
+	 * interpreter goes on from the state filter_step() would have left. */
+	if (n >= 1 && in->op == FOP_CMP) {
+		v = cmp_num(in, load_num(rec, in, pid_tgid));
+		if (n == 1)
+			return v;
+		if (next->op == FOP_ANDSC || next->op == FOP_ORSC) {
+			if (v == (next->op == FOP_ORSC)) {	/* decided: skip the right side */
+				if (2 + next->imm >= n)
+					return v;
+				fs->stack = v;
+				fs->pc = 2 + (__u32)next->imm;
+			} else {
+				fs->pc = 2;	/* popped: the right side decides */
+			}
+		}
+	}
 	bpf_loop(n, filter_step, &r, 0);
 	return fs->stack & 1;
 }

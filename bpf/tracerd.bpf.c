@@ -100,6 +100,24 @@ int trace_event_class(void *ctx)
 		return PASS_ON;
 	st->hits++;
 
+	/* Decide first when the filter reads only the start of the record:
+	 * what it rejects is neither copied whole nor its payload read. */
+	if (d->n_insns && d->filter_span) {
+		/* Not loads from ctx at constant offsets: the kernel refuses to
+		 * attach a program that reads its ctx past the event's record,
+		 * and the class program serves every size of record. */
+		__u64 span = d->filter_span;
+
+		if (span > TRACERD_MAX_RECORD)
+			span = TRACERD_MAX_RECORD;
+		bpf_probe_read_kernel(s->data, span, src);
+		*(__u64 *)s->data = (__u64)d->id | (__u64)(__u32)pid_tgid << 32;
+		if (!filter_match(d, s->data, d->filter_span, pid_tgid, &s->filter)) {
+			st->filtered++;
+			return PASS_ON;
+		}
+	}
+
 	fixed = d->fixed_size;
 	if (fixed > TRACERD_MAX_RECORD)
 		fixed = TRACERD_MAX_RECORD;
@@ -122,7 +140,7 @@ int trace_event_class(void *ctx)
 	/* The kernel overwrote the common fields before we ran; rebuild them. */
 	*(__u64 *)s->data = (__u64)d->id | (__u64)(__u32)pid_tgid << 32;
 
-	if (d->n_insns && !filter_match(d, s->data, end, pid_tgid, &s->filter)) {
+	if (d->n_insns && !d->filter_span && !filter_match(d, s->data, end, pid_tgid, &s->filter)) {
 		st->filtered++;
 		return PASS_ON;
 	}
