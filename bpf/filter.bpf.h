@@ -296,6 +296,21 @@ static long filter_step(__u32 i, void *arg)
 	return 0;
 }
 
+/* One compare of a chain (desc->filter_chain) per step: compare i + 1 is
+ * insn 2i + 2, as the first ran inline. The first that equals the chain's
+ * absorbing value (true for ||, false for &&) decides. */
+static long chain_step(__u32 i, void *arg)
+{
+	struct filter_run *r = arg;
+	const struct filter_insn *in = &r->d->insns[(2 * i + 2) & (TRACERD_FILTER_INSNS - 1)];
+	bool any = r->d->filter_chain == FOP_ORSC;
+
+	if (cmp_num(in, load_num(r->rec, in, r->pid_tgid)) != any)
+		return 0;
+	r->fs->stack = any;
+	return 1;
+}
+
 /* Returns true when the record passes. */
 static __always_inline bool filter_match(const struct event_desc *d, const __u8 *rec,
 					 __u32 len, __u64 pid_tgid, struct filter_scratch *fs)
@@ -320,13 +335,22 @@ static __always_inline bool filter_match(const struct event_desc *d, const __u8 
 			return v;
 		if (next->op == FOP_ANDSC || next->op == FOP_ORSC) {
 			if (v == (next->op == FOP_ORSC)) {	/* decided: skip the right side */
-				if (2 + next->imm >= n)
+				/* (a chain's absorbing value decides it all) */
+				if (d->filter_chain || 2 + next->imm >= n)
 					return v;
 				fs->stack = v;
 				fs->pc = 2 + (__u32)next->imm;
 			} else {
 				fs->pc = 2;	/* popped: the right side decides */
 			}
+		}
+		/* Undecided by the first compare: the chain's other compares
+		 * decide, one bpf_loop() step each instead of two (compare,
+		 * skip) through the stack machine. */
+		if (d->filter_chain && fs->pc == 2) {
+			fs->stack = d->filter_chain != FOP_ORSC;
+			bpf_loop(n / 2, chain_step, &r, 0);
+			return fs->stack & 1;
 		}
 	}
 	bpf_loop(n, filter_step, &r, 0);

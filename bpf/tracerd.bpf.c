@@ -103,14 +103,17 @@ int trace_event_class(void *ctx)
 	/* Decide first when the filter reads only the start of the record:
 	 * what it rejects is neither copied whole nor its payload read. */
 	if (d->n_insns && d->filter_span) {
-		/* Not loads from ctx at constant offsets: the kernel refuses to
-		 * attach a program that reads its ctx past the event's record,
-		 * and the class program serves every size of record. */
+		/* Read with a helper, not as loads from ctx at constant offsets:
+		 * the kernel refuses to attach a program that reads its ctx past
+		 * the end of the event's record, and this one serves records of
+		 * every size. The first 8 bytes are rebuilt, not read, so a filter
+		 * of common_pid, cpu or comm alone reads nothing. */
 		__u64 span = d->filter_span;
 
 		if (span > TRACERD_MAX_RECORD)
 			span = TRACERD_MAX_RECORD;
-		bpf_probe_read_kernel(s->data, span, src);
+		if (span > 8)
+			bpf_probe_read_kernel(s->data + 8, span - 8, src + 8);
 		*(__u64 *)s->data = (__u64)d->id | (__u64)(__u32)pid_tgid << 32;
 		if (!filter_match(d, s->data, d->filter_span, pid_tgid, &s->filter)) {
 			st->filtered++;

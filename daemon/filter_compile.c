@@ -420,6 +420,20 @@ static uint32_t filter_span(const struct event_desc *d)
 	return end;
 }
 
+/* desc->filter_chain: c0 OP c1 OP ... cN, numeric compares, one OP. An
+ * `in (...)` inside an || chain is more of the same ||. */
+static uint32_t filter_chain(const struct event_desc *d)
+{
+	uint8_t op = d->n_insns > 1 ? d->insns[1].op : 0;
+
+	if ((op != FOP_ANDSC && op != FOP_ORSC) || d->n_insns % 2 == 0)
+		return 0;
+	for (uint32_t i = 0; i < d->n_insns; i++)
+		if (d->insns[i].op != (i % 2 ? op : FOP_CMP))
+			return 0;
+	return op;
+}
+
 int filter_compile_tree(const struct filter_text *src, const struct fnode *tree,
 			const struct tp_event *e, struct event_desc *desc)
 {
@@ -428,13 +442,16 @@ int filter_compile_tree(const struct filter_text *src, const struct fnode *tree,
 
 	desc->n_insns = 0;
 	desc->filter_span = 0;
+	desc->filter_chain = 0;
 	memset(desc->strs, 0, sizeof(desc->strs));
 	if (!tree)
 		return 0;
 	/* Symbol tables are parsed from the print fmt once and cached in e. */
 	tp_event_load_symbols((struct tp_event *)e);
 	r = compile_node(&c, tree);
-	if (r >= 0)
+	if (r >= 0) {
 		desc->filter_span = filter_span(desc);
+		desc->filter_chain = filter_chain(desc);
+	}
 	return r;
 }

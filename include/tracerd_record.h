@@ -91,7 +91,10 @@ struct event_desc {
 	 * before it decides. 0: the filter reads a __data_loc string, and runs
 	 * on the whole record. */
 	__u32 filter_span;
-	__u32 pad;
+	/* FOP_ANDSC or FOP_ORSC when the filter is numeric compares (insns 0,
+	 * 2, 4...) joined by that one operator alone: it is then their AND or
+	 * OR, whatever the skips, and runs without the stack machine. 0: not. */
+	__u32 filter_chain;
 	struct filter_insn insns[TRACERD_FILTER_INSNS];
 	char strs[TRACERD_FILTER_STRS][TRACERD_FILTER_STR];
 };

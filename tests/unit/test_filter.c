@@ -194,7 +194,8 @@ static void precedence(void)
 	       "(a || b) || c is a ||3 b ||1 c");
 }
 
-/* The prefix the class program copies before it runs the filter. */
+/* The prefix the class program copies before it runs the filter, and the
+ * filters it runs as plain chains of compares. */
 static void spans(void)
 {
 	_cleanup_(tp_event_freep) struct tp_event *e = ev("sched:sched_switch");
@@ -213,6 +214,31 @@ static void spans(void)
 	       d.filter_span == comm->offset + comm->size, "next_comm: span %u", d.filter_span);
 	EXPECT(compile("common_pid == 1 || cpu == 0 || comm ~ \"b*\"", &d, &dg) == 0 &&
 	       d.filter_span == 8, "outside the record: span %u", d.filter_span);
+	/* chains of numeric compares, one operator: run without the stack machine */
+	EXPECT(compile("prev_pid == 1 || next_pid in (2, 3) || cpu == 1", &d, &dg) == 0 &&
+	       d.filter_chain == FOP_ORSC, "|| chain: %u", d.filter_chain);
+	EXPECT(compile("prev_pid == 1 && next_pid != 2 && common_pid > 1", &d, &dg) == 0 &&
+	       d.filter_chain == FOP_ANDSC, "&& chain: %u", d.filter_chain);
+	EXPECT(compile("next_pid in (2, 3) && prev_pid == 1", &d, &dg) == 0 && !d.filter_chain,
+	       "in (...) in an && chain: %u", d.filter_chain);
+	EXPECT(compile("prev_pid == 1 && next_pid == 2 || cpu == 1", &d, &dg) == 0 &&
+	       !d.filter_chain, "&& then ||: %u", d.filter_chain);
+	EXPECT(compile("!prev_pid == 1 || next_pid == 2", &d, &dg) == 0 && !d.filter_chain,
+	       "!: %u", d.filter_chain);
+	EXPECT(compile("prev_pid == 1 || next_comm == \"x\"", &d, &dg) == 0 && !d.filter_chain,
+	       "strings: %u", d.filter_chain);
+	EXPECT(compile("prev_pid == 1", &d, &dg) == 0 && !d.filter_chain, "one compare: %u",
+	       d.filter_chain);
+	switch_record();	/* prev_pid 1, next_pid 2, prev_prio 120, next_prio 100 */
+	MATCH("prev_pid in (1, 7) || next_pid == 9", 1);
+	MATCH("prev_pid in (7, 1) || next_pid == 9", 1);
+	MATCH("prev_pid in (7, 8) || next_pid == 9 || next_prio in (5, 100)", 1);
+	MATCH("prev_pid in (7, 8) || next_pid == 9 || next_prio in (5, 101)", 0);
+	MATCH("prev_pid == 1 && next_pid == 2 && prev_prio == 120 && next_prio == 100", 1);
+	MATCH("prev_pid == 1 && next_pid == 2 && prev_prio == 120 && next_prio == 101", 0);
+	MATCH("prev_pid == 1 && next_pid == 3 && prev_prio == 120 && next_prio == 100", 0);
+	MATCH("prev_pid == 0 || next_pid == 0 || prev_prio == 0 || next_prio == 0", 0);
+	MATCH("prev_pid == 0 || next_pid == 2 || prev_prio == 0 || next_prio == 0", 1);
 	x = ev("sched:sched_process_exec");	/* __data_loc char[] filename */
 	EXPECT(x && compile("pid == 1 || filename ~ \"/bin/*\"", &d, &dg) == 0 &&
 	       d.filter_span == 0, "__data_loc: span %u, not 0 (the whole record)", d.filter_span);
