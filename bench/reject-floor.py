@@ -4,10 +4,11 @@ against the kernel's ftrace filter and against minimal BPF tracepoint
 programs (bench/reject-floor.bpf.c), on the same workload, interleaved, with
 the workload pinned to each CPU in turn. Not a timed test: run as root.
 
-    bench/reject-floor.py [--rounds 9] [--count 300000] [--filter 'ret != 0']
-                          [--build build [--build other/build ...]]
+    bench/reject-floor.py [--rounds 9] [--count 300000] [--event fcntl_setlk|wait]
+                          [--filter F] [--build build [--build other/build ...]]
 
-The workload (bench/filter-loop.c) fires filelock:fcntl_setlk. Per CPU: the
+The workload (bench/filter-loop.c) fires filelock:fcntl_setlk (filter
+`type == 1`, as bench/bench.py) or sched:sched_process_wait (`pid == 1`). Per CPU: the
 added ns per event (10th percentile and median of 4096-event chunks, median
 over rounds, minus nothing attached) and the ratio to ftrace rejecting.
 Pinning matters: libbpf's attach_tracepoint() opens the tracepoint's perf
@@ -25,7 +26,9 @@ import tempfile
 import time
 
 TRACEFS = "/sys/kernel/tracing"
-SYSTEM, EVENT = "filelock", "fcntl_setlk"
+EVENTS = {"fcntl_setlk": ("filelock", "fcntl_setlk", "type == 1"),
+          "wait": ("sched", "sched_process_wait", "pid == 1")}
+SYSTEM, EVENT = EVENTS["fcntl_setlk"][:2]
 HERE = os.path.dirname(os.path.abspath(__file__))
 
 
@@ -91,8 +94,28 @@ class Tracerd:
         self.p.wait()
 
 
-def run_loop(tmp, cpu, count):
-    out = subprocess.run(["taskset", "-c", cpu, f"{tmp}/filter-loop", str(count)],
+def prog_stats(pid):
+    """(run_time_ns, run_cnt) summed over the BPF programs process pid holds."""
+    t = n = 0
+    seen = set()
+    for fd in os.listdir(f"/proc/{pid}/fdinfo"):
+        try:
+            info = open(f"/proc/{pid}/fdinfo/{fd}").read()
+        except OSError:
+            continue
+        m = re.search(r"prog_id:\s+(\d+)", info)
+        if not m or m.group(1) in seen:
+            continue
+        seen.add(m.group(1))
+        rt = re.search(r"run_time_ns:\s+(\d+)", info)
+        rc = re.search(r"run_cnt:\s+(\d+)", info)
+        if rt and rc:
+            t, n = t + int(rt.group(1)), n + int(rc.group(1))
+    return t, n
+
+
+def run_loop(tmp, cpu, count, event):
+    out = subprocess.run(["taskset", "-c", cpu, f"{tmp}/filter-loop", str(count), event],
                          capture_output=True, text=True, check=True).stdout
     return {k: float(v) for k, v in re.findall(r"(\w+)=([\d.]+)", out)}
 
@@ -102,10 +125,14 @@ def main():
     ap.add_argument("--rounds", type=int, default=9)
     ap.add_argument("--count", type=int, default=300000)
     ap.add_argument("--cpus", default="0,1")
-    ap.add_argument("--filter", default="ret != 0")
+    ap.add_argument("--event", choices=list(EVENTS), default="fcntl_setlk")
+    ap.add_argument("--filter")
     ap.add_argument("--progs", default="ret1,ret0,ret1:d,helpers:d,copy48:d,direct:d")
     ap.add_argument("--build", action="append")
     args = ap.parse_args()
+    global SYSTEM, EVENT
+    SYSTEM, EVENT, default_filter = EVENTS[args.event]
+    args.filter = args.filter or default_filter
     builds = args.build or ["build"]
     cpus = args.cpus.split(",")
     with tempfile.TemporaryDirectory(prefix="reject-floor.") as tmp:
@@ -128,22 +155,57 @@ def main():
                 try:
                     time.sleep(0.05)
                     for cpu in cpus:
-                        res[(name, cpu)].append(run_loop(tmp, cpu, args.count))
+                        res[(name, cpu)].append(run_loop(tmp, cpu, args.count, args.event))
                 finally:
                     if c:
                         c.stop()
             print(f"# round {r + 1}/{args.rounds} done", file=sys.stderr)
+        # Time inside tracerd's program, from the kernel's statistics: on
+        # only here, as they add two clock reads to every BPF program run.
+        inside = {}
+        path = "/proc/sys/kernel/bpf_stats_enabled"
+        old = open(path).read()
+        for name, c in configs.items():
+            if not isinstance(c, (Tracerd, Prog)):
+                continue
+            per = []
+            c.start()
+            try:
+                for r in range(args.rounds):
+                    open(path, "w").write("1\n")
+                    try:
+                        t0, n0 = prog_stats(c.p.pid)
+                        for cpu in cpus:
+                            run_loop(tmp, cpu, args.count // 4, args.event)
+                        t1, n1 = prog_stats(c.p.pid)
+                    finally:
+                        open(path, "w").write(old)
+                    if n1 > n0:
+                        per.append((t1 - t0) / (n1 - n0))
+            finally:
+                c.stop()
+            inside[name] = (statistics.median(per), min(per)) if per else (float("nan"),) * 2
         med = lambda name, cpu, s: statistics.median(x[s] for x in res[(name, cpu)])
+        low = lambda name, cpu: min(x["p10"] for x in res[(name, cpu)])
         for cpu in cpus:
-            print(f"CPU {cpu}: nothing attached {med('none', cpu, 'p10'):.0f} ns per event (p10)")
-            print(f"  {'configuration':<40} {'added p10':>9} {'p50':>6} {'/ftrace p10':>11} {'p50':>6}")
+            print(f"{SYSTEM}:{EVENT}, filter `{args.filter}`, CPU {cpu}: nothing attached {med('none', cpu, 'p10'):.0f} ns per event (p10)")
+            print(f"  {'configuration':<40} {'added p10':>9} {'p50':>6} {'min':>6}"
+                  f" {'/ftrace p10':>11} {'p50':>6} {'min':>6}")
             ft = {s: med("ftrace reject", cpu, s) - med("none", cpu, s) for s in ("p10", "p50")}
+            ft["min"] = low("ftrace reject", cpu) - low("none", cpu)
             for name in configs:
                 if name == "none":
                     continue
                 a = {s: med(name, cpu, s) - med("none", cpu, s) for s in ("p10", "p50")}
+                a["min"] = low(name, cpu) - low("none", cpu)
                 rat = {s: a[s] / ft[s] if ft[s] > 0 else float("nan") for s in a}
-                print(f"  {name:<40} {a['p10']:9.0f} {a['p50']:6.0f} {rat['p10']:11.2f} {rat['p50']:6.2f}")
+                print(f"  {name:<40} {a['p10']:9.0f} {a['p50']:6.0f} {a['min']:6.0f}"
+                      f" {rat['p10']:11.2f} {rat['p50']:6.2f} {rat['min']:6.2f}")
+        print("(added: median over rounds of the p10 or p50 of 4096-event chunks, minus nothing"
+              " attached; min: the lowest p10 of any round, minus that of nothing attached)")
+        print("ns inside the BPF program per event (kernel.bpf_stats_enabled, median and min of rounds):")
+        for name, (m, lo) in inside.items():
+            print(f"  {name:<40} {m:6.0f} {lo:6.0f}")
 
 
 main()
