@@ -311,6 +311,24 @@ static long chain_step(__u32 i, void *arg)
 	return 1;
 }
 
+/* Not inlined into filter_match(): clang would merge its bpf_loop() call
+ * with the interpreter's into one call whose callback depends on the path,
+ * and the verifier inlines bpf_loop() only where the callback is always the
+ * same: otherwise every step is an indirect call (measured: a reject of 5
+ * predicates went from ~160 to ~270 ns inside the program). */
+static __attribute__((noinline)) bool chain_match(const struct event_desc *d, const __u8 *rec,
+						  __u64 pid_tgid, struct filter_scratch *fs)
+{
+	struct filter_run r = { .d = d, .rec = rec, .pid_tgid = pid_tgid, .fs = fs };
+	__u32 n = d->n_insns;
+
+	if (n > TRACERD_FILTER_INSNS)
+		n = TRACERD_FILTER_INSNS;
+	fs->stack = d->filter_chain != FOP_ORSC;
+	bpf_loop(n / 2, chain_step, &r, 0);
+	return fs->stack & 1;
+}
+
 /* Returns true when the record passes. */
 static __always_inline bool filter_match(const struct event_desc *d, const __u8 *rec,
 					 __u32 len, __u64 pid_tgid, struct filter_scratch *fs)
@@ -347,11 +365,8 @@ static __always_inline bool filter_match(const struct event_desc *d, const __u8 
 		/* Undecided by the first compare: the chain's other compares
 		 * decide, one bpf_loop() step each instead of two (compare,
 		 * skip) through the stack machine. */
-		if (d->filter_chain && fs->pc == 2) {
-			fs->stack = d->filter_chain != FOP_ORSC;
-			bpf_loop(n / 2, chain_step, &r, 0);
-			return fs->stack & 1;
-		}
+		if (d->filter_chain && fs->pc == 2)
+			return chain_match(d, rec, pid_tgid, fs);
 	}
 	bpf_loop(n, filter_step, &r, 0);
 	return fs->stack & 1;
