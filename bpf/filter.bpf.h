@@ -314,8 +314,8 @@ static long chain_step(__u32 i, void *arg)
 /* Not inlined into filter_match(): clang would merge its bpf_loop() call
  * with the interpreter's into one call whose callback depends on the path,
  * and the verifier inlines bpf_loop() only where the callback is always the
- * same: otherwise every step is an indirect call (measured: a reject of 5
- * predicates went from ~160 to ~270 ns inside the program). */
+ * same: otherwise every step is an indirect call (measured: 16 ||-ed
+ * compares rejecting took ~470 ns inside the program, ~185 ns inlined). */
 static __attribute__((noinline)) bool chain_match(const struct event_desc *d, const __u8 *rec,
 						  __u64 pid_tgid, struct filter_scratch *fs)
 {
