@@ -4,11 +4,15 @@
  * "ns_per_iter=X p10=X p50=X" over chunks of 4096, since the VM drifts
  * between fast and slow phases. Time is this thread's CPU time, which the
  * tracepoint's probes run in: other tenants of the machine preempting the
- * loop do not count. For bench/filter-bench.py. */
+ * loop do not count. For bench/filter-bench.py and bench/reject-floor.py.
+ * "filter-loop COUNT wait" fires sched:sched_process_wait instead
+ * (wait4(-1, WNOHANG) without children; a __data_loc string). */
 #include <fcntl.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <time.h>
+#include <string.h>
+#include <sys/wait.h>
 #include <unistd.h>
 
 #define CHUNK 4096
@@ -35,6 +39,7 @@ int main(int argc, char **argv)
 	char path[] = "/tmp/filter-loop.XXXXXX";
 	int fd = mkstemp(path);
 	double *t = calloc(chunks, sizeof(*t)), start, total = 0;
+	int wait = argc > 2 && !strcmp(argv[2], "wait");
 
 	if (fd < 0 || !t || chunks < 1)
 		return 1;
@@ -42,7 +47,7 @@ int main(int argc, char **argv)
 	for (long c = 0; c < chunks; c++) {
 		start = now_ns();
 		for (int i = 0; i < CHUNK; i++)
-			if (fcntl(fd, F_SETLK, &fl) < 0)
+			if (wait ? wait4(-1, NULL, WNOHANG, NULL) != -1 : fcntl(fd, F_SETLK, &fl) < 0)
 				return 1;
 		t[c] = (now_ns() - start) / CHUNK;
 		total += t[c];

@@ -296,18 +296,78 @@ static long filter_step(__u32 i, void *arg)
 	return 0;
 }
 
+/* One compare of a chain (desc->filter_chain) per step: compare i + 1 is
+ * insn 2i + 2, as the first ran inline. The first that equals the chain's
+ * absorbing value (true for ||, false for &&) decides. */
+static long chain_step(__u32 i, void *arg)
+{
+	struct filter_run *r = arg;
+	const struct filter_insn *in = &r->d->insns[(2 * i + 2) & (TRACERD_FILTER_INSNS - 1)];
+	bool any = r->d->filter_chain == FOP_ORSC;
+
+	if (cmp_num(in, load_num(r->rec, in, r->pid_tgid)) != any)
+		return 0;
+	r->fs->stack = any;
+	return 1;
+}
+
+/* Not inlined into filter_match(): clang would merge its bpf_loop() call
+ * with the interpreter's into one call whose callback depends on the path,
+ * and the verifier inlines bpf_loop() only where the callback is always the
+ * same: otherwise every step is an indirect call (measured: 16 ||-ed
+ * compares rejecting took ~470 ns inside the program, ~185 ns inlined). */
+static __attribute__((noinline)) bool chain_match(const struct event_desc *d, const __u8 *rec,
+						  __u64 pid_tgid, struct filter_scratch *fs)
+{
+	struct filter_run r = { .d = d, .rec = rec, .pid_tgid = pid_tgid, .fs = fs };
+	__u32 n = d->n_insns;
+
+	if (n > TRACERD_FILTER_INSNS)
+		n = TRACERD_FILTER_INSNS;
+	fs->stack = d->filter_chain != FOP_ORSC;
+	bpf_loop(n / 2, chain_step, &r, 0);
+	return fs->stack & 1;
+}
+
 /* Returns true when the record passes. */
 static __always_inline bool filter_match(const struct event_desc *d, const __u8 *rec,
 					 __u32 len, __u64 pid_tgid, struct filter_scratch *fs)
 {
 	struct filter_run r = { .d = d, .rec = rec, .len = len, .pid_tgid = pid_tgid,
 				.fs = fs };
+	const struct filter_insn *in = &d->insns[0], *next = &d->insns[1];
 	__u32 n = d->n_insns;
+	bool v;
 
 	if (n > TRACERD_FILTER_INSNS)
 		n = TRACERD_FILTER_INSNS;
 	fs->stack = 0;
 	fs->pc = 0;
+	/* The first compare runs inline, without bpf_loop(): it alone decides
+	 * a single compare, and an &&/|| chain that it short-circuits to the
+	 * end of the filter ("ret != 0 && ..." rejecting). Otherwise the
+	 * interpreter goes on from the state filter_step() would have left. */
+	if (n >= 1 && in->op == FOP_CMP) {
+		v = cmp_num(in, load_num(rec, in, pid_tgid));
+		if (n == 1)
+			return v;
+		if (next->op == FOP_ANDSC || next->op == FOP_ORSC) {
+			if (v == (next->op == FOP_ORSC)) {	/* decided: skip the right side */
+				/* (a chain's absorbing value decides it all) */
+				if (d->filter_chain || 2 + next->imm >= n)
+					return v;
+				fs->stack = v;
+				fs->pc = 2 + (__u32)next->imm;
+			} else {
+				fs->pc = 2;	/* popped: the right side decides */
+			}
+		}
+		/* Undecided by the first compare: the chain's other compares
+		 * decide, one bpf_loop() step each instead of two (compare,
+		 * skip) through the stack machine. */
+		if (d->filter_chain && fs->pc == 2)
+			return chain_match(d, rec, pid_tgid, fs);
+	}
 	bpf_loop(n, filter_step, &r, 0);
 	return fs->stack & 1;
 }

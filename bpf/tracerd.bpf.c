@@ -74,6 +74,32 @@ static __always_inline __u64 record_end(const struct event_desc *d, const __u8 *
 	return end;
 }
 
+/* Copies the record, dynamic payload included, to rec; returns its length. */
+static __always_inline __u64 copy_record(const struct event_desc *d, struct event_stats *st,
+					 __u8 *rec, const char *src, __u32 *flags)
+{
+	__u64 fixed = d->fixed_size, end;
+
+	if (fixed > TRACERD_MAX_RECORD)
+		fixed = TRACERD_MAX_RECORD;
+	bpf_probe_read_kernel(rec, fixed, src);
+	end = record_end(d, rec, fixed);
+	if (end > TRACERD_MAX_RECORD) {
+		end = TRACERD_MAX_RECORD;
+		*flags |= TRACERD_REC_TRUNCATED;
+		st->truncated++;
+	}
+	if (end > fixed) {
+		__u64 dlen = end - fixed;
+
+		/* The verifier lost the relation between end and fixed: restate it. */
+		asm volatile("" : "+r"(dlen));
+		if (dlen <= TRACERD_MAX_RECORD)
+			bpf_probe_read_kernel(rec + fixed, dlen, src + fixed);
+	}
+	return end;
+}
+
 /* A tracepoint program's return value decides whether perf still records
  * the event: 0 would hide it from every perf user of the tracepoint
  * (`perf record` beside tracerd saw nothing), so always pass it on. */
@@ -83,7 +109,8 @@ SEC("tracepoint")
 int trace_event_class(void *ctx)
 {
 	__u32 slot = bpf_get_attach_cookie(ctx), zero = 0, flags = 0;
-	__u64 fixed, end;	/* 64-bit: no zero-extension for the verifier to lose */
+	__u64 len, end;		/* 64-bit: no zero-extension for the verifier to lose */
+	bool early;
 	const char *src = ctx;
 	struct event_desc *d;
 	struct event_stats *st;
@@ -100,32 +127,36 @@ int trace_event_class(void *ctx)
 		return PASS_ON;
 	st->hits++;
 
-	fixed = d->fixed_size;
-	if (fixed > TRACERD_MAX_RECORD)
-		fixed = TRACERD_MAX_RECORD;
-	bpf_probe_read_kernel(s->data, fixed, src);
-	end = record_end(d, s->data, fixed);
-	if (end > TRACERD_MAX_RECORD) {
-		end = TRACERD_MAX_RECORD;
-		flags |= TRACERD_REC_TRUNCATED;
-		st->truncated++;
+	/* Decide first when the filter reads only the start of the record:
+	 * what it rejects is neither copied whole nor its payload read. */
+	early = d->n_insns && d->filter_span;
+	if (early) {
+		/* Read with a helper, not as loads from ctx at constant offsets:
+		 * the kernel refuses to attach a program that reads its ctx past
+		 * the end of the event's record, and this one serves records of
+		 * every size. The first 8 bytes are rebuilt, not read, so a filter
+		 * of common_pid, cpu or comm alone reads nothing. */
+		len = d->filter_span;
+		if (len > TRACERD_MAX_RECORD)
+			len = TRACERD_MAX_RECORD;
+		if (len > 8)
+			bpf_probe_read_kernel(s->data + 8, len - 8, src + 8);
+	} else {
+		len = copy_record(d, st, s->data, src, &flags);
 	}
-	if (end > fixed) {
-		__u64 dlen = end - fixed;
-
-		/* The verifier lost the relation between end and fixed: restate it. */
-		asm volatile("" : "+r"(dlen));
-		if (dlen <= TRACERD_MAX_RECORD)
-			bpf_probe_read_kernel(s->data + fixed, dlen, src + fixed);
-	}
-
 	/* The kernel overwrote the common fields before we ran; rebuild them. */
 	*(__u64 *)s->data = (__u64)d->id | (__u64)(__u32)pid_tgid << 32;
 
-	if (d->n_insns && !filter_match(d, s->data, end, pid_tgid, &s->filter)) {
+	/* One call of filter_match(), so one copy of its bpf_loop() calls. */
+	if (d->n_insns && !filter_match(d, s->data, len, pid_tgid, &s->filter)) {
 		st->filtered++;
 		return PASS_ON;
 	}
+	if (early) {
+		len = copy_record(d, st, s->data, src, &flags);
+		*(__u64 *)s->data = (__u64)d->id | (__u64)(__u32)pid_tgid << 32;
+	}
+	end = len;
 
 	s->hdr.ts_ns = bpf_ktime_get_ns();
 	s->hdr.slot = slot;

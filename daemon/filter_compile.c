@@ -396,16 +396,62 @@ static int compile_node(struct fcomp *c, const struct fnode *n)
 	}
 }
 
+/* How much of the record the filter reads (desc->filter_span): the class
+ * program copies that prefix alone, runs the filter, and copies the rest of
+ * the record (fixed tail and __data_loc payload) only for a record it keeps.
+ * A rejected record then costs one short bpf_probe_read_kernel() instead of
+ * one or two of the whole record. */
+static uint32_t filter_span(const struct event_desc *d)
+{
+	uint32_t end = 8;	/* common_type, common_pid: rebuilt in the prefix */
+
+	for (uint32_t i = 0; i < d->n_insns; i++) {
+		const struct filter_insn *in = &d->insns[i];
+
+		if (in->op != FOP_CMP && in->op != FOP_STRCMP)
+			continue;
+		if (in->src == FSRC_DATA_LOC || in->src == FSRC_REL_LOC)
+			return 0;	/* the string is in the payload */
+		if (in->src != FSRC_RECORD)
+			continue;	/* pid, tgid, cpu, comm: not in the record */
+		if (in->off + (in->op == FOP_CMP ? in->size : in->imm) > end)
+			end = in->off + (in->op == FOP_CMP ? in->size : in->imm);
+	}
+	return end;
+}
+
+/* desc->filter_chain: c0 OP c1 OP ... cN, numeric compares, one OP. An
+ * `in (...)` inside an || chain is more of the same ||. */
+static uint32_t filter_chain(const struct event_desc *d)
+{
+	uint8_t op = d->n_insns > 1 ? d->insns[1].op : 0;
+
+	if ((op != FOP_ANDSC && op != FOP_ORSC) || d->n_insns % 2 == 0)
+		return 0;
+	for (uint32_t i = 0; i < d->n_insns; i++)
+		if (d->insns[i].op != (i % 2 ? op : FOP_CMP))
+			return 0;
+	return op;
+}
+
 int filter_compile_tree(const struct filter_text *src, const struct fnode *tree,
 			const struct tp_event *e, struct event_desc *desc)
 {
 	struct fcomp c = { .src = src, .e = e, .desc = desc };
+	int r;
 
 	desc->n_insns = 0;
+	desc->filter_span = 0;
+	desc->filter_chain = 0;
 	memset(desc->strs, 0, sizeof(desc->strs));
 	if (!tree)
 		return 0;
 	/* Symbol tables are parsed from the print fmt once and cached in e. */
 	tp_event_load_symbols((struct tp_event *)e);
-	return compile_node(&c, tree);
+	r = compile_node(&c, tree);
+	if (r >= 0) {
+		desc->filter_span = filter_span(desc);
+		desc->filter_chain = filter_chain(desc);
+	}
+	return r;
 }

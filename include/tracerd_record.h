@@ -86,6 +86,15 @@ struct event_desc {
 	__u16 dyn_rel;		/* bit i: dyn_off[i] is a __rel_loc */
 	__u16 id;		/* tracefs event id, written as common_type */
 	__u32 n_insns;		/* 0: no filter */
+	/* Bytes at the start of the record that the filter reads (at least 8:
+	 * the common fields), so that the class program copies only those
+	 * before it decides. 0: the filter reads a __data_loc string, and runs
+	 * on the whole record. */
+	__u32 filter_span;
+	/* FOP_ANDSC or FOP_ORSC when the filter is numeric compares (insns 0,
+	 * 2, 4...) joined by that one operator alone: it is then their AND or
+	 * OR, whatever the skips, and runs without the stack machine. 0: not. */
+	__u32 filter_chain;
 	struct filter_insn insns[TRACERD_FILTER_INSNS];
 	char strs[TRACERD_FILTER_STRS][TRACERD_FILTER_STR];
 };

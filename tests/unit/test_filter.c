@@ -94,18 +94,38 @@ static int compile(const char *expr, struct event_desc *d, struct diag *dg)
 	return filter_compile(expr, rec.e, &pos, d, dg);
 }
 
+/* The class program runs a filter of nonzero filter_span on that prefix of
+ * the record alone: what lies past it must not change the outcome. */
+static int eval_prefix(const struct event_desc *d, struct filter_scratch *fs)
+{
+	static __u8 prefix[2 * TRACERD_MAX_RECORD] __attribute__((aligned(8)));
+
+	EXPECT(d->filter_span >= 8 && d->filter_span <= rec.e->fixed_size,
+	       "filter_span %u: not within 8..%u", d->filter_span, rec.e->fixed_size);
+	memset(prefix, 0xa5, sizeof(prefix));
+	memcpy(prefix, rec.data, d->filter_span);
+	return filter_match(d, prefix, d->filter_span, (__u64)TID << 32 | TID, fs);
+}
+
 /* 1 if the record passes, 0 if not, -1 if expr does not compile. */
 static int eval(const char *expr)
 {
 	static struct filter_scratch fs;
 	struct event_desc d;
 	struct diag dg;
+	int r;
 
 	if (compile(expr, &d, &dg) < 0) {
 		printf("#   '%s': %s\n", expr, dg.msg);
 		return -1;
 	}
-	return d.n_insns ? filter_match(&d, rec.data, rec.len, (__u64)TID << 32 | TID, &fs) : 1;
+	if (!d.n_insns)
+		return 1;
+	r = filter_match(&d, rec.data, rec.len, (__u64)TID << 32 | TID, &fs);
+	if (d.filter_span)
+		EXPECT(eval_prefix(&d, &fs) == r, "'%s' on its prefix of %u bytes: %d, not %d",
+		       expr, d.filter_span, !r, r);
+	return r;
 }
 
 #define MATCH(expr, want) EXPECT(eval(expr) == (want), "'%s' should %s", expr, \
@@ -172,6 +192,56 @@ static void precedence(void)
 	EXPECT(compile("(prev_pid == 1 || next_pid == 3) || prev_prio == 0", &d, &dg) == 0 &&
 	       d.n_insns == 5 && d.insns[1].op == FOP_ORSC && d.insns[1].imm == 3,
 	       "(a || b) || c is a ||3 b ||1 c");
+}
+
+/* The prefix the class program copies before it runs the filter, and the
+ * filters it runs as plain chains of compares. */
+static void spans(void)
+{
+	_cleanup_(tp_event_freep) struct tp_event *e = ev("sched:sched_switch");
+	_cleanup_(tp_event_freep) struct tp_event *x = NULL;
+	const struct tp_field *pid, *comm;
+	struct event_desc d;
+	struct diag dg;
+
+	if (!e)
+		return;
+	pid = tp_event_field(e, "next_pid");
+	comm = tp_event_field(e, "next_comm");
+	EXPECT(compile("next_pid == 1", &d, &dg) == 0 && d.filter_span == pid->offset + 4,
+	       "next_pid: span %u", d.filter_span);
+	EXPECT(compile("prev_pid == 1 || next_comm == \"x\"", &d, &dg) == 0 &&
+	       d.filter_span == comm->offset + comm->size, "next_comm: span %u", d.filter_span);
+	EXPECT(compile("common_pid == 1 || cpu == 0 || comm ~ \"b*\"", &d, &dg) == 0 &&
+	       d.filter_span == 8, "outside the record: span %u", d.filter_span);
+	/* chains of numeric compares, one operator: run without the stack machine */
+	EXPECT(compile("prev_pid == 1 || next_pid in (2, 3) || cpu == 1", &d, &dg) == 0 &&
+	       d.filter_chain == FOP_ORSC, "|| chain: %u", d.filter_chain);
+	EXPECT(compile("prev_pid == 1 && next_pid != 2 && common_pid > 1", &d, &dg) == 0 &&
+	       d.filter_chain == FOP_ANDSC, "&& chain: %u", d.filter_chain);
+	EXPECT(compile("next_pid in (2, 3) && prev_pid == 1", &d, &dg) == 0 && !d.filter_chain,
+	       "in (...) in an && chain: %u", d.filter_chain);
+	EXPECT(compile("prev_pid == 1 && next_pid == 2 || cpu == 1", &d, &dg) == 0 &&
+	       !d.filter_chain, "&& then ||: %u", d.filter_chain);
+	EXPECT(compile("!prev_pid == 1 || next_pid == 2", &d, &dg) == 0 && !d.filter_chain,
+	       "!: %u", d.filter_chain);
+	EXPECT(compile("prev_pid == 1 || next_comm == \"x\"", &d, &dg) == 0 && !d.filter_chain,
+	       "strings: %u", d.filter_chain);
+	EXPECT(compile("prev_pid == 1", &d, &dg) == 0 && !d.filter_chain, "one compare: %u",
+	       d.filter_chain);
+	switch_record();	/* prev_pid 1, next_pid 2, prev_prio 120, next_prio 100 */
+	MATCH("prev_pid in (1, 7) || next_pid == 9", 1);
+	MATCH("prev_pid in (7, 1) || next_pid == 9", 1);
+	MATCH("prev_pid in (7, 8) || next_pid == 9 || next_prio in (5, 100)", 1);
+	MATCH("prev_pid in (7, 8) || next_pid == 9 || next_prio in (5, 101)", 0);
+	MATCH("prev_pid == 1 && next_pid == 2 && prev_prio == 120 && next_prio == 100", 1);
+	MATCH("prev_pid == 1 && next_pid == 2 && prev_prio == 120 && next_prio == 101", 0);
+	MATCH("prev_pid == 1 && next_pid == 3 && prev_prio == 120 && next_prio == 100", 0);
+	MATCH("prev_pid == 0 || next_pid == 0 || prev_prio == 0 || next_prio == 0", 0);
+	MATCH("prev_pid == 0 || next_pid == 2 || prev_prio == 0 || next_prio == 0", 1);
+	x = ev("sched:sched_process_exec");	/* __data_loc char[] filename */
+	EXPECT(x && compile("pid == 1 || filename ~ \"/bin/*\"", &d, &dg) == 0 &&
+	       d.filter_span == 0, "__data_loc: span %u, not 0 (the whole record)", d.filter_span);
 }
 
 static void numeric_operators(void)
@@ -615,6 +685,7 @@ int main(void)
 {
 	fixtures_load();
 	RUN(precedence);
+	RUN(spans);
 	RUN(numeric_operators);
 	RUN(widths);
 	RUN(strings);
