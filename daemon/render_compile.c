@@ -79,6 +79,7 @@ static int atom_node(struct cc *c, const char *atom, struct rnode **ret)
 		free(n);
 		return -ENOMEM;
 	}
+	n->text_len = strlen(atom);
 	n->num = strtoull(atom, &end, 0);
 	/* A number keeps C's type: signed unless it says U. */
 	n->is_signed = !strpbrk(end, "uU");

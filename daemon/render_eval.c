@@ -159,7 +159,7 @@ struct rval rn_eval(const struct rnode *n, const struct rctx *c)
 	case RN_CONST:
 		a = num(n->num, n->is_signed);
 		a.p = (const uint8_t *)n->text;
-		a.len = strlen(n->text);
+		a.len = n->text_len;
 		return a;
 	case RN_FIELD: case RN_ARRAY: case RN_DYN: case RN_DYN_LEN:
 		return eval_field(n, c);

@@ -36,6 +36,7 @@ struct rnode {
 	bool is_signed, is_string, is_rel;
 	uint64_t num;
 	char *text;
+	size_t text_len;
 	const struct tp_symtab *tab;
 	struct rnode *a, *b, *c;
 };

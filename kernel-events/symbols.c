@@ -158,7 +158,8 @@ static void print_flags(const struct tp_symtab *t, uint64_t v, struct strbuf *ou
 	if (v) {
 		if (!first)
 			sb_puts(out, t->delim);
-		sb_printf(out, "0x%llx", (unsigned long long)v);
+		sb_put(out, "0x", 2);
+		sb_put_hex(out, v);
 	}
 }
 
@@ -173,5 +174,6 @@ void tp_symtab_print(const struct tp_symtab *t, uint64_t v, struct strbuf *out)
 			sb_puts(out, t->syms[i].name);
 			return;
 		}
-	sb_printf(out, "0x%llx", (unsigned long long)v);
+	sb_put(out, "0x", 2);
+	sb_put_hex(out, v);
 }
