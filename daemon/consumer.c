@@ -71,18 +71,28 @@ void trace_slot_unref(struct trace_slot *slot)
 		free(slot);
 }
 
+void trace_slot_delivered_n(struct trace_slot *slot, uint64_t n)
+{
+	__atomic_add_fetch(&slot->delivered, n, __ATOMIC_RELAXED);
+}
+
 void trace_slot_delivered(struct trace_slot *slot)
 {
-	__atomic_add_fetch(&slot->delivered, 1, __ATOMIC_RELAXED);
+	trace_slot_delivered_n(slot, 1);
 }
 
 void trace_slot_error(struct trace_slot *slot, int err)
+{
+	trace_slot_error_n(slot, err, 1);
+}
+
+void trace_slot_error_n(struct trace_slot *slot, int err, uint64_t n)
 {
 	struct sink_errno_count *b = &slot->errnos[TRACERD_SINK_ERRNOS - 1];
 
 	err = err < 0 ? -err : err ? err : EIO;
 	pthread_mutex_lock(&errno_lock);
-	slot->sink_errors++;
+	slot->sink_errors += n;
 	for (size_t i = 0; i < TRACERD_SINK_ERRNOS - 1; i++)
 		if (slot->errnos[i].err == err || !slot->errnos[i].err) {
 			b = &slot->errnos[i];
@@ -92,7 +102,7 @@ void trace_slot_error(struct trace_slot *slot, int err)
 		b->err = -1;	/* "other" */
 	else
 		b->err = err;
-	b->n++;
+	b->n += n;
 	pthread_mutex_unlock(&errno_lock);
 }
 
