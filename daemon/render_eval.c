@@ -17,8 +17,18 @@ static struct rval num(uint64_t n, bool is_signed)
 static uint64_t load(const uint8_t *p, unsigned size, bool is_signed)
 {
 	uint64_t v = 0;
+	uint32_t v32;
+	uint16_t v16;
 
-	memcpy(&v, p, size > 8 ? 8 : size);	/* little endian */
+	/* Fixed-size copies for the usual sizes: a plain load each, where a
+	 * copy of a variable size is a call to memcpy. Little endian. */
+	switch (size) {
+	case 1: v = *p; break;
+	case 2: memcpy(&v16, p, 2); v = v16; break;
+	case 4: memcpy(&v32, p, 4); v = v32; break;
+	case 8: memcpy(&v, p, 8); break;
+	default: memcpy(&v, p, size > 8 ? 8 : size); break;
+	}
 	if (is_signed && size < 8 && (v >> (size * 8 - 1)) & 1)
 		v |= ~0ULL << (size * 8);
 	return v;
@@ -185,39 +195,52 @@ struct rval rn_eval(const struct rnode *n, const struct rctx *c)
 	}
 }
 
-static void render_seg(const struct rseg *seg, const struct rctx *c, struct strbuf *out)
+/* The segment with its width and precision taken from the record. */
+static const struct rseg *dynamic_spec(const struct rseg *seg, const struct rctx *c,
+				       struct rseg *s)
 {
-	struct rseg s = *seg;
 	struct rval v;
 
-	if (s.width_arg) {
-		v = rn_eval(s.width_arg, c);
-		s.width = v.kind == RV_NUM ? (int)v.n : -1;
-		if (s.width < -1) {
-			s.flags |= RF_MINUS;
-			s.width = -s.width;
+	*s = *seg;
+	if (s->width_arg) {
+		v = rn_eval(s->width_arg, c);
+		s->width = v.kind == RV_NUM ? (int)v.n : -1;
+		if (s->width < -1) {
+			s->flags |= RF_MINUS;
+			s->width = -s->width;
 		}
 	}
-	if (s.prec_arg) {
-		v = rn_eval(s.prec_arg, c);
-		s.prec = v.kind == RV_NUM && (int)v.n >= 0 ? (int)v.n : -1;
+	if (s->prec_arg) {
+		v = rn_eval(s->prec_arg, c);
+		s->prec = v.kind == RV_NUM && (int)v.n >= 0 ? (int)v.n : -1;
 	}
-	sb_reset(&c->prog->scratch);
-	v = rn_eval(s.arg, c);
+	return s;
+}
+
+static void render_seg(const struct rseg *s, const struct rctx *c, struct strbuf *out)
+{
+	struct rseg dyn;
+	struct rval v;
+
+	if (s->width_arg || s->prec_arg)
+		s = dynamic_spec(s, c, &dyn);
+	if (c->prog->scratch.len)
+		sb_reset(&c->prog->scratch);
+	v = rn_eval(s->arg, c);
 	if (v.kind == RV_BAD)
 		sb_puts(out, v.why);
-	else if (s.conv == 'p')
-		render_pointer(&s, &v, c->prog->raw_pointers, out);
-	else if (s.conv == 's' && v.p)
-		render_str(&s, (const char *)v.p, v.len, out);
-	else if (s.conv == 's')
+	else if (s->conv == 'p')
+		render_pointer(s, &v, c->prog->raw_pointers, out);
+	else if (s->conv == 's' && v.p)
+		render_str(s, (const char *)v.p, v.len, out);
+	else if (s->conv == 's')
 		sb_puts(out, "[string pointer]");
 	else if (v.kind != RV_NUM)
 		sb_puts(out, "[not a number]");
-	else if (s.conv == 'c')
+	else if (s->conv == 'c')
 		sb_putc(out, (char)v.n);
 	else
-		render_number(&s, v.n, out);
+		render_number(s, v.n, out);
 }
 
 void rprog_render(const struct rprog *p, const uint8_t *rec, size_t len, struct strbuf *out)

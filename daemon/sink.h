@@ -13,6 +13,7 @@ struct out_record {
 	const uint8_t *rec;
 	size_t len;
 	const char *text;		/* after "event_name: " */
+	size_t text_len;
 	int64_t realtime_offset_ns;
 };
 

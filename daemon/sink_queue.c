@@ -201,7 +201,8 @@ static void entry_write(struct sink_queue *q, struct qentry *e)
 	{
 		struct out_record rec = {
 			.slot = &e->slot, .hdr = &e->hdr, .rec = e->data, .len = e->len,
-			.text = e->text, .realtime_offset_ns = e->realtime_offset_ns,
+			.text = e->text, .text_len = strlen(e->text),
+			.realtime_offset_ns = e->realtime_offset_ns,
 		};
 
 		if (q->delay_us)
@@ -378,7 +379,7 @@ static int queue_emit(struct sink *s, const struct out_record *r)
 {
 	struct sink_queue *q = (struct sink_queue *)s;
 	const char *name = r->slot->sel->conf->name ? r->slot->sel->conf->name : "";
-	size_t tlen = strlen(r->text), nlen = strlen(name);
+	size_t tlen = r->text_len, nlen = strlen(name);
 	size_t bytes = sizeof(struct qentry) + r->len + tlen + 1 + nlen + 1;
 	struct qentry *e;
 	char *p;

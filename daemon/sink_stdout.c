@@ -69,7 +69,7 @@ static void stdout_format(struct sink *s, const struct out_record *r, struct str
 	sb_put(l, buf, p + 2 - buf);
 	sb_puts(l, r->slot->event->name);
 	sb_put(l, ": ", 2);
-	sb_puts(l, r->text);
+	sb_put(l, r->text, r->text_len);
 	sb_putc(l, '\n');
 }
 

@@ -8,6 +8,7 @@
 #include <stdbool.h>
 #include <stddef.h>
 #include <stdint.h>
+#include <string.h>
 
 struct strbuf {
 	char *buf;
@@ -17,7 +18,7 @@ struct strbuf {
 
 void sb_reset(struct strbuf *sb);
 void sb_free(struct strbuf *sb);
-void sb_put(struct strbuf *sb, const char *s, size_t n);
+void sb_put_slow(struct strbuf *sb, const char *s, size_t n);
 void sb_puts(struct strbuf *sb, const char *s);
 void sb_printf(struct strbuf *sb, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
 void sb_vprintf(struct strbuf *sb, const char *fmt, va_list ap);
@@ -34,6 +35,18 @@ static inline void sb_putc(struct strbuf *sb, char c)
 		sb->buf[sb->len] = 0;
 	} else {
 		sb_putc_slow(sb, c);
+	}
+}
+
+/* Inline while there is room: most pieces are a few bytes. */
+static inline void sb_put(struct strbuf *sb, const char *s, size_t n)
+{
+	if (sb->len + n + 1 <= sb->cap) {
+		memcpy(sb->buf + sb->len, s, n);
+		sb->len += n;
+		sb->buf[sb->len] = 0;
+	} else {
+		sb_put_slow(sb, s, n);
 	}
 }
 
