@@ -206,8 +206,7 @@ int tracer_on_record(void *ctx, void *data, size_t size)
 	render_event(slot->event, (const uint8_t *)(h + 1), h->len, &t->text);
 	r = (struct out_record){
 		.slot = slot, .hdr = h, .rec = (const uint8_t *)(h + 1), .len = h->len,
-		/* Up to a NUL a %c of 0 may have put there, as sinks always printed it. */
-		.text = sb_str(&t->text), .text_len = strlen(sb_str(&t->text)),
+		.text = sb_str(&t->text), .text_len = t->text.len,
 		.realtime_offset_ns = t->realtime_offset_ns,
 	};
 	err = t->sink ? sink_emit(t->sink, &r) : -ENODEV;

@@ -273,6 +273,8 @@ static int parse_spec(struct cc *c, const char *p, struct rseg *s, const char **
 		return refuse(c, "the conversion '%%%s'", conv);
 	}
 	p++;
+	if (s->conv == 'c')
+		c->p->has_char = true;
 	/* The kernel's vsprintf takes every letter and digit after %p as the extension. */
 	for (size_t k = 0; s->conv == 'p' && isalnum((unsigned char)*p); p++)
 		if (k < sizeof(s->ext) - 1)

@@ -226,7 +226,11 @@ static void render_seg(const struct rseg *s, const struct rctx *c, struct strbuf
 		s = dynamic_spec(s, c, &dyn);
 	if (c->prog->scratch.len)
 		sb_reset(&c->prog->scratch);
-	v = rn_eval(s->arg, c);
+	/* Most arguments are a plain field: no tree to walk. */
+	if (s->arg->kind == RN_FIELD && s->arg->off + s->arg->size <= c->len)
+		v = num(load(c->rec + s->arg->off, s->arg->size, s->arg->is_signed), s->arg->is_signed);
+	else
+		v = rn_eval(s->arg, c);
 	if (v.kind == RV_BAD)
 		sb_puts(out, v.why);
 	else if (s->conv == 'p')

@@ -73,6 +73,7 @@ struct rprog {
 	struct rseg *segs;
 	size_t n_segs;
 	bool raw_pointers;
+	bool has_char;		/* a %c, which can print a NUL */
 	char *why;		/* RM_TEP/RM_PLAIN: the construct the compiler refused */
 	struct strbuf scratch;
 };
