@@ -63,6 +63,7 @@ static int fill(struct tp_symtab *t, const struct tep_print_arg *a)
 	for (; fs; fs = fs->next) {
 		if (GROW(t->syms, cap, t->n) < 0 || !(t->syms[t->n].name = strdup(fs->str)))
 			return -ENOMEM;
+		t->syms[t->n].len = strlen(fs->str);
 		t->syms[t->n++].value = strtoull(fs->value, NULL, 0);
 	}
 	return 0;
@@ -153,7 +154,7 @@ static void print_flags(const struct tp_symtab *t, uint64_t v, struct strbuf *ou
 		if (!first)
 			sb_puts(out, t->delim);
 		first = false;
-		sb_puts(out, t->syms[i].name);
+		sb_put(out, t->syms[i].name, t->syms[i].len);
 	}
 	if (v) {
 		if (!first)
@@ -171,7 +172,7 @@ void tp_symtab_print(const struct tp_symtab *t, uint64_t v, struct strbuf *out)
 	}
 	for (size_t i = 0; i < t->n; i++)
 		if (t->syms[i].value == v) {
-			sb_puts(out, t->syms[i].name);
+			sb_put(out, t->syms[i].name, t->syms[i].len);
 			return;
 		}
 	sb_put(out, "0x", 2);
