@@ -38,7 +38,7 @@ static inline void sb_putc(struct strbuf *sb, char c)
 	}
 }
 
-/* Inline while there is room. */
+/* Inline while there is room: most pieces are a few bytes. */
 static inline void sb_put(struct strbuf *sb, const char *s, size_t n)
 {
 	if (sb->len + n + 1 <= sb->cap) {
