@@ -197,7 +197,6 @@ static void entry_write(struct sink_queue *q, struct qentry *e)
 				       (const char *const *)e->fields, e->n_fields);
 		return;
 	}
-
 	{
 		struct out_record rec = {
 			.slot = &e->slot, .hdr = &e->hdr, .rec = e->data, .len = e->len,
@@ -361,6 +360,8 @@ static int queue_emit_text(struct sink_queue *q, const struct out_record *r)
 	if (c->text.oom || GROW(c->lines, c->cap_lines, c->n_lines) < 0) {
 		c->text.len = start;	/* the line is not queued */
 		c->text.oom = false;
+		if (c->text.buf)
+			c->text.buf[start] = 0;
 		return -ENOMEM;
 	}
 	prev = c->n_lines ? &c->lines[c->n_lines - 1] : NULL;
