@@ -227,10 +227,19 @@ static void render_seg(const struct rseg *s, const struct rctx *c, struct strbuf
 	if (c->prog->scratch.len)
 		sb_reset(&c->prog->scratch);
 	/* Most arguments are a plain field: no tree to walk. */
-	if (s->arg->kind == RN_FIELD && s->arg->off + s->arg->size <= c->len)
+	if (s->arg->kind == RN_FIELD && s->arg->off + s->arg->size <= c->len) {
 		v = num(load(c->rec + s->arg->off, s->arg->size, s->arg->is_signed), s->arg->is_signed);
-	else
+	} else if (s->arg->kind == RN_SYMTAB && s->conv == 's' && s->width < 0 && s->prec < 0) {
+		/* A plain %s of a flag or symbol table: straight into out. */
+		v = rn_eval(s->arg->a, c);
+		if (v.kind == RV_NUM) {
+			tp_symtab_print(s->arg->tab, v.n, out);
+			return;
+		}
+		v = rn_eval(s->arg, c);	/* its marker */
+	} else {
 		v = rn_eval(s->arg, c);
+	}
 	if (v.kind == RV_BAD)
 		sb_puts(out, v.why);
 	else if (s->conv == 'p')

@@ -71,7 +71,7 @@ void render_number(const struct rseg *s, uint64_t v, struct strbuf *out)
 	unsigned base = s->conv == 'o' ? 8 : s->conv == 'x' || s->conv == 'X' ? 16 : 10;
 	char buf[32], *end = buf + sizeof(buf), *d;
 	const char *pfx = "";
-	size_t nd, zeros = 0, len;
+	size_t nd, zeros = 0, len, plen;
 	int width = s->width < 0 ? 0 : s->width;
 
 	if (s->int_size < 8) {
@@ -81,6 +81,16 @@ void render_number(const struct rseg *s, uint64_t v, struct strbuf *out)
 	}
 	if (s->flags & RF_HASH && !v && base == 16) {
 		hash_zero(s, out);
+		return;
+	}
+	/* The usual %d, %u, %x: no flags, width or precision. */
+	if (!s->flags && s->width <= 0 && s->prec < 0) {
+		bool neg = is_signed && (int64_t)v < 0;
+
+		d = utoa_rev(end, neg ? -v : v, base, s->conv == 'X');
+		if (neg)
+			*--d = '-';
+		sb_put(out, d, end - d);
 		return;
 	}
 	if (is_signed && (int64_t)v < 0)
@@ -96,14 +106,15 @@ void render_number(const struct rseg *s, uint64_t v, struct strbuf *out)
 	/* %#o: the first digit is a 0, adding one if need be. */
 	if (s->flags & RF_HASH && base == 8 && !zeros && (!nd || *d != '0'))
 		zeros = 1;
-	len = strlen(pfx) + zeros + nd;
+	plen = pfx[0] ? pfx[1] ? 2 : 1 : 0;
+	len = plen + zeros + nd;
 	if (s->flags & RF_ZERO && !(s->flags & RF_MINUS) && s->prec < 0 && (size_t)width > len) {
 		zeros += width - len;
 		len = width;
 	}
 	if (!(s->flags & RF_MINUS) && (size_t)width > len)
 		pad(out, width - len, ' ');
-	sb_puts(out, pfx);
+	sb_put(out, pfx, plen);
 	pad(out, zeros, '0');
 	sb_put(out, d, nd);
 	if (s->flags & RF_MINUS && (size_t)width > len)

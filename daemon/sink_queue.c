@@ -21,7 +21,7 @@
  *
  * A sink whose records are lines of text (stdout: ops->format) gets them in
  * batches instead: the consumer appends each line to an open chunk of about
- * 64 KiB, handed to the writer when full and at the end of every drain, and
+ * 256 KiB, handed to the writer when full and at the end of every drain, and
  * the writer writes it with one write(2) (or lines in writes of at most
  * sink->atomic_write bytes, into a pipe). Per record that is one copy of
  * the line and no allocation, lock or wakeup; a record queued one by one
@@ -49,8 +49,10 @@ struct tchunk {
 	size_t done;			/* lines written and counted */
 };
 
-/* A chunk is handed over at this size; a line never splits across two. */
-#define CHUNK_BYTES (64u << 10)
+/* A chunk is handed over at this size; a line never splits across two.
+ * Each hand-over may wake the writer, which then preempts the consumer or
+ * the traced workload on a small machine: a thousand lines or so a time. */
+#define CHUNK_BYTES (256u << 10)
 #define SPARE_CHUNKS 2
 
 struct qentry {
