@@ -68,11 +68,13 @@ static size_t make_record(const struct tp_event *e, uint8_t *rec, size_t cap)
 	return len;
 }
 
+/* The thread's CPU time: on a shared machine, time spent preempted by
+ * other jobs is not the renderer's. */
 static double now(void)
 {
 	struct timespec ts;
 
-	clock_gettime(CLOCK_MONOTONIC, &ts);
+	clock_gettime(CLOCK_THREAD_CPUTIME_ID, &ts);
 	return ts.tv_sec + ts.tv_nsec / 1e9;
 }
 
