@@ -127,6 +127,59 @@ static struct rval eval_index(const struct rnode *n, const struct rctx *c)
 	return num(load(a.p + i.n * es, es, n->a->is_signed), n->a->is_signed);
 }
 
+/* A value and its signedness: small enough to come back in registers. */
+struct nval {
+	uint64_t n;
+	bool is_signed;
+};
+
+/* A numeric subtree (rnode.numeric) without a struct rval at every level.
+ * Sets *bad where rn_eval() would print a marker; the caller then asks
+ * rn_eval() for it. */
+static struct nval eval_num(const struct rnode *n, const struct rctx *c, bool *bad)
+{
+	struct nval a, b;
+	struct rval r;
+
+	switch (n->kind) {
+	case RN_CONST:
+		return (struct nval){ n->num, n->is_signed };
+	case RN_FIELD:
+		if (n->off + n->size > c->len) {
+			*bad = true;
+			return (struct nval){ 0, false };
+		}
+		return (struct nval){ load(c->rec + n->off, n->size, n->is_signed), n->is_signed };
+	case RN_CAST:
+		a = eval_num(n->a, c, bad);
+		return (struct nval){ narrow(a.n, n->size, n->is_signed), n->is_signed };
+	case RN_COND:
+		a = eval_num(n->a, c, bad);
+		return eval_num(a.n ? n->b : n->c, c, bad);
+	case RN_UNARY:
+		a = eval_num(n->a, c, bad);
+		r = eval_unary(n->op, num(a.n, a.is_signed));
+		break;
+	default:	/* RN_BINARY */
+		a = eval_num(n->a, c, bad);
+		b = eval_num(n->b, c, bad);
+		r = eval_binary(n->op, num(a.n, a.is_signed), num(b.n, b.is_signed));
+		break;
+	}
+	if (r.kind != RV_NUM)
+		*bad = true;
+	return (struct nval){ r.n, r.is_signed };
+}
+
+/* A number argument: on the fast path unless it prints a marker. */
+static struct rval eval_number(const struct rnode *n, const struct rctx *c)
+{
+	bool bad = false;
+	struct nval v = eval_num(n, c, &bad);
+
+	return bad ? rn_eval(n, c) : num(v.n, v.is_signed);
+}
+
 /* Helpers that print into the scratch buffer: their value is that text. */
 static struct rval eval_text(const struct rnode *n, const struct rctx *c)
 {
@@ -226,12 +279,12 @@ static void render_seg(const struct rseg *s, const struct rctx *c, struct strbuf
 		s = dynamic_spec(s, c, &dyn);
 	if (c->prog->scratch.len)
 		sb_reset(&c->prog->scratch);
-	/* Most arguments are a plain field: no tree to walk. */
-	if (s->arg->kind == RN_FIELD && s->arg->off + s->arg->size <= c->len) {
-		v = num(load(c->rec + s->arg->off, s->arg->size, s->arg->is_signed), s->arg->is_signed);
+	/* Most arguments are numbers: fields, or a few operators over them. */
+	if (s->arg->numeric && s->conv != 's') {
+		v = eval_number(s->arg, c);
 	} else if (s->arg->kind == RN_SYMTAB && s->conv == 's' && s->width < 0 && s->prec < 0) {
 		/* A plain %s of a flag or symbol table: straight into out. */
-		v = rn_eval(s->arg->a, c);
+		v = s->arg->a->numeric ? eval_number(s->arg->a, c) : rn_eval(s->arg->a, c);
 		if (v.kind == RV_NUM) {
 			tp_symtab_print(s->arg->tab, v.n, out);
 			return;

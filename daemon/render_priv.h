@@ -34,6 +34,7 @@ struct rnode {
 	char op[3];
 	unsigned off, size, elem_size;	/* fields; size is also a cast's width */
 	bool is_signed, is_string, is_rel;
+	bool numeric;		/* a number all the way down: eval_num() takes it */
 	uint64_t num;
 	char *text;
 	size_t text_len;

@@ -64,18 +64,28 @@ static uint64_t hashed_pointer(uint64_t v)
 	return cache[i].hash;
 }
 
-/* "%016llx", by hand, a byte at a time: printf's setup cost more than
- * these 16 digits. */
+/* x's 8 hex digits, most significant first, without a loop: each nibble
+ * is spread into a byte of its own, then turned into '0'-'9' or 'a'-'f'
+ * in all 8 bytes at once. */
+static uint64_t hex8(uint32_t x)
+{
+	uint64_t v = x, letters;
+
+	v = (v & 0xffff0000ULL) << 16 | (v & 0xffffULL);
+	v = (v & 0x0000ff000000ff00ULL) << 8 | (v & 0x000000ff000000ffULL);
+	v = (v & 0x00f000f000f000f0ULL) << 4 | (v & 0x000f000f000f000fULL);
+	/* byte i is nibble i; 0x01 in the bytes that hold 10 or more */
+	letters = (v + 0x0606060606060606ULL) >> 4 & 0x0101010101010101ULL;
+	v += 0x3030303030303030ULL + letters * ('a' - '0' - 10);
+	return __builtin_bswap64(v);	/* nibble 7 first, in memory order */
+}
+
+/* "%016llx", by hand: printf's setup cost more than these 16 digits. */
 static void put_hex16(uint64_t v, struct strbuf *out)
 {
-	static const char hex[] = "0123456789abcdef";
-	char buf[16];
+	uint64_t d[2] = { hex8(v >> 32), hex8(v) };
 
-	for (int i = 14; i >= 0; i -= 2, v >>= 8) {
-		buf[i] = hex[v >> 4 & 15];
-		buf[i + 1] = hex[v & 15];
-	}
-	sb_put(out, buf, sizeof(buf));
+	sb_put(out, (const char *)d, sizeof(d));
 }
 
 static void plain_pointer(uint64_t v, bool raw, struct strbuf *out)
