@@ -120,7 +120,11 @@ int main(int argc, char **argv)
 
 	printf("%-34s %14s %14s %7s\n", "event (records/s, one core)", "compiled", "libtraceevent", "ratio");
 	for (size_t k = 0; k < ARRAY_SIZE(events); k++) {
-		_cleanup_free_ char *text = fixture(events[k]);
+		_cleanup_free_ char *text = NULL;
+
+		if (argc > 2 && !strstr(events[k], argv[2]))	/* render-bench N EVENT */
+			continue;
+		text = fixture(events[k]);
 		struct tp_event *e = NULL;
 		uint8_t rec[1024];
 		size_t len;
