@@ -171,15 +171,6 @@ static struct nval eval_num(const struct rnode *n, const struct rctx *c, bool *b
 	return (struct nval){ r.n, r.is_signed };
 }
 
-/* A number argument: on the fast path unless it prints a marker. */
-static struct rval eval_number(const struct rnode *n, const struct rctx *c)
-{
-	bool bad = false;
-	struct nval v = eval_num(n, c, &bad);
-
-	return bad ? rn_eval(n, c) : num(v.n, v.is_signed);
-}
-
 /* Helpers that print into the scratch buffer: their value is that text. */
 static struct rval eval_text(const struct rnode *n, const struct rctx *c)
 {
@@ -270,6 +261,65 @@ static const struct rseg *dynamic_spec(const struct rseg *seg, const struct rctx
 	return s;
 }
 
+static void print_value(const struct rseg *s, const struct rval *v, const struct rctx *c,
+			struct strbuf *out)
+{
+	if (v->kind == RV_BAD)
+		sb_puts(out, v->why);
+	else if (s->conv == 'p')
+		render_pointer(s, v, c->prog->raw_pointers, out);
+	else if (s->conv == 's' && v->p)
+		render_str(s, (const char *)v->p, v->len, out);
+	else if (s->conv == 's')
+		sb_puts(out, "[string pointer]");
+	else if (v->kind != RV_NUM)
+		sb_puts(out, "[not a number]");
+	else if (s->conv == 'c')
+		sb_putc(out, (char)v->n);
+	else
+		render_number(s, v->n, out);
+}
+
+/* Most arguments are numbers, fields or a few operators over them: their
+ * value comes back in registers, and no struct rval is passed around
+ * (reading one back just after the callee stored it was a stall per
+ * conversion). False if the argument prints a marker instead. */
+static bool print_number(const struct rseg *s, const struct rnode *arg, const struct rctx *c,
+			 struct strbuf *out)
+{
+	bool bad = false;
+	struct nval x = eval_num(arg, c, &bad);
+	struct rval v;
+
+	if (bad)
+		return false;
+	if (s->conv == 'p') {
+		v = num(x.n, x.is_signed);
+		render_pointer(s, &v, c->prog->raw_pointers, out);
+	} else if (s->conv == 'c') {
+		sb_putc(out, (char)x.n);
+	} else {
+		render_number(s, x.n, out);
+	}
+	return true;
+}
+
+/* A plain %s of a flag or symbol table, printed straight into out. */
+static bool print_symbols(const struct rseg *s, const struct rctx *c, struct strbuf *out)
+{
+	const struct rnode *a = s->arg->a;
+	bool bad = false;
+	struct nval x;
+
+	if (!a->numeric)
+		return false;
+	x = eval_num(a, c, &bad);
+	if (bad)
+		return false;
+	tp_symtab_print(s->arg->tab, x.n, out);
+	return true;
+}
+
 static void render_seg(const struct rseg *s, const struct rctx *c, struct strbuf *out)
 {
 	struct rseg dyn;
@@ -279,34 +329,13 @@ static void render_seg(const struct rseg *s, const struct rctx *c, struct strbuf
 		s = dynamic_spec(s, c, &dyn);
 	if (c->prog->scratch.len)
 		sb_reset(&c->prog->scratch);
-	/* Most arguments are numbers: fields, or a few operators over them. */
-	if (s->arg->numeric && s->conv != 's') {
-		v = eval_number(s->arg, c);
-	} else if (s->arg->kind == RN_SYMTAB && s->conv == 's' && s->width < 0 && s->prec < 0) {
-		/* A plain %s of a flag or symbol table: straight into out. */
-		v = s->arg->a->numeric ? eval_number(s->arg->a, c) : rn_eval(s->arg->a, c);
-		if (v.kind == RV_NUM) {
-			tp_symtab_print(s->arg->tab, v.n, out);
-			return;
-		}
-		v = rn_eval(s->arg, c);	/* its marker */
-	} else {
-		v = rn_eval(s->arg, c);
-	}
-	if (v.kind == RV_BAD)
-		sb_puts(out, v.why);
-	else if (s->conv == 'p')
-		render_pointer(s, &v, c->prog->raw_pointers, out);
-	else if (s->conv == 's' && v.p)
-		render_str(s, (const char *)v.p, v.len, out);
-	else if (s->conv == 's')
-		sb_puts(out, "[string pointer]");
-	else if (v.kind != RV_NUM)
-		sb_puts(out, "[not a number]");
-	else if (s->conv == 'c')
-		sb_putc(out, (char)v.n);
-	else
-		render_number(s, v.n, out);
+	if (s->arg->numeric && s->conv != 's' && print_number(s, s->arg, c, out))
+		return;
+	if (s->arg->kind == RN_SYMTAB && s->conv == 's' && s->width < 0 && s->prec < 0 &&
+	    print_symbols(s, c, out))
+		return;
+	v = rn_eval(s->arg, c);
+	print_value(s, &v, c, out);
 }
 
 void rprog_render(const struct rprog *p, const uint8_t *rec, size_t len, struct strbuf *out)
