@@ -9,11 +9,25 @@
 #include "sink.h"
 #include "util.h"
 
+/* The start of the last line: a task's records come in runs, and seconds
+ * change once per second. Used by format() only, which one thread calls
+ * (the consumer's). */
+struct prefix_cache {
+	char comm[TRACERD_COMM_LEN];
+	uint32_t tid, cpu;
+	char who[64];		/* "            comm-tid     [cpu] " */
+	size_t who_len;
+	uint64_t secs;
+	char when[24];		/* "%5llu." */
+	size_t when_len;
+};
+
 struct sink_stdout {
 	struct sink base;
 	FILE *out;
 	int fd;			/* -1: not a file descriptor (a memory stream) */
 	struct strbuf line;
+	struct prefix_cache pc;
 };
 
 /* v in decimal at p, padded to width with pad (left: left-aligned, space
@@ -41,16 +55,18 @@ static char *put_padded(char *p, uint64_t v, unsigned width, char pad, bool left
 	return p;
 }
 
-/* "%16s-%-7u [%03u] %5llu.%06llu: %s: %s\n", built without printf: its
- * format parsing was a fifth of the daemon's time per event. The prefix is
- * assembled in a local buffer and appended with one copy. */
-static void stdout_format(struct sink *s, const struct out_record *r, struct strbuf *l)
+/* "%16s-%-7u [%03u] ", for the task and CPU of h, cached. */
+static void format_who(struct prefix_cache *pc, const struct trace_rec_hdr *h)
 {
-	const struct trace_rec_hdr *h = r->hdr;
 	size_t clen = strnlen(h->comm, TRACERD_COMM_LEN);
-	char buf[128], *p = buf;
+	char *p = pc->who;
 
-	(void)s;
+	if (pc->who_len && pc->tid == h->tid && pc->cpu == h->cpu &&
+	    !memcmp(pc->comm, h->comm, TRACERD_COMM_LEN))
+		return;
+	memcpy(pc->comm, h->comm, TRACERD_COMM_LEN);
+	pc->tid = h->tid;
+	pc->cpu = h->cpu;
 	if (clen < 16) {
 		memset(p, ' ', 16 - clen);
 		p += 16 - clen;
@@ -62,11 +78,29 @@ static void stdout_format(struct sink *s, const struct out_record *r, struct str
 	memcpy(p, " [", 2);
 	p = put_padded(p + 2, h->cpu, 3, '0', false);
 	memcpy(p, "] ", 2);
-	p = put_padded(p + 2, h->ts_ns / 1000000000ULL, 5, ' ', false);
-	*p++ = '.';
-	p = put_padded(p, h->ts_ns % 1000000000ULL / 1000, 6, '0', false);
-	memcpy(p, ": ", 2);
-	sb_put(l, buf, p + 2 - buf);
+	pc->who_len = p + 2 - pc->who;
+}
+
+/* "%16s-%-7u [%03u] %5llu.%06llu: %s: %s\n", built without printf: its
+ * format parsing was a fifth of the daemon's time per event. */
+static void stdout_format(struct sink *s, const struct out_record *r, struct strbuf *l)
+{
+	struct prefix_cache *pc = &((struct sink_stdout *)s)->pc;
+	const struct trace_rec_hdr *h = r->hdr;
+	uint64_t secs = h->ts_ns / 1000000000ULL;
+	char usecs[8];
+
+	format_who(pc, h);
+	sb_put(l, pc->who, pc->who_len);
+	if (!pc->when_len || pc->secs != secs) {
+		pc->secs = secs;
+		pc->when_len = put_padded(pc->when, secs, 5, ' ', false) + 1 - pc->when;
+		pc->when[pc->when_len - 1] = '.';
+	}
+	sb_put(l, pc->when, pc->when_len);
+	put_padded(usecs, h->ts_ns % 1000000000ULL / 1000, 6, '0', false);
+	memcpy(usecs + 6, ": ", 2);
+	sb_put(l, usecs, 8);
 	sb_puts(l, r->slot->event->name);
 	sb_put(l, ": ", 2);
 	sb_put(l, r->text, r->text_len);
