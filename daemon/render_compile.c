@@ -397,9 +397,15 @@ int rprog_compile(struct tp_event *e, struct rprog *p)
 		return r;
 	}
 	for (size_t i = 0; i < p->n_segs; i++) {
-		mark_numeric(p->segs[i].arg);
-		mark_numeric(p->segs[i].width_arg);
-		mark_numeric(p->segs[i].prec_arg);
+		struct rseg *s = &p->segs[i];
+
+		mark_numeric(s->arg);
+		mark_numeric(s->width_arg);
+		mark_numeric(s->prec_arg);
+		/* A scalar field printed as a number or a plain %p: most of them. */
+		if (s->arg && s->arg->kind == RN_FIELD && !s->width_arg && !s->prec_arg)
+			s->fast = s->conv && strchr("diuxXo", s->conv) ? RS_FIELD_NUMBER :
+				  s->conv == 'p' && !s->ext[0] ? RS_FIELD_POINTER : RS_TREE;
 	}
 	return r;
 }

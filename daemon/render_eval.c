@@ -347,7 +347,15 @@ void rprog_render(const struct rprog *p, const uint8_t *rec, size_t len, struct 
 
 		if (s->lit_len)
 			sb_put(out, s->lit, s->lit_len);
-		if (s->conv)
+		if (s->fast && s->arg->off + s->arg->size <= len) {
+			uint64_t v = load(rec + s->arg->off, s->arg->size, s->arg->is_signed);
+
+			if (s->fast == RS_FIELD_POINTER)
+				render_plain_pointer(v, p->raw_pointers, out);
+			else
+				render_number(s, v, out);
+		} else if (s->conv) {
 			render_seg(s, &c, out);
+		}
 	}
 }

@@ -64,6 +64,7 @@ struct rseg {
 	unsigned flags;		/* RF_* */
 	int width, prec;	/* -1: none; taken from width_arg/prec_arg when set */
 	unsigned int_size;	/* bytes the length modifier gives the value */
+	enum { RS_TREE, RS_FIELD_NUMBER, RS_FIELD_POINTER } fast;	/* a plain field's shortcut */
 	struct rnode *arg, *width_arg, *prec_arg;
 };
 
@@ -95,6 +96,7 @@ void rprog_render(const struct rprog *p, const uint8_t *rec, size_t len, struct 
 
 /* render_ptr.c: %p and its extensions */
 void render_pointer(const struct rseg *s, const struct rval *v, bool raw, struct strbuf *out);
+void render_plain_pointer(uint64_t v, bool raw, struct strbuf *out);	/* %p */
 void render_bitmap(const uint8_t *p, size_t bytes, unsigned nbits, bool list, struct strbuf *out);
 
 /* render_kallsyms.c */

@@ -96,6 +96,11 @@ static void plain_pointer(uint64_t v, bool raw, struct strbuf *out)
 	put_hex16(v, out);
 }
 
+void render_plain_pointer(uint64_t v, bool raw, struct strbuf *out)
+{
+	plain_pointer(v, raw, out);
+}
+
 static void ip4(const uint8_t *a, struct strbuf *out)
 {
 	sb_printf(out, "%u.%u.%u.%u", a[0], a[1], a[2], a[3]);
