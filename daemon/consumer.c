@@ -156,7 +156,7 @@ static void check_record(struct tracer *t, const struct tp_event *e, const uint8
 		t->short_records++;
 		return;
 	}
-	for (size_t i = 0; i < e->n_fields && !bad_dyn; i++) {
+	for (size_t i = 0; i < e->n_fields && e->n_dyn_fields && !bad_dyn; i++) {
 		const struct tp_field *f = &e->fields[i];
 		uint32_t loc;
 		uint64_t off;
