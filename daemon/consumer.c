@@ -202,13 +202,16 @@ int tracer_on_record(void *ctx, void *data, size_t size)
 		return 0;
 	}
 	check_record(t, slot->event, (const uint8_t *)(h + 1), h->len, h->flags);
-	sb_reset(&t->text);
-	render_event(slot->event, (const uint8_t *)(h + 1), h->len, &t->text);
 	r = (struct out_record){
 		.slot = slot, .hdr = h, .rec = (const uint8_t *)(h + 1), .len = h->len,
-		.text = sb_str(&t->text), .text_len = t->text.len,
 		.realtime_offset_ns = t->realtime_offset_ns,
 	};
+	if (!t->sink || !t->sink->renders) {
+		sb_reset(&t->text);
+		render_event(slot->event, r.rec, r.len, &t->text);
+		r.text = sb_str(&t->text);
+		r.text_len = t->text.len;
+	}
 	err = t->sink ? sink_emit(t->sink, &r) : -ENODEV;
 	if (err < 0)
 		trace_slot_error(slot, err);

@@ -12,7 +12,7 @@ struct out_record {
 	const struct trace_rec_hdr *hdr;
 	const uint8_t *rec;
 	size_t len;
-	const char *text;		/* after "event_name: " */
+	const char *text;		/* after "event_name: "; NULL: see sink.renders */
 	size_t text_len;
 	int64_t realtime_offset_ns;
 };
@@ -50,6 +50,10 @@ struct sink {
 	 * (PIPE_BUF into a pipe), so that a line counts delivered only once it
 	 * is all out; 0: any size. */
 	size_t atomic_write;
+	/* Records may come without their text (out_record.text NULL): the sink
+	 * renders them itself, straight into the line it builds, one copy of
+	 * the text less per record (stdout). */
+	bool renders;
 };
 
 int sink_stdout_new(struct sink **ret, FILE *out);

@@ -566,6 +566,7 @@ int sink_queue_new(struct sink **ret, struct sink *inner, size_t max_entries)
 	if (!q)
 		return -ENOMEM;
 	q->base.ops = &queue_ops;
+	q->base.renders = inner->renders;
 	q->inner = inner;
 	q->tail = &q->head;
 	q->max_entries = max_entries ? max_entries : 65536;

@@ -6,6 +6,7 @@
 #include <stdarg.h>
 #include <unistd.h>
 #include <sys/stat.h>
+#include "render.h"
 #include "sink.h"
 #include "util.h"
 
@@ -103,7 +104,10 @@ static void stdout_format(struct sink *s, const struct out_record *r, struct str
 	sb_put(l, usecs, 8);
 	sb_puts(l, r->slot->event->name);
 	sb_put(l, ": ", 2);
-	sb_put(l, r->text, r->text_len);
+	if (r->text)
+		sb_put(l, r->text, r->text_len);
+	else
+		render_event(r->slot->event, r->rec, r->len, l);
 	sb_putc(l, '\n');
 }
 
@@ -207,6 +211,7 @@ int sink_stdout_new(struct sink **ret, FILE *out)
 	if (!s)
 		return -ENOMEM;
 	s->base.ops = &stdout_ops;
+	s->base.renders = true;
 	s->out = out;
 	s->fd = fileno(out);
 	/* Into a pipe, socket or terminal, writes of whole lines of at most
