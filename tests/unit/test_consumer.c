@@ -213,6 +213,39 @@ static void a_full_queue_counts_enobufs(void)
 	teardown();
 }
 
+/* Batched writes that fail count every line they carried, by errno: the
+ * stdout sink into /dev/full, whose writes fail with ENOSPC. */
+static void failed_batches_count_each_line(void)
+{
+	struct sel_totals tot = { 0 };
+	FILE *full = fopen("/dev/full", "we");
+	uint8_t rec[64];
+	size_t n;
+	char errs[128];
+
+	EXPECT(full != NULL, "no /dev/full");
+	if (!full)
+		return;
+	setup(false);
+	sink_free(t->sink);
+	sink_stdout_new(&t->sink, full);
+	sink_queue_new(&t->sink, t->sink, 0);
+	n = exec_record(rec, 10 << 16 | 20, "/bin/true");
+	for (int i = 0; i < 300; i++) {
+		feed(SLOT, rec, n, n, sizeof(struct trace_rec_hdr) + n, 0);
+		if (i % 100 == 99)
+			sink_flush(t->sink);	/* the end of a drain: a batch */
+	}
+	sink_close(t->sink);
+	trace_slot_add_counts(slot, &tot);
+	sink_errnos_format(tot.errnos, errs, sizeof(errs));
+	EXPECT(tot.delivered == 0 && tot.sink_errors == 300, "%llu + %llu",
+	       (unsigned long long)tot.delivered, (unsigned long long)tot.sink_errors);
+	EXPECT(!strcmp(errs, "ENOSPC 300"), "errnos '%s'", errs);
+	teardown();
+	fclose(full);
+}
+
 int main(void)
 {
 	RUN(malformed_headers_are_counted);
@@ -220,6 +253,7 @@ int main(void)
 	RUN(damaged_records_are_counted_and_never_overread);
 	RUN(the_queue_delivers_and_counts_exactly);
 	RUN(a_full_queue_counts_enobufs);
+	RUN(failed_batches_count_each_line);
 	for (size_t i = 0; i < fx_n; i++) {
 		render_release(fx_events[i]);
 		tp_event_free(fx_events[i]);
