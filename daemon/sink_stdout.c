@@ -21,6 +21,8 @@ struct prefix_cache {
 	uint64_t secs;
 	char when[24];		/* "%5llu." */
 	size_t when_len;
+	const struct tp_event *event;	/* events outlive the sink (tracer_free) */
+	size_t name_len;		/* of event->name */
 };
 
 struct sink_stdout {
@@ -102,7 +104,11 @@ static void stdout_format(struct sink *s, const struct out_record *r, struct str
 	put_padded(usecs, h->ts_ns % 1000000000ULL / 1000, 6, '0', false);
 	memcpy(usecs + 6, ": ", 2);
 	sb_put(l, usecs, 8);
-	sb_puts(l, r->slot->event->name);
+	if (pc->event != r->slot->event) {
+		pc->event = r->slot->event;
+		pc->name_len = strlen(pc->event->name);
+	}
+	sb_put(l, pc->event->name, pc->name_len);
 	sb_put(l, ": ", 2);
 	if (r->text)
 		sb_put(l, r->text, r->text_len);
