@@ -71,18 +71,28 @@ void trace_slot_unref(struct trace_slot *slot)
 		free(slot);
 }
 
+void trace_slot_delivered_n(struct trace_slot *slot, uint64_t n)
+{
+	__atomic_add_fetch(&slot->delivered, n, __ATOMIC_RELAXED);
+}
+
 void trace_slot_delivered(struct trace_slot *slot)
 {
-	__atomic_add_fetch(&slot->delivered, 1, __ATOMIC_RELAXED);
+	trace_slot_delivered_n(slot, 1);
 }
 
 void trace_slot_error(struct trace_slot *slot, int err)
+{
+	trace_slot_error_n(slot, err, 1);
+}
+
+void trace_slot_error_n(struct trace_slot *slot, int err, uint64_t n)
 {
 	struct sink_errno_count *b = &slot->errnos[TRACERD_SINK_ERRNOS - 1];
 
 	err = err < 0 ? -err : err ? err : EIO;
 	pthread_mutex_lock(&errno_lock);
-	slot->sink_errors++;
+	slot->sink_errors += n;
 	for (size_t i = 0; i < TRACERD_SINK_ERRNOS - 1; i++)
 		if (slot->errnos[i].err == err || !slot->errnos[i].err) {
 			b = &slot->errnos[i];
@@ -92,7 +102,7 @@ void trace_slot_error(struct trace_slot *slot, int err)
 		b->err = -1;	/* "other" */
 	else
 		b->err = err;
-	b->n++;
+	b->n += n;
 	pthread_mutex_unlock(&errno_lock);
 }
 
@@ -146,7 +156,7 @@ static void check_record(struct tracer *t, const struct tp_event *e, const uint8
 		t->short_records++;
 		return;
 	}
-	for (size_t i = 0; i < e->n_fields && !bad_dyn; i++) {
+	for (size_t i = 0; i < e->n_fields && e->n_dyn_fields && !bad_dyn; i++) {
 		const struct tp_field *f = &e->fields[i];
 		uint32_t loc;
 		uint64_t off;
@@ -192,12 +202,16 @@ int tracer_on_record(void *ctx, void *data, size_t size)
 		return 0;
 	}
 	check_record(t, slot->event, (const uint8_t *)(h + 1), h->len, h->flags);
-	sb_reset(&t->text);
-	render_event(slot->event, (const uint8_t *)(h + 1), h->len, &t->text);
 	r = (struct out_record){
 		.slot = slot, .hdr = h, .rec = (const uint8_t *)(h + 1), .len = h->len,
-		.text = sb_str(&t->text), .realtime_offset_ns = t->realtime_offset_ns,
+		.realtime_offset_ns = t->realtime_offset_ns,
 	};
+	if (!t->sink || !t->sink->renders) {
+		sb_reset(&t->text);
+		render_event(slot->event, r.rec, r.len, &t->text);
+		r.text = sb_str(&t->text);
+		r.text_len = t->text.len;
+	}
 	err = t->sink ? sink_emit(t->sink, &r) : -ENODEV;
 	if (err < 0)
 		trace_slot_error(slot, err);

@@ -134,13 +134,22 @@ static void render_tep(const struct tp_event *e, const uint8_t *rec, size_t len,
 void render_event(const struct tp_event *e, const uint8_t *rec, size_t len, struct strbuf *out)
 {
 	const struct rprog *p = e->render;
+	size_t start = out->len;
 
-	if (!p || p->mode == RM_PLAIN)
+	if (!p || p->mode == RM_PLAIN) {
 		render_plain(e, rec, len, out);
-	else if (p->mode == RM_TEP)
+		return;
+	}
+	if (p->mode == RM_TEP)
 		render_tep(e, rec, len, out);
 	else
 		rprog_render(p, rec, len, out);
+	/* The text ends at a NUL that a %c of 0 printed, as sinks that took it
+	 * as a C string always printed it; then out->len is its length. */
+	if ((p->mode == RM_TEP || p->has_char) && out->buf) {
+		out->len = start + strnlen(out->buf + start, out->len - start);
+		out->buf[out->len] = 0;
+	}
 }
 
 /* What the line shows for f (its span's text, padding trimmed), or without

@@ -19,7 +19,8 @@ struct render_opts {
 int render_prepare(struct tp_event *e, const struct render_opts *o);
 void render_release(struct tp_event *e);
 
-/* The text the kernel prints after "event_name: ". */
+/* The text the kernel prints after "event_name: ", appended to out; it
+ * holds no NUL, so out->len is its end. */
 void render_event(const struct tp_event *e, const uint8_t *rec, size_t len, struct strbuf *out);
 
 /* value: as the print fmt shows it (symbolized); raw: the number, only for

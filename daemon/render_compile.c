@@ -79,6 +79,7 @@ static int atom_node(struct cc *c, const char *atom, struct rnode **ret)
 		free(n);
 		return -ENOMEM;
 	}
+	n->text_len = strlen(atom);
 	n->num = strtoull(atom, &end, 0);
 	/* A number keeps C's type: signed unless it says U. */
 	n->is_signed = !strpbrk(end, "uU");
@@ -272,6 +273,8 @@ static int parse_spec(struct cc *c, const char *p, struct rseg *s, const char **
 		return refuse(c, "the conversion '%%%s'", conv);
 	}
 	p++;
+	if (s->conv == 'c')
+		c->p->has_char = true;
 	/* The kernel's vsprintf takes every letter and digit after %p as the extension. */
 	for (size_t k = 0; s->conv == 'p' && isalnum((unsigned char)*p); p++)
 		if (k < sizeof(s->ext) - 1)
@@ -406,6 +409,30 @@ void rprog_free_segs(struct rprog *p)
 	p->n_spans = 0;
 }
 
+/* Marks the subtrees made only of numbers (fields, constants, casts,
+ * operators, ?:), which render_eval.c evaluates on a faster path. */
+static bool mark_numeric(struct rnode *n)
+{
+	bool a, b, c;
+
+	if (!n)
+		return true;
+	a = mark_numeric(n->a);
+	b = mark_numeric(n->b);
+	c = mark_numeric(n->c);
+	switch (n->kind) {
+	case RN_CONST: case RN_FIELD:
+		n->numeric = true;
+		break;
+	case RN_CAST: case RN_UNARY: case RN_BINARY: case RN_COND:
+		n->numeric = a && b && c;
+		break;
+	default:
+		n->numeric = false;
+	}
+	return n->numeric;
+}
+
 int rprog_compile(struct tp_event *e, struct rprog *p)
 {
 	const struct tp_printfmt *pf;
@@ -426,7 +453,20 @@ int rprog_compile(struct tp_event *e, struct rprog *p)
 	r = compile_format(&c, pf->ev->print_fmt.format);
 	if (r >= 0)
 		r = find_spans(e, p);
-	if (r < 0)
+	if (r < 0) {
 		rprog_free_segs(p);
+		return r;
+	}
+	for (size_t i = 0; i < p->n_segs; i++) {
+		struct rseg *s = &p->segs[i];
+
+		mark_numeric(s->arg);
+		mark_numeric(s->width_arg);
+		mark_numeric(s->prec_arg);
+		/* A scalar field printed as a number or a plain %p: most of them. */
+		if (s->arg && s->arg->kind == RN_FIELD && !s->width_arg && !s->prec_arg)
+			s->fast = s->conv && strchr("diuxXo", s->conv) ? RS_FIELD_NUMBER :
+				  s->conv == 'p' && !s->ext[0] ? RS_FIELD_POINTER : RS_TREE;
+	}
 	return r;
 }

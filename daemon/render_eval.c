@@ -17,8 +17,18 @@ static struct rval num(uint64_t n, bool is_signed)
 static uint64_t load(const uint8_t *p, unsigned size, bool is_signed)
 {
 	uint64_t v = 0;
+	uint32_t v32;
+	uint16_t v16;
 
-	memcpy(&v, p, size > 8 ? 8 : size);	/* little endian */
+	/* Fixed-size copies for the usual sizes: a plain load each, where a
+	 * copy of a variable size is a call to memcpy. Little endian. */
+	switch (size) {
+	case 1: v = *p; break;
+	case 2: memcpy(&v16, p, 2); v = v16; break;
+	case 4: memcpy(&v32, p, 4); v = v32; break;
+	case 8: memcpy(&v, p, 8); break;
+	default: memcpy(&v, p, size > 8 ? 8 : size); break;
+	}
 	if (is_signed && size < 8 && (v >> (size * 8 - 1)) & 1)
 		v |= ~0ULL << (size * 8);
 	return v;
@@ -117,6 +127,50 @@ static struct rval eval_index(const struct rnode *n, const struct rctx *c)
 	return num(load(a.p + i.n * es, es, n->a->is_signed), n->a->is_signed);
 }
 
+/* A value and its signedness: small enough to come back in registers. */
+struct nval {
+	uint64_t n;
+	bool is_signed;
+};
+
+/* A numeric subtree (rnode.numeric) without a struct rval at every level.
+ * Sets *bad where rn_eval() would print a marker; the caller then asks
+ * rn_eval() for it. */
+static struct nval eval_num(const struct rnode *n, const struct rctx *c, bool *bad)
+{
+	struct nval a, b;
+	struct rval r;
+
+	switch (n->kind) {
+	case RN_CONST:
+		return (struct nval){ n->num, n->is_signed };
+	case RN_FIELD:
+		if (n->off + n->size > c->len) {
+			*bad = true;
+			return (struct nval){ 0, false };
+		}
+		return (struct nval){ load(c->rec + n->off, n->size, n->is_signed), n->is_signed };
+	case RN_CAST:
+		a = eval_num(n->a, c, bad);
+		return (struct nval){ narrow(a.n, n->size, n->is_signed), n->is_signed };
+	case RN_COND:
+		a = eval_num(n->a, c, bad);
+		return eval_num(a.n ? n->b : n->c, c, bad);
+	case RN_UNARY:
+		a = eval_num(n->a, c, bad);
+		r = eval_unary(n->op, num(a.n, a.is_signed));
+		break;
+	default:	/* RN_BINARY */
+		a = eval_num(n->a, c, bad);
+		b = eval_num(n->b, c, bad);
+		r = eval_binary(n->op, num(a.n, a.is_signed), num(b.n, b.is_signed));
+		break;
+	}
+	if (r.kind != RV_NUM)
+		*bad = true;
+	return (struct nval){ r.n, r.is_signed };
+}
+
 /* Helpers that print into the scratch buffer: their value is that text. */
 static struct rval eval_text(const struct rnode *n, const struct rctx *c)
 {
@@ -159,7 +213,7 @@ struct rval rn_eval(const struct rnode *n, const struct rctx *c)
 	case RN_CONST:
 		a = num(n->num, n->is_signed);
 		a.p = (const uint8_t *)n->text;
-		a.len = strlen(n->text);
+		a.len = n->text_len;
 		return a;
 	case RN_FIELD: case RN_ARRAY: case RN_DYN: case RN_DYN_LEN:
 		return eval_field(n, c);
@@ -185,39 +239,103 @@ struct rval rn_eval(const struct rnode *n, const struct rctx *c)
 	}
 }
 
-static void render_seg(const struct rseg *seg, const struct rctx *c, struct strbuf *out)
+/* The segment with its width and precision taken from the record. */
+static const struct rseg *dynamic_spec(const struct rseg *seg, const struct rctx *c,
+				       struct rseg *s)
 {
-	struct rseg s = *seg;
 	struct rval v;
 
-	if (s.width_arg) {
-		v = rn_eval(s.width_arg, c);
-		s.width = v.kind == RV_NUM ? (int)v.n : -1;
-		if (s.width < -1) {
-			s.flags |= RF_MINUS;
-			s.width = -s.width;
+	*s = *seg;
+	if (s->width_arg) {
+		v = rn_eval(s->width_arg, c);
+		s->width = v.kind == RV_NUM ? (int)v.n : -1;
+		if (s->width < -1) {
+			s->flags |= RF_MINUS;
+			s->width = -s->width;
 		}
 	}
-	if (s.prec_arg) {
-		v = rn_eval(s.prec_arg, c);
-		s.prec = v.kind == RV_NUM && (int)v.n >= 0 ? (int)v.n : -1;
+	if (s->prec_arg) {
+		v = rn_eval(s->prec_arg, c);
+		s->prec = v.kind == RV_NUM && (int)v.n >= 0 ? (int)v.n : -1;
 	}
-	sb_reset(c->scratch);
-	v = rn_eval(s.arg, c);
-	if (v.kind == RV_BAD)
-		sb_puts(out, v.why);
-	else if (s.conv == 'p')
-		render_pointer(&s, &v, c->prog->raw_pointers, out);
-	else if (s.conv == 's' && v.p)
-		render_str(&s, (const char *)v.p, v.len, out);
-	else if (s.conv == 's')
+	return s;
+}
+
+static void print_value(const struct rseg *s, const struct rval *v, const struct rctx *c,
+			struct strbuf *out)
+{
+	if (v->kind == RV_BAD)
+		sb_puts(out, v->why);
+	else if (s->conv == 'p')
+		render_pointer(s, v, c->prog->raw_pointers, out);
+	else if (s->conv == 's' && v->p)
+		render_str(s, (const char *)v->p, v->len, out);
+	else if (s->conv == 's')
 		sb_puts(out, "[string pointer]");
-	else if (v.kind != RV_NUM)
+	else if (v->kind != RV_NUM)
 		sb_puts(out, "[not a number]");
-	else if (s.conv == 'c')
-		sb_putc(out, (char)v.n);
+	else if (s->conv == 'c')
+		sb_putc(out, (char)v->n);
 	else
-		render_number(&s, v.n, out);
+		render_number(s, v->n, out);
+}
+
+/* Most arguments are numbers, fields or a few operators over them: their
+ * value comes back in registers, and no struct rval is passed around
+ * (reading one back just after the callee stored it was a stall per
+ * conversion). False if the argument prints a marker instead. */
+static bool print_number(const struct rseg *s, const struct rnode *arg, const struct rctx *c,
+			 struct strbuf *out)
+{
+	bool bad = false;
+	struct nval x = eval_num(arg, c, &bad);
+	struct rval v;
+
+	if (bad)
+		return false;
+	if (s->conv == 'p') {
+		v = num(x.n, x.is_signed);
+		render_pointer(s, &v, c->prog->raw_pointers, out);
+	} else if (s->conv == 'c') {
+		sb_putc(out, (char)x.n);
+	} else {
+		render_number(s, x.n, out);
+	}
+	return true;
+}
+
+/* A plain %s of a flag or symbol table, printed straight into out. */
+static bool print_symbols(const struct rseg *s, const struct rctx *c, struct strbuf *out)
+{
+	const struct rnode *a = s->arg->a;
+	bool bad = false;
+	struct nval x;
+
+	if (!a->numeric)
+		return false;
+	x = eval_num(a, c, &bad);
+	if (bad)
+		return false;
+	tp_symtab_print(s->arg->tab, x.n, out);
+	return true;
+}
+
+static void render_seg(const struct rseg *s, const struct rctx *c, struct strbuf *out)
+{
+	struct rseg dyn;
+	struct rval v;
+
+	if (s->width_arg || s->prec_arg)
+		s = dynamic_spec(s, c, &dyn);
+	if (c->scratch->len)
+		sb_reset(c->scratch);
+	if (s->arg->numeric && s->conv != 's' && print_number(s, s->arg, c, out))
+		return;
+	if (s->arg->kind == RN_SYMTAB && s->conv == 's' && s->width < 0 && s->prec < 0 &&
+	    print_symbols(s, c, out))
+		return;
+	v = rn_eval(s->arg, c);
+	print_value(s, &v, c, out);
 }
 
 void rprog_render(const struct rprog *p, const uint8_t *rec, size_t len, struct strbuf *out)
@@ -230,8 +348,16 @@ void rprog_render(const struct rprog *p, const uint8_t *rec, size_t len, struct 
 
 		if (s->lit_len)
 			sb_put(out, s->lit, s->lit_len);
-		if (s->conv)
+		if (s->fast && s->arg->off + s->arg->size <= len) {
+			uint64_t v = load(rec + s->arg->off, s->arg->size, s->arg->is_signed);
+
+			if (s->fast == RS_FIELD_POINTER)
+				render_plain_pointer(v, p->raw_pointers, out);
+			else
+				render_number(s, v, out);
+		} else if (s->conv) {
 			render_seg(s, &c, out);
+		}
 	}
 }
 

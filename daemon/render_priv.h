@@ -34,8 +34,10 @@ struct rnode {
 	char op[3];
 	unsigned off, size, elem_size;	/* fields; size is also a cast's width */
 	bool is_signed, is_string, is_rel;
+	bool numeric;		/* a number all the way down: eval_num() takes it */
 	uint64_t num;
 	char *text;
+	size_t text_len;
 	const struct tp_symtab *tab;
 	struct rnode *a, *b, *c;
 };
@@ -62,6 +64,7 @@ struct rseg {
 	unsigned flags;		/* RF_* */
 	int width, prec;	/* -1: none; taken from width_arg/prec_arg when set */
 	unsigned int_size;	/* bytes the length modifier gives the value */
+	enum { RS_TREE, RS_FIELD_NUMBER, RS_FIELD_POINTER } fast;	/* a plain field's shortcut */
 	struct rnode *arg, *width_arg, *prec_arg;
 };
 
@@ -83,6 +86,7 @@ struct rprog {
 	struct rseg *segs;
 	size_t n_segs;
 	bool raw_pointers;
+	bool has_char;		/* a %c, which can print a NUL */
 	char *why;		/* RM_TEP/RM_PLAIN: the construct the compiler refused */
 	struct rspan *spans;	/* one per flag or symbolic field the line shows */
 	size_t n_spans;
@@ -111,6 +115,7 @@ const struct rspan *rprog_span(const struct rprog *p, const struct tp_field *f);
 
 /* render_ptr.c: %p and its extensions */
 void render_pointer(const struct rseg *s, const struct rval *v, bool raw, struct strbuf *out);
+void render_plain_pointer(uint64_t v, bool raw, struct strbuf *out);	/* %p */
 void render_bitmap(const uint8_t *p, size_t bytes, unsigned nbits, bool list, struct strbuf *out);
 
 /* render_kallsyms.c */

@@ -44,31 +44,81 @@ static void hash_zero(const struct rseg *s, struct strbuf *out)
 		pad(out, w, ' ');
 }
 
+/* Digits of v in base 8, 10 or 16, written backwards ending at end. */
+static char *utoa_rev(char *end, uint64_t v, unsigned base, bool upper)
+{
+	const char *digits = upper ? "0123456789ABCDEF" : "0123456789abcdef";
+
+	if (base == 10) {
+		do
+			*--end = '0' + v % 10;
+		while (v /= 10);
+		return end;
+	}
+	do
+		*--end = digits[v & (base - 1)];
+	while (v >>= (base == 16 ? 4 : 3));
+	return end;
+}
+
+/* printf's integer conversion, by hand: this runs for most fields of most
+ * events, and vsnprintf's format parsing and stream setup cost more than
+ * the conversion itself. The rules are C's (flags "-+ #0", width,
+ * precision), checked against snprintf by test_render. */
 void render_number(const struct rseg *s, uint64_t v, struct strbuf *out)
 {
 	bool is_signed = s->conv == 'd' || s->conv == 'i';
-	char fmt[16], *f = fmt;
+	unsigned base = s->conv == 'o' ? 8 : s->conv == 'x' || s->conv == 'X' ? 16 : 10;
+	char buf[32], *end = buf + sizeof(buf), *d;
+	const char *pfx = "";
+	size_t nd, zeros = 0, len, plen;
+	int width = s->width < 0 ? 0 : s->width;
 
 	if (s->int_size < 8) {
 		v &= (1ULL << (s->int_size * 8)) - 1;
 		if (is_signed && (v >> (s->int_size * 8 - 1)) & 1)
 			v |= ~0ULL << (s->int_size * 8);
 	}
-	if (s->flags & RF_HASH && !v && (s->conv == 'x' || s->conv == 'X')) {
+	if (s->flags & RF_HASH && !v && base == 16) {
 		hash_zero(s, out);
 		return;
 	}
-	*f++ = '%';
-	for (unsigned i = 0; i < 5; i++)
-		if (s->flags & (1u << i))
-			*f++ = "-+ #0"[i];
-	memcpy(f, "*.*ll", 5);
-	f[5] = s->conv == 'i' ? 'd' : s->conv;
-	f[6] = 0;
-	if (is_signed)
-		sb_printf(out, fmt, s->width < 0 ? 0 : s->width, s->prec, (long long)v);
-	else
-		sb_printf(out, fmt, s->width < 0 ? 0 : s->width, s->prec, (unsigned long long)v);
+	/* The usual %d, %u, %x: no flags, width or precision. */
+	if (!s->flags && s->width <= 0 && s->prec < 0) {
+		bool neg = is_signed && (int64_t)v < 0;
+
+		d = utoa_rev(end, neg ? -v : v, base, s->conv == 'X');
+		if (neg)
+			*--d = '-';
+		sb_put(out, d, end - d);
+		return;
+	}
+	if (is_signed && (int64_t)v < 0)
+		pfx = "-", v = -v;
+	else if (is_signed && s->flags & (RF_PLUS | RF_SPACE))
+		pfx = s->flags & RF_PLUS ? "+" : " ";
+	else if (s->flags & RF_HASH && base == 16)
+		pfx = s->conv == 'X' ? "0X" : "0x";
+	d = s->prec == 0 && !v ? end : utoa_rev(end, v, base, s->conv == 'X');
+	nd = end - d;
+	if (s->prec > 0 && (size_t)s->prec > nd)
+		zeros = s->prec - nd;
+	/* %#o: the first digit is a 0, adding one if need be. */
+	if (s->flags & RF_HASH && base == 8 && !zeros && (!nd || *d != '0'))
+		zeros = 1;
+	plen = pfx[0] ? pfx[1] ? 2 : 1 : 0;
+	len = plen + zeros + nd;
+	if (s->flags & RF_ZERO && !(s->flags & RF_MINUS) && s->prec < 0 && (size_t)width > len) {
+		zeros += width - len;
+		len = width;
+	}
+	if (!(s->flags & RF_MINUS) && (size_t)width > len)
+		pad(out, width - len, ' ');
+	sb_put(out, pfx, plen);
+	pad(out, zeros, '0');
+	sb_put(out, d, nd);
+	if (s->flags & RF_MINUS && (size_t)width > len)
+		pad(out, width - len, ' ');
 }
 
 void render_hex(const uint8_t *p, size_t n, bool concatenate, struct strbuf *out)

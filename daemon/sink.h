@@ -12,7 +12,8 @@ struct out_record {
 	const struct trace_rec_hdr *hdr;
 	const uint8_t *rec;
 	size_t len;
-	const char *text;		/* after "event_name: " */
+	const char *text;		/* after "event_name: "; NULL: see sink.renders */
+	size_t text_len;
 	int64_t realtime_offset_ns;
 };
 
@@ -31,6 +32,13 @@ struct sink_ops {
 	 * output without blocking (stdout into a pipe nobody reads). */
 	void (*abort)(struct sink *s);
 	void (*free)(struct sink *s);
+	/* Optional, for sinks whose records are lines of text (stdout): append
+	 * r's line to out; the sink queue then batches lines and hands them to
+	 * write_text() many at once instead of calling emit() per record. */
+	void (*format)(struct sink *s, const struct out_record *r, struct strbuf *out);
+	/* Writes buf (whole lines); *written says how much got out even on
+	 * error. Returns 0 or -errno. */
+	int (*write_text)(struct sink *s, const char *buf, size_t len, size_t *written);
 	/* Messages go elsewhere than records (stdout's go to stderr): the sink
 	 * queue passes them straight through instead of behind the records. */
 	bool message_direct;
@@ -38,6 +46,14 @@ struct sink_ops {
 
 struct sink {
 	const struct sink_ops *ops;
+	/* write_text(): the largest write the sink takes whole or not at all
+	 * (PIPE_BUF into a pipe), so that a line counts delivered only once it
+	 * is all out; 0: any size. */
+	size_t atomic_write;
+	/* Records may come without their text (out_record.text NULL): the sink
+	 * renders them itself, straight into the line it builds, one copy of
+	 * the text less per record (stdout). */
+	bool renders;
 };
 
 int sink_stdout_new(struct sink **ret, FILE *out);

@@ -17,19 +17,50 @@
  * Closing waits for the writer while it makes progress; once it made none
  * for TRACERD_QUEUE_STALL_MS (1000 by default), the writer is cancelled in
  * its blocked write and whatever it had not delivered is counted ECANCELED,
- * so shutdown stays prompt and the counts stay exact. */
+ * so shutdown stays prompt and the counts stay exact.
+ *
+ * A sink whose records are lines of text (stdout: ops->format) gets them in
+ * batches instead: the consumer appends each line to an open chunk of about
+ * 256 KiB, handed to the writer when full and at the end of every drain, and
+ * the writer writes it with one write(2) (or lines in writes of at most
+ * sink->atomic_write bytes, into a pipe). Per record that is one copy of
+ * the line and no allocation, lock or wakeup; a record queued one by one
+ * cost a malloc, a copy of the record, a lock, often a wakeup of the writer
+ * and a free on the other CPU, which was more than rendering it. */
 #include <pthread.h>
 #include <signal.h>
 #include <time.h>
 #include "sink.h"
 #include "util.h"
 
-enum qkind { Q_RECORD, Q_MESSAGE };
+enum qkind { Q_RECORD, Q_MESSAGE, Q_TEXT };
+
+/* Q_TEXT: rendered lines; each run of lines of one slot holds a reference
+ * on it, taken by the run's first line. */
+struct tline {
+	size_t end;			/* offset past the line's newline */
+	struct trace_slot *slot;
+};
+
+struct tchunk {
+	struct strbuf text;
+	struct tline *lines;
+	size_t n_lines, cap_lines;
+	size_t done;			/* lines written and counted */
+};
+
+/* A chunk is handed over at this size; a line never splits across two.
+ * Each hand-over may wake the writer, which then preempts the consumer or
+ * the traced workload on a small machine: a thousand lines or so a time. */
+#define CHUNK_BYTES (256u << 10)
+#define SPARE_CHUNKS 2
 
 struct qentry {
 	struct qentry *next;
 	enum qkind kind;
 	size_t bytes;
+	size_t records;			/* what it counts against max_entries */
+	struct tchunk *chunk;		/* Q_TEXT */
 	struct trace_slot *counted;	/* referenced: where the outcome is counted */
 	/* What the inner sink sees of the slot: a snapshot, see above. */
 	struct trace_slot slot;
@@ -54,6 +85,9 @@ struct sink_queue {
 	pthread_mutex_t lock;
 	pthread_cond_t cond;
 	struct qentry *head, **tail;
+	struct qentry *open;		/* Q_TEXT being filled by the consumer, not queued yet */
+	struct qentry *spare;		/* emptied Q_TEXT entries, for reuse (under lock) */
+	unsigned n_spare;
 	size_t n, max_entries;
 	size_t bytes, max_bytes;
 	bool stop;
@@ -71,14 +105,88 @@ static uint64_t now_ms(void)
 	return ts.tv_sec * 1000ULL + ts.tv_nsec / 1000000;
 }
 
+/* Drops the lines of c and their references on slots; keeps the memory. */
+static void chunk_reset(struct tchunk *c)
+{
+	for (size_t i = 0; i < c->n_lines; i++)
+		if (!i || c->lines[i].slot != c->lines[i - 1].slot)
+			trace_slot_unref(c->lines[i].slot);
+	c->n_lines = c->done = 0;
+	sb_reset(&c->text);
+	c->text.oom = false;
+}
+
 static void entry_free(struct qentry *e)
 {
 	if (!e)
 		return;
 	if (e->kind == Q_MESSAGE)
 		strv_free(e->fields, e->n_fields);
+	if (e->chunk) {
+		chunk_reset(e->chunk);
+		sb_free(&e->chunk->text);
+		free(e->chunk->lines);
+		free(e->chunk);
+	}
 	trace_slot_unref(e->counted);
 	free(e);
+}
+
+/* Counts lines [from, to) of c delivered, or failed with err; one update
+ * per run of lines of the same slot. */
+static void chunk_count(struct tchunk *c, size_t from, size_t to, int err)
+{
+	while (from < to) {
+		struct trace_slot *slot = c->lines[from].slot;
+		size_t k = from + 1;
+
+		while (k < to && c->lines[k].slot == slot)
+			k++;
+		if (err)
+			trace_slot_error_n(slot, err, k - from);
+		else
+			trace_slot_delivered_n(slot, k - from);
+		from = k;
+	}
+}
+
+/* The lines from c->done that fit one write of at most max bytes (at
+ * least one line); returns the index past the last. */
+static size_t chunk_piece(const struct tchunk *c, size_t max, bool one_line)
+{
+	size_t start = c->done ? c->lines[c->done - 1].end : 0, k = c->done + 1;
+
+	if (one_line)
+		return k;
+	if (!max)
+		return c->n_lines;
+	while (k < c->n_lines && c->lines[k].end - start <= max)
+		k++;
+	return k;
+}
+
+/* Writes the chunk's lines, counting each delivered once it is all out.
+ * Cancellable only inside the inner sink's write: c->done always says
+ * how many lines are counted, so close() counts the rest ECANCELED. */
+static void chunk_write(struct sink_queue *q, struct tchunk *c)
+{
+	while (c->done < c->n_lines) {
+		size_t start = c->done ? c->lines[c->done - 1].end : 0;
+		size_t last = chunk_piece(c, q->inner->atomic_write, q->delay_us), written, k;
+		int r;
+
+		if (q->delay_us)
+			usleep(q->delay_us);
+		pthread_setcancelstate(PTHREAD_CANCEL_ENABLE, NULL);
+		r = q->inner->ops->write_text(q->inner, c->text.buf + start,
+					      c->lines[last - 1].end - start, &written);
+		pthread_setcancelstate(PTHREAD_CANCEL_DISABLE, NULL);
+		for (k = c->done; k < last && c->lines[k].end - start <= written; k++)
+			;
+		chunk_count(c, c->done, k, 0);
+		chunk_count(c, k, last, r < 0 ? r : -EIO);
+		c->done = last;
+	}
 }
 
 /* Runs the inner sink on one entry; counts a record's outcome. */
@@ -94,7 +202,8 @@ static void entry_write(struct sink_queue *q, struct qentry *e)
 	{
 		struct out_record rec = {
 			.slot = &e->slot, .hdr = &e->hdr, .rec = e->data, .len = e->len,
-			.text = e->text, .realtime_offset_ns = e->realtime_offset_ns,
+			.text = e->text, .text_len = strlen(e->text),
+			.realtime_offset_ns = e->realtime_offset_ns,
 		};
 
 		if (q->delay_us)
@@ -105,6 +214,26 @@ static void entry_write(struct sink_queue *q, struct qentry *e)
 		trace_slot_error(e->counted, r);
 	else
 		trace_slot_delivered(e->counted);
+}
+
+/* A written Q_TEXT entry goes back to the consumer for its next chunk:
+ * its buffers are grown already. */
+static void entry_recycle(struct sink_queue *q, struct qentry *e)
+{
+	if (e->kind != Q_TEXT) {
+		entry_free(e);
+		return;
+	}
+	chunk_reset(e->chunk);
+	pthread_mutex_lock(&q->lock);
+	if (q->n_spare < SPARE_CHUNKS) {
+		e->next = q->spare;
+		q->spare = e;
+		q->n_spare++;
+		e = NULL;
+	}
+	pthread_mutex_unlock(&q->lock);
+	entry_free(e);
 }
 
 static void *writer(void *arg)
@@ -132,11 +261,15 @@ static void *writer(void *arg)
 		while (q->batch) {
 			struct qentry *e = q->batch;
 
-			pthread_setcancelstate(PTHREAD_CANCEL_ENABLE, NULL);
-			entry_write(q, e);
-			pthread_setcancelstate(PTHREAD_CANCEL_DISABLE, NULL);
+			if (e->kind == Q_TEXT) {
+				chunk_write(q, e->chunk);
+			} else {
+				pthread_setcancelstate(PTHREAD_CANCEL_ENABLE, NULL);
+				entry_write(q, e);
+				pthread_setcancelstate(PTHREAD_CANCEL_DISABLE, NULL);
+			}
 			q->batch = e->next;
-			entry_free(e);
+			entry_recycle(q, e);
 			__atomic_add_fetch(&q->progress, 1, __ATOMIC_RELEASE);
 		}
 		pthread_setcancelstate(PTHREAD_CANCEL_ENABLE, NULL);
@@ -151,33 +284,113 @@ static void *writer(void *arg)
 static int enqueue(struct sink_queue *q, struct qentry *e, bool force)
 {
 	pthread_mutex_lock(&q->lock);
-	if (!force && (q->n >= q->max_entries || q->bytes + e->bytes > q->max_bytes)) {
+	if (!force && (q->n + e->records > q->max_entries || q->bytes + e->bytes > q->max_bytes)) {
 		pthread_mutex_unlock(&q->lock);
 		return -ENOBUFS;
 	}
 	e->next = NULL;
 	*q->tail = e;
 	q->tail = &e->next;
-	q->n++;
-	q->bytes += e->bytes;
 	/* Wake the writer once per batch: it takes the whole list. */
-	if (q->n == 1)
+	if (!q->n)
 		pthread_cond_signal(&q->cond);
+	q->n += e->records;
+	q->bytes += e->bytes;
 	pthread_mutex_unlock(&q->lock);
 	return 0;
+}
+
+/* The consumer's open chunk: a spare one, or a new one. */
+static struct tchunk *open_chunk(struct sink_queue *q)
+{
+	struct qentry *e;
+
+	if (q->open)
+		return q->open->chunk;
+	pthread_mutex_lock(&q->lock);
+	e = q->spare;
+	if (e) {
+		q->spare = e->next;
+		q->n_spare--;
+	}
+	pthread_mutex_unlock(&q->lock);
+	if (!e) {
+		e = calloc(1, sizeof(*e));
+		if (!e)
+			return NULL;
+		e->kind = Q_TEXT;
+		e->chunk = calloc(1, sizeof(*e->chunk));
+		if (!e->chunk) {
+			free(e);
+			return NULL;
+		}
+	}
+	e->records = e->bytes = 0;
+	q->open = e;
+	return e->chunk;
+}
+
+/* Hands the open chunk to the writer; its room was checked line by line. */
+static void publish(struct sink_queue *q)
+{
+	struct qentry *e = q->open;
+
+	if (!e || !e->chunk->n_lines)
+		return;
+	q->open = NULL;
+	e->records = e->chunk->n_lines;
+	e->bytes = e->chunk->text.len + e->chunk->n_lines * sizeof(struct tline);
+	enqueue(q, e, true);
+}
+
+/* A text sink's record: its line appended to the open chunk. */
+static int queue_emit_text(struct sink_queue *q, const struct out_record *r)
+{
+	struct tchunk *c;
+	size_t start, queued = __atomic_load_n(&q->n, __ATOMIC_RELAXED);
+	struct tline *prev;
+
+	if (queued + (q->open ? q->open->chunk->n_lines : 0) >= q->max_entries)
+		return -ENOBUFS;
+	c = open_chunk(q);
+	if (!c)
+		return -ENOMEM;
+	if (__atomic_load_n(&q->bytes, __ATOMIC_RELAXED) + c->text.len > q->max_bytes)
+		return -ENOBUFS;
+	start = c->text.len;
+	q->inner->ops->format(q->inner, r, &c->text);
+	if (c->text.oom || GROW(c->lines, c->cap_lines, c->n_lines) < 0) {
+		c->text.len = start;	/* the line is not queued */
+		c->text.oom = false;
+		if (c->text.buf)
+			c->text.buf[start] = 0;
+		return -ENOMEM;
+	}
+	prev = c->n_lines ? &c->lines[c->n_lines - 1] : NULL;
+	c->lines[c->n_lines++] = (struct tline){
+		.end = c->text.len,
+		.slot = prev && prev->slot == r->slot ? prev->slot :
+			trace_slot_ref((struct trace_slot *)r->slot),
+	};
+	/* A small queue (tests) must not wait for a full chunk. */
+	if (c->text.len >= CHUNK_BYTES || c->n_lines >= q->max_entries / 2 + 1)
+		publish(q);
+	return 1;
 }
 
 static int queue_emit(struct sink *s, const struct out_record *r)
 {
 	struct sink_queue *q = (struct sink_queue *)s;
 	const char *name = r->slot->sel->conf->name ? r->slot->sel->conf->name : "";
-	size_t tlen = strlen(r->text), nlen = strlen(name);
+	size_t tlen = r->text_len, nlen = strlen(name);
 	size_t bytes = sizeof(struct qentry) + r->len + tlen + 1 + nlen + 1;
 	struct qentry *e;
 	char *p;
 
 	if (!q->running)
 		return q->inner->ops->emit(q->inner, r);
+	if (q->inner->ops->format)
+		return queue_emit_text(q, r);
 	/* Check before copying: a full queue costs no allocation. */
 	if (__atomic_load_n(&q->n, __ATOMIC_RELAXED) >= q->max_entries)
 		return -ENOBUFS;
@@ -187,6 +400,7 @@ static int queue_emit(struct sink *s, const struct out_record *r)
 	memset(e, 0, sizeof(*e));
 	e->kind = Q_RECORD;
 	e->bytes = bytes;
+	e->records = 1;
 	e->hdr = *r->hdr;
 	e->len = r->len;
 	e->realtime_offset_ns = r->realtime_offset_ns;
@@ -224,6 +438,7 @@ static int queue_message(struct sink *s, int priority, const char *msg,
 		return -ENOMEM;
 	e->kind = Q_MESSAGE;
 	e->bytes = bytes;
+	e->records = 1;
 	e->priority = priority;
 	memcpy(e->data, msg, mlen + 1);
 	e->text = (const char *)e->data;
@@ -239,14 +454,18 @@ static int queue_message(struct sink *s, int priority, const char *msg,
 				return -ENOMEM;
 			}
 	}
-	/* Daemon messages (stats, reloads) are few and must not be dropped. */
+	/* Daemon messages (stats, reloads) are few and must not be dropped;
+	 * they follow the records rendered before them. */
+	publish(q);
 	enqueue(q, e, true);
 	return 0;
 }
 
+/* The end of a drain: what was rendered goes to the writer (which
+ * flushes the inner sink after every batch). */
 static void queue_flush(struct sink *s)
 {
-	(void)s;	/* the writer flushes the inner sink after every batch */
+	publish((struct sink_queue *)s);
 }
 
 /* Counts every record of list as not delivered with err; frees the list. */
@@ -257,6 +476,8 @@ static void fail_list(struct qentry *list, int err)
 
 		if (list->kind == Q_RECORD)
 			trace_slot_error(list->counted, err);
+		else if (list->kind == Q_TEXT)
+			chunk_count(list->chunk, list->chunk->done, list->chunk->n_lines, err);
 		entry_free(list);
 		list = next;
 	}
@@ -279,6 +500,7 @@ static void queue_close(struct sink *s)
 
 	if (!q->running)
 		return;
+	publish(q);
 	pthread_mutex_lock(&q->lock);
 	q->stop = true;
 	pthread_cond_signal(&q->cond);
@@ -318,6 +540,8 @@ static void queue_free(struct sink *s)
 	struct sink_queue *q = (struct sink_queue *)s;
 
 	queue_close(s);
+	entry_free(q->open);	/* empty: close() published it */
+	fail_list(q->spare, 0);
 	sink_free(q->inner);
 	pthread_mutex_destroy(&q->lock);
 	pthread_cond_destroy(&q->cond);
@@ -342,6 +566,7 @@ int sink_queue_new(struct sink **ret, struct sink *inner, size_t max_entries)
 	if (!q)
 		return -ENOMEM;
 	q->base.ops = &queue_ops;
+	q->base.renders = inner->renders;
 	q->inner = inner;
 	q->tail = &q->head;
 	q->max_entries = max_entries ? max_entries : 65536;

@@ -39,7 +39,7 @@ void sb_free(struct strbuf *sb)
 	memset(sb, 0, sizeof(*sb));
 }
 
-void sb_put(struct strbuf *sb, const char *s, size_t n)
+void sb_put_slow(struct strbuf *sb, const char *s, size_t n)
 {
 	if (!sb_reserve(sb, n))
 		return;
@@ -50,7 +50,7 @@ void sb_put(struct strbuf *sb, const char *s, size_t n)
 
 void sb_putc_slow(struct strbuf *sb, char c)
 {
-	sb_put(sb, &c, 1);
+	sb_put_slow(sb, &c, 1);
 }
 
 void sb_puts(struct strbuf *sb, const char *s)

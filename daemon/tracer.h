@@ -131,7 +131,9 @@ int tracer_on_record(void *ctx, void *data, size_t size);
 struct trace_slot *trace_slot_ref(struct trace_slot *slot);
 void trace_slot_unref(struct trace_slot *slot);
 void trace_slot_delivered(struct trace_slot *slot);
+void trace_slot_delivered_n(struct trace_slot *slot, uint64_t n);
 void trace_slot_error(struct trace_slot *slot, int err);	/* err: negative errno */
+void trace_slot_error_n(struct trace_slot *slot, int err, uint64_t n);
 /* Adds slot's daemon-side counters to tot (thread-safe against the writer). */
 void trace_slot_add_counts(const struct trace_slot *slot, struct sel_totals *tot);
 /* "EPIPE 3, ENOBUFS 10" */

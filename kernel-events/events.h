@@ -41,6 +41,7 @@ struct tp_event {
 	char *print_fmt;		/* the text after "print fmt: " */
 	char *format_text;		/* the whole format file */
 	unsigned fixed_size;		/* end of the last fixed field */
+	unsigned n_dyn_fields;		/* __data_loc and __rel_loc fields */
 	struct tp_class *class;
 	void *render;			/* compiled print fmt, owned by daemon/render */
 	struct tp_printfmt *printfmt;	/* parsed print fmt, see printfmt.h */

@@ -154,6 +154,8 @@ static int parse_line(struct tp_event *e, char *line, size_t *cap)
 		e->n_fields++;
 		if (f->kind != TP_FIELD_FLEX && f->offset + f->size > e->fixed_size)
 			e->fixed_size = f->offset + f->size;
+		if (f->kind == TP_FIELD_DATA_LOC || f->kind == TP_FIELD_REL_LOC)
+			e->n_dyn_fields++;
 		return 0;
 	}
 	return 0;	/* "format:", blank lines */

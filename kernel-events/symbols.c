@@ -63,6 +63,7 @@ static int fill(struct tp_symtab *t, const struct tep_print_arg *a)
 	for (; fs; fs = fs->next) {
 		if (GROW(t->syms, cap, t->n) < 0 || !(t->syms[t->n].name = strdup(fs->str)))
 			return -ENOMEM;
+		t->syms[t->n].len = strlen(fs->str);
 		t->syms[t->n++].value = strtoull(fs->value, NULL, 0);
 	}
 	return 0;
@@ -153,12 +154,13 @@ static void print_flags(const struct tp_symtab *t, uint64_t v, struct strbuf *ou
 		if (!first)
 			sb_puts(out, t->delim);
 		first = false;
-		sb_puts(out, t->syms[i].name);
+		sb_put(out, t->syms[i].name, t->syms[i].len);
 	}
 	if (v) {
 		if (!first)
 			sb_puts(out, t->delim);
-		sb_printf(out, "0x%llx", (unsigned long long)v);
+		sb_put(out, "0x", 2);
+		sb_put_hex(out, v);
 	}
 }
 
@@ -170,8 +172,9 @@ void tp_symtab_print(const struct tp_symtab *t, uint64_t v, struct strbuf *out)
 	}
 	for (size_t i = 0; i < t->n; i++)
 		if (t->syms[i].value == v) {
-			sb_puts(out, t->syms[i].name);
+			sb_put(out, t->syms[i].name, t->syms[i].len);
 			return;
 		}
-	sb_printf(out, "0x%llx", (unsigned long long)v);
+	sb_put(out, "0x", 2);
+	sb_put_hex(out, v);
 }

@@ -17,6 +17,7 @@ enum tp_symtab_kind { TP_SYM_FLAGS, TP_SYM_SYMBOLIC };
 struct tp_sym {
 	uint64_t value;
 	char *name;
+	size_t len;		/* of name: printed for every record */
 };
 
 struct tp_symtab {

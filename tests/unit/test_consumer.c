@@ -213,6 +213,90 @@ static void a_full_queue_counts_enobufs(void)
 	teardown();
 }
 
+/* A sink that takes rendered records one by one, as the journal's does:
+ * the queue copies each record for it instead of batching lines. */
+struct counting_sink {
+	struct sink base;
+	unsigned n, bad_text;
+};
+
+static int counting_emit(struct sink *s, const struct out_record *r)
+{
+	struct counting_sink *c = (struct counting_sink *)s;
+
+	c->n++;
+	if (!r->text || strcmp(r->text, "filename=/bin/true pid=42 old_pid=42"))
+		c->bad_text++;
+	return 0;
+}
+
+static int counting_message(struct sink *s, int priority, const char *msg,
+			    const char *const *fields, size_t n_fields)
+{
+	(void)s; (void)priority; (void)msg; (void)fields; (void)n_fields;
+	return 0;
+}
+
+static void counting_free(struct sink *s)
+{
+	(void)s;
+}
+
+static const struct sink_ops counting_ops = {
+	.emit = counting_emit, .message = counting_message, .free = counting_free,
+};
+
+static void the_record_queue_counts_exactly(void)
+{
+	struct counting_sink cs = { .base.ops = &counting_ops };
+	uint8_t rec[64];
+	size_t n;
+
+	setup(false);
+	sink_free(t->sink);
+	sink_queue_new(&t->sink, &cs.base, 0);
+	n = exec_record(rec, 10 << 16 | 20, "/bin/true");
+	for (int i = 0; i < 1000; i++)
+		feed(SLOT, rec, n, n, sizeof(struct trace_rec_hdr) + n, 0);
+	sink_close(t->sink);
+	EXPECT(delivered() == 1000, "delivered %llu", (unsigned long long)delivered());
+	EXPECT(cs.n == 1000 && !cs.bad_text, "%u records, %u with the wrong text", cs.n, cs.bad_text);
+	teardown();
+}
+
+/* Batched writes that fail count every line they carried, by errno: the
+ * stdout sink into /dev/full, whose writes fail with ENOSPC. */
+static void failed_batches_count_each_line(void)
+{
+	struct sel_totals tot = { 0 };
+	FILE *full = fopen("/dev/full", "we");
+	uint8_t rec[64];
+	size_t n;
+	char errs[128];
+
+	EXPECT(full != NULL, "no /dev/full");
+	if (!full)
+		return;
+	setup(false);
+	sink_free(t->sink);
+	sink_stdout_new(&t->sink, full);
+	sink_queue_new(&t->sink, t->sink, 0);
+	n = exec_record(rec, 10 << 16 | 20, "/bin/true");
+	for (int i = 0; i < 300; i++) {
+		feed(SLOT, rec, n, n, sizeof(struct trace_rec_hdr) + n, 0);
+		if (i % 100 == 99)
+			sink_flush(t->sink);	/* the end of a drain: a batch */
+	}
+	sink_close(t->sink);
+	trace_slot_add_counts(slot, &tot);
+	sink_errnos_format(tot.errnos, errs, sizeof(errs));
+	EXPECT(tot.delivered == 0 && tot.sink_errors == 300, "%llu + %llu",
+	       (unsigned long long)tot.delivered, (unsigned long long)tot.sink_errors);
+	EXPECT(!strcmp(errs, "ENOSPC 300"), "errnos '%s'", errs);
+	teardown();
+	fclose(full);
+}
+
 int main(void)
 {
 	RUN(malformed_headers_are_counted);
@@ -220,6 +304,8 @@ int main(void)
 	RUN(damaged_records_are_counted_and_never_overread);
 	RUN(the_queue_delivers_and_counts_exactly);
 	RUN(a_full_queue_counts_enobufs);
+	RUN(failed_batches_count_each_line);
+	RUN(the_record_queue_counts_exactly);
 	for (size_t i = 0; i < fx_n; i++) {
 		render_release(fx_events[i]);
 		tp_event_free(fx_events[i]);

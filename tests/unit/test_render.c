@@ -5,6 +5,7 @@
 #include <glob.h>
 #include <stdlib.h>
 #include "render.h"
+#include "render_priv.h"
 #include "symbols.h"
 #include "fixtures.h"
 #include "test.h"
@@ -418,9 +419,62 @@ static void every_captured_format(void)
 	EXPECT(n[0] >= 2200, "only %zu compiled", n[0]);
 }
 
+/* The hand-written integer conversion prints what printf prints, for every
+ * flag set, width and precision (but %#x of 0, which the kernel prints
+ * "0x0": hash_zero). */
+static void numbers_as_printf(void)
+{
+	static const uint64_t vals[] = { 0, 1, 7, 8, 10, 127, 128, 255, 256, 4095, 1234567,
+		0x7fffffff, 0x80000000, 0xdeadbeef, 0xffffffff, 0x100000000, INT64_MAX,
+		(uint64_t)INT64_MIN, (uint64_t)-1, (uint64_t)-2, (uint64_t)-1000 };
+	static const int widths[] = { -1, 0, 1, 2, 5, 22 }, precs[] = { -1, 0, 1, 3, 21 };
+	static const unsigned sizes[] = { 1, 2, 4, 8 };
+	struct strbuf sb = { 0 };
+	unsigned bad = 0;
+
+	for (const char *conv = "diuxXo"; *conv; conv++)
+	for (unsigned fl = 0; fl < 32; fl++)
+	for (size_t w = 0; w < ARRAY_SIZE(widths); w++)
+	for (size_t pr = 0; pr < ARRAY_SIZE(precs); pr++)
+	for (size_t z = 0; z < ARRAY_SIZE(sizes); z++)
+	for (size_t k = 0; k < ARRAY_SIZE(vals); k++) {
+		struct rseg seg = { .conv = *conv, .flags = fl, .width = widths[w], .prec = precs[pr],
+				    .int_size = sizes[z] };
+		bool sgn = *conv == 'd' || *conv == 'i';
+		uint64_t v = vals[k];
+		char fmt[16], want[128], *f = fmt;
+
+		if (sizes[z] < 8) {
+			v &= (1ULL << (sizes[z] * 8)) - 1;
+			if (sgn && (v >> (sizes[z] * 8 - 1)) & 1)
+				v |= ~0ULL << (sizes[z] * 8);
+		}
+		if (fl & RF_HASH && !v && (*conv == 'x' || *conv == 'X'))
+			continue;
+		*f++ = '%';
+		for (unsigned i = 0; i < 5; i++)
+			if (fl & (1u << i))
+				*f++ = "-+ #0"[i];
+		snprintf(f, 8, "*.*ll%c", *conv == 'i' ? 'd' : *conv);
+		if (sgn)
+			snprintf(want, sizeof(want), fmt, widths[w] < 0 ? 0 : widths[w], precs[pr], (long long)v);
+		else
+			snprintf(want, sizeof(want), fmt, widths[w] < 0 ? 0 : widths[w], precs[pr],
+				 (unsigned long long)v);
+		sb_reset(&sb);
+		render_number(&seg, vals[k], &sb);
+		if (strcmp(sb_str(&sb), want) && bad++ < 5)
+			EXPECT(0, "%s w=%d p=%d size %u of %#llx: got '%s', want '%s'", fmt, widths[w],
+			       precs[pr], sizes[z], (unsigned long long)vals[k], sb_str(&sb), want);
+	}
+	EXPECT(!bad, "%u mismatches", bad);
+	sb_free(&sb);
+}
+
 int main(void)
 {
 	fixtures_load();
+	RUN(numbers_as_printf);
 	RUN(flags_edge_cases);
 	RUN(multi_bit_masks_first);
 	RUN(flags_of_an_expression);
