@@ -13,6 +13,16 @@
  * literals closed, brackets balanced and nested, C's characters only.
  * libtraceevent trusts its input that far (it crashes on less, as the
  * format fuzzer showed), so anything else is not handed to it. */
+/* libtraceevent folds constant flag values at parse time and divides by
+ * zero with them (an FPE the fuzzer found): a divisor must be what kernels
+ * write, a nonzero number or a sizeof. */
+static bool divisor_ok(const char *p)
+{
+	while (*p == ' ' || *p == '\t')
+		p++;
+	return (*p >= '1' && *p <= '9') || !strncmp(p, "sizeof", 6);
+}
+
 static bool print_fmt_well_formed(const char *p)
 {
 	char stack[1024];	/* gfp masks nest about 30 deep */
@@ -42,6 +52,8 @@ static bool print_fmt_well_formed(const char *p)
 				return false;
 		} else if (!isalnum((unsigned char)*p) && !strchr("_ \t\n,.-><=!~&|^+*/%?:", *p)) {
 			return false;	/* not a character of a C expression */
+		} else if ((*p == '/' || *p == '%') && !divisor_ok(p + 1)) {
+			return false;
 		}
 		p++;
 	}
