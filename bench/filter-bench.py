@@ -21,6 +21,8 @@ import sys
 import tempfile
 import time
 
+from bpfstats import prog_stats
+
 TRACEFS = "/sys/kernel/tracing"
 EVENT = "filelock:fcntl_setlk"
 FILTERS = {
@@ -42,27 +44,6 @@ def enable_bpf_stats():
     attr = (ctypes.c_uint32 * 32)(0)
     fd = libc.syscall(321, 32, ctypes.byref(attr), 128)  # __NR_bpf, BPF_ENABLE_STATS
     return fd if fd >= 0 else None
-
-
-def prog_stats(pid):
-    """(run_time_ns, run_cnt) of the BPF programs process pid holds."""
-    t = n = 0
-    seen = set()
-    for fd in os.listdir(f"/proc/{pid}/fdinfo"):
-        try:
-            info = open(f"/proc/{pid}/fdinfo/{fd}").read()
-        except OSError:
-            continue
-        m = re.search(r"prog_id:\s+(\d+)", info)
-        if not m or m.group(1) in seen:
-            continue
-        seen.add(m.group(1))
-        rt = re.search(r"run_time_ns:\s+(\d+)", info)
-        rc = re.search(r"run_cnt:\s+(\d+)", info)
-        if rt and rc:
-            t += int(rt.group(1))
-            n += int(rc.group(1))
-    return t, n
 
 
 class Ftrace:

@@ -25,6 +25,8 @@ import sys
 import tempfile
 import time
 
+from bpfstats import prog_stats
+
 TRACEFS = "/sys/kernel/tracing"
 EVENTS = {"fcntl_setlk": ("filelock", "fcntl_setlk", "type == 1"),
           "wait": ("sched", "sched_process_wait", "pid == 1")}
@@ -92,26 +94,6 @@ class Tracerd:
     def stop(self):
         self.p.send_signal(signal.SIGINT)
         self.p.wait()
-
-
-def prog_stats(pid):
-    """(run_time_ns, run_cnt) summed over the BPF programs process pid holds."""
-    t = n = 0
-    seen = set()
-    for fd in os.listdir(f"/proc/{pid}/fdinfo"):
-        try:
-            info = open(f"/proc/{pid}/fdinfo/{fd}").read()
-        except OSError:
-            continue
-        m = re.search(r"prog_id:\s+(\d+)", info)
-        if not m or m.group(1) in seen:
-            continue
-        seen.add(m.group(1))
-        rt = re.search(r"run_time_ns:\s+(\d+)", info)
-        rc = re.search(r"run_cnt:\s+(\d+)", info)
-        if rt and rc:
-            t, n = t + int(rt.group(1)), n + int(rc.group(1))
-    return t, n
 
 
 def run_loop(tmp, cpu, count, event):

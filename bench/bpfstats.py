@@ -1,0 +1,24 @@
+"""The kernel's BPF run-time statistics, shared by the bench scripts."""
+import os
+import re
+
+
+def prog_stats(pid):
+    """(run_time_ns, run_cnt) summed over the BPF programs process pid holds,
+    from /proc/PID/fdinfo (counted while kernel.bpf_stats_enabled is on)."""
+    t = n = 0
+    seen = set()
+    for fd in os.listdir(f"/proc/{pid}/fdinfo"):
+        try:
+            info = open(f"/proc/{pid}/fdinfo/{fd}").read()
+        except OSError:
+            continue
+        m = re.search(r"prog_id:\s+(\d+)", info)
+        if not m or m.group(1) in seen:
+            continue
+        seen.add(m.group(1))
+        rt = re.search(r"run_time_ns:\s+(\d+)", info)
+        rc = re.search(r"run_cnt:\s+(\d+)", info)
+        if rt and rc:
+            t, n = t + int(rt.group(1)), n + int(rc.group(1))
+    return t, n
