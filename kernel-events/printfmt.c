@@ -134,7 +134,8 @@ void tp_printfmt_free(struct tp_printfmt *p)
  * a kernel never writes one, so such a print fmt is not handed to it. */
 static char *unknown_rec_field(const struct tp_event *e)
 {
-	const char *p = e->print_fmt;
+	/* The whole print fmt: it may span lines, e->print_fmt is the first. */
+	const char *p = strstr(e->format_text, "\nprint fmt: ");
 
 	while (p && *p) {
 		const char *s;
@@ -143,7 +144,7 @@ static char *unknown_rec_field(const struct tp_event *e)
 			p = skip_literal(p);
 			continue;
 		}
-		if (strncmp(p, "REC->", 5) != 0 || (p > e->print_fmt && is_ident(p[-1]))) {
+		if (strncmp(p, "REC->", 5) != 0 || is_ident(p[-1])) {
 			p++;
 			continue;
 		}

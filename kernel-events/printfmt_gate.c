@@ -5,7 +5,6 @@
  * lines of one strict form, and a print fmt whose literals close and whose
  * brackets balance. Anything else is rendered as field=value. */
 #include <ctype.h>
-#include <stdio.h>
 #include <string.h>
 #include "printfmt.h"
 
@@ -21,6 +20,16 @@ static bool divisor_ok(const char *p)
 	while (*p == ' ' || *p == '\t')
 		p++;
 	return (*p >= '1' && *p <= '9') || !strncmp(p, "sizeof", 6);
+}
+
+/* After an operator comes an operand (or the rest of a two-character
+ * operator), never a separator or the end: libtraceevent reads past a
+ * dangling one (a SEGV from the fuzzer on `"", -`). */
+static bool operand_follows(const char *p)
+{
+	while (*p == ' ' || *p == '\t' || *p == '\n')
+		p++;
+	return *p && !strchr(",)]}", *p);
 }
 
 static bool print_fmt_well_formed(const char *p)
@@ -54,30 +63,52 @@ static bool print_fmt_well_formed(const char *p)
 			return false;	/* not a character of a C expression */
 		} else if ((*p == '/' || *p == '%') && !divisor_ok(p + 1)) {
 			return false;
+		} else if (strchr("-+/%&|^!~<>=?:", *p) && !operand_follows(p + 1)) {
+			return false;
 		}
 		p++;
 	}
 	return depth == 0;
 }
 
-/* "\tfield:<decl>;\toffset:N;\tsize:N;\tsigned:0|1;": <decl> of names,
- * spaces, '*' and balanced [] or () (array sizes, sizeof(...)). */
+/* Consumes the text lit, then at least one digit. */
+static bool expect_number(const char **p, const char *lit)
+{
+	size_t n = strlen(lit);
+
+	if (strncmp(*p, lit, n) != 0 || !isdigit((unsigned char)(*p)[n]))
+		return false;
+	for (*p += n; isdigit((unsigned char)**p); (*p)++)
+		;
+	return true;
+}
+
+/* A type, a space, then the name: "type name", "type name[N]", "__data_loc
+ * char[] name" (libtraceevent crashed on a declaration like "d[]c"). */
+static bool decl_has_name(const char *decl, const char *end)
+{
+	const char *sp = NULL;
+
+	for (const char *c = decl; c < end; c++)
+		if (*c == ' ')
+			sp = c;
+	if (!sp || sp == decl)
+		return false;
+	while (*++sp == '*')
+		;
+	return sp < end && (isalpha((unsigned char)*sp) || *sp == '_');
+}
+
+/* "\tfield:<decl>;\toffset:N;\tsize:N;\tsigned:N;" to the letter: <decl> of
+ * names, spaces, '*' and balanced [] or () (array sizes, sizeof(...)). */
 static bool field_line_ok(const char *l, size_t len)
 {
-	char line[256], tail[8], *decl = line + 7, *semi;
-	unsigned off, size, sign, depth = 0;
-	int n = 0;
+	const char *end = l + len, *c;
+	unsigned depth = 0;
 
-	if (len >= sizeof(line) || strncmp(l, "\tfield:", 7) != 0)
+	if (strncmp(l, "\tfield:", 7) != 0)
 		return false;
-	memcpy(line, l, len);
-	line[len] = 0;
-	semi = strchrnul(decl, ';');
-	if (semi == decl || sscanf(semi, ";\toffset:%u;\tsize:%u;\tsigned:%u;%n%7s",
-				   &off, &size, &sign, &n, tail) != 3 || semi[n] || sign > 1)
-		return false;
-	*semi = 0;
-	for (const char *c = decl; *c; c++) {
+	for (c = l + 7; c < end && *c != ';'; c++) {
 		if (*c == '[' || *c == '(')
 			depth++;
 		else if (*c == ']' || *c == ')') {
@@ -86,7 +117,10 @@ static bool field_line_ok(const char *l, size_t len)
 		} else if (!isalnum((unsigned char)*c) && !strchr("_ *", *c))
 			return false;
 	}
-	return depth == 0;
+	if (c == l + 7 || depth || c == end || !decl_has_name(l + 7, c))
+		return false;
+	return expect_number(&c, ";\toffset:") && expect_number(&c, ";\tsize:") &&
+	       expect_number(&c, ";\tsigned:") && c + 1 == end && *c == ';';
 }
 
 bool printfmt_tep_can_take(const char *format_text)
