@@ -129,7 +129,10 @@ static int parse_field(const char *line, struct tp_field *f)
 
 static int parse_line(struct tp_event *e, char *line, size_t *cap)
 {
-	/* A second name or print fmt is not a format the kernel writes. */
+	/* The print fmt comes last, and may span lines: what follows is its text. */
+	if (e->print_fmt)
+		return 0;
+	/* A second name is not a format the kernel writes. */
 	if (!strncmp(line, "name: ", 6))
 		return e->name ? -EINVAL : (e->name = strdup(line + 6)) ? 0 : -ENOMEM;
 	if (!strncmp(line, "ID: ", 4)) {
@@ -137,7 +140,7 @@ static int parse_line(struct tp_event *e, char *line, size_t *cap)
 		return 0;
 	}
 	if (!strncmp(line, "print fmt: ", 11))
-		return e->print_fmt ? -EINVAL : (e->print_fmt = strdup(line + 11)) ? 0 : -ENOMEM;
+		return (e->print_fmt = strdup(line + 11)) ? 0 : -ENOMEM;
 	if (strstr(line, "field:")) {
 		struct tp_field *f;
 		int r;
