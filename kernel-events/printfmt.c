@@ -129,7 +129,7 @@ void tp_printfmt_free(struct tp_printfmt *p)
 	free(p);
 }
 
-/* The first REC->name that is not a field of e, or NULL. libtraceevent
+/* The first REC->name (or (REC)->name) that is not a field of e, or NULL. libtraceevent
  * dereferences the missing field (a SEGV found by tests/fuzz/fuzz_format.c);
  * a kernel never writes one, so such a print fmt is not handed to it. */
 static char *unknown_rec_field(const struct tp_event *e)
@@ -144,18 +144,21 @@ static char *unknown_rec_field(const struct tp_event *e)
 			p = skip_literal(p);
 			continue;
 		}
-		if (strncmp(p, "REC->", 5) != 0 || is_ident(p[-1])) {
+		/* printfmt_gate.c let "->" follow only REC or (REC). */
+		if (strncmp(p, "->", 2) != 0) {
 			p++;
 			continue;
 		}
-		s = p += 5;
+		s = p += 2;
 		while (is_ident(*p))
 			p++;
 		{
 			_cleanup_free_ char *name = strndup(s, p - s);
+			char *rec;
 
-			if (!name || !tp_event_field(e, name))
-				return strndup(s - 5, p - s + 5);
+			if (name && tp_event_field(e, name))
+				continue;
+			return asprintf(&rec, "REC->%.*s", (int)(p - s), s) < 0 ? NULL : rec;
 		}
 	}
 	return NULL;

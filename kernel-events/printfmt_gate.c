@@ -32,8 +32,20 @@ static bool operand_follows(const char *p)
 	return *p && !strchr(",)]}", *p);
 }
 
+/* A member access is of the record, REC->x or (REC)->x: libtraceevent
+ * crashed on another name's ("m->p"). */
+static bool arrow_ok(const char *start, const char *p)
+{
+	if (p > start && p[-1] == ')')
+		p--;
+	return p - start >= 3 && !strncmp(p - 3, "REC", 3) &&
+	       (p - start == 3 || !(isalnum((unsigned char)p[-4]) || p[-4] == '_'));
+}
+
 static bool print_fmt_well_formed(const char *p)
 {
+	const char *start = p;
+
 	char stack[1024];	/* gfp masks nest about 30 deep */
 	size_t depth = 0;
 
@@ -64,6 +76,8 @@ static bool print_fmt_well_formed(const char *p)
 		} else if ((*p == '/' || *p == '%') && !divisor_ok(p + 1)) {
 			return false;
 		} else if (strchr("-+/%&|^!~<>=?:", *p) && !operand_follows(p + 1)) {
+			return false;
+		} else if (p[0] == '-' && p[1] == '>' && !arrow_ok(start, p)) {
 			return false;
 		}
 		p++;
