@@ -29,7 +29,7 @@ static uint64_t load(const uint8_t *p, unsigned size, bool is_signed)
 	case 8: memcpy(&v, p, 8); break;
 	default: memcpy(&v, p, size > 8 ? 8 : size); break;
 	}
-	if (is_signed && size < 8 && (v >> (size * 8 - 1)) & 1)
+	if (is_signed && size && size < 8 && (v >> (size * 8 - 1)) & 1)
 		v |= ~0ULL << (size * 8);
 	return v;
 }
