@@ -352,6 +352,11 @@ class Tracerd:
         m2 = re.search(r"(\d+) delivered, (\d+) lost", text)
         delivered, lost = (int(m.group(1)), int(m.group(2))) if m else \
             (int(m2.group(1)), int(m2.group(2))) if m2 else (0, 0)
+        # Records a sink failed (its queue full: ENOBUFS) are counted by
+        # tracerd as sink errors: lost as well, in user space, not missing.
+        m3 = re.search(r"sink_errors=(\d+)", text)
+        if m3:
+            lost += int(m3.group(1))
         if self.output == "journal" and not m and not m2:
             # The final statistics went to the journal, as a structured entry.
             j = subprocess.run(["journalctl", "-o", "json", "--no-pager", "-n", "1",
@@ -360,7 +365,8 @@ class Tracerd:
             if j:
                 e = json.loads(j[-1])
                 delivered = int(e.get("TRACE_STATS_DELIVERED", 0))
-                lost = int(e.get("TRACE_STATS_LOST", 0))
+                lost = int(e.get("TRACE_STATS_LOST", 0)) + \
+                    int(e.get("TRACE_STATS_SINK_ERRORS", 0))
         return {"delivered": delivered, "lost": lost, "cpu_s": cpu_s, "rss_kb": rss,
                 "hung": hung}
 
@@ -508,6 +514,7 @@ def bench_event(evname, args, tmp, journal, out):
     p("(vs ftrace: tracerd and ftrace rows against the ftrace row with the same filter; "
       "others against plain ftrace. CPU: the consumer's own processes from ready to exit "
       "(tracerd journal: and journald's). "
+      "lost: in the kernel (ring full) or, for tracerd, also in a sink (its queue full); "
       "missing: events neither delivered nor counted as lost.)")
     return summary, skipped
 
