@@ -1,17 +1,14 @@
 // SPDX-License-Identifier: GPL-2.0
 /* What is handed to libtraceevent. It parses tracefs text as trusted and
- * crashes on malformed input (the format fuzzer found three such SEGVs), so
- * a format goes to it only if it has the shape the kernel writes: field
- * lines of one strict form, and a print fmt whose literals close and whose
- * brackets balance. Anything else is rendered as field=value. */
+ * crashes on malformed input (the format fuzzer found eight such inputs), so
+ * a format goes to it only in the shape the kernel writes: field lines of
+ * one strict form, and a print fmt that is a C string literal and a list of
+ * C expressions. Anything else is rendered as field=value. Each rule below
+ * names the crash it prevents; tests/fuzz/corpus/format/regress-* hold them. */
 #include <ctype.h>
 #include <string.h>
 #include "printfmt.h"
 
-/* A kernel's print fmt is a C string literal and a list of C expressions:
- * literals closed, brackets balanced and nested, C's characters only.
- * libtraceevent trusts its input that far (it crashes on less, as the
- * format fuzzer showed), so anything else is not handed to it. */
 /* libtraceevent folds constant flag values at parse time and divides by
  * zero with them (an FPE the fuzzer found): a divisor must be what kernels
  * write, a nonzero number or a sizeof. */
@@ -42,10 +39,11 @@ static bool arrow_ok(const char *start, const char *p)
 	       (p - start == 3 || !(isalnum((unsigned char)p[-4]) || p[-4] == '_'));
 }
 
+/* Literals closed, brackets balanced and nested (an open one: a SEGV),
+ * C's characters only (a stray '@': a SEGV), operators as above. */
 static bool print_fmt_well_formed(const char *p)
 {
 	const char *start = p;
-
 	char stack[1024];	/* gfp masks nest about 30 deep */
 	size_t depth = 0;
 
@@ -114,7 +112,8 @@ static bool decl_has_name(const char *decl, const char *end)
 }
 
 /* "\tfield:<decl>;\toffset:N;\tsize:N;\tsigned:N;" to the letter: <decl> of
- * names, spaces, '*' and balanced [] or () (array sizes, sizeof(...)). */
+ * names, spaces, '*' and balanced [] or () (array sizes, sizeof(...)); a
+ * stray byte in a declaration was a SEGV. */
 static bool field_line_ok(const char *l, size_t len)
 {
 	const char *end = l + len, *c;

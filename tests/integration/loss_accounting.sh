@@ -59,11 +59,15 @@ else
 	not_ok "ratelimit: tracerd ran"
 fi
 
-# Full consumer speed, the default 8M ring, a sustained 200k events/s for 3 s
-# (about 70 MiB of records, nine times the ring): nothing lost.
-if run_case sustained 600000 8M 0 200000; then
-	exact sustained 600000
-	check "sustained 200k/s through 8M: lost == 0, all delivered" [ "$L" = 0 -a "$D" = 600000 ]
+# Full consumer speed, the default 8M ring, a sustained rate for 3 s (many
+# times the ring): nothing lost. 500k events/s is well below what the
+# benchmark sustains into stdout on this machine, a margin for a loaded CI
+# box; the sanitizer build's daemon is about three times slower, so 200k.
+RATE=500000
+[[ "${BUILD:-build}" == *san* ]] && RATE=200000
+if run_case sustained $((3 * RATE)) 8M 0 $RATE; then
+	exact sustained $((3 * RATE))
+	check "sustained $((RATE / 1000))k/s through 8M: lost == 0, all delivered" [ "$L" = 0 -a "$D" = $((3 * RATE)) ]
 else
 	not_ok "sustained: tracerd ran"
 fi
