@@ -41,6 +41,14 @@ static bool arrow_ok(const char *start, const char *p)
 
 /* Literals closed, brackets balanced and nested (an open one: a SEGV),
  * C's characters only (a stray '@': a SEGV), operators as above. */
+/* A '.' is a member access, between an operand and a name ("-." was a
+ * SEGV). */
+static bool dot_ok(const char *start, const char *p)
+{
+	return p > start && (isalnum((unsigned char)p[-1]) || strchr("_)]", p[-1])) &&
+	       (isalpha((unsigned char)p[1]) || p[1] == '_');
+}
+
 static bool print_fmt_well_formed(const char *p)
 {
 	const char *start = p;
@@ -76,6 +84,8 @@ static bool print_fmt_well_formed(const char *p)
 		} else if (strchr("-+/%&|^!~<>=?:", *p) && !operand_follows(p + 1)) {
 			return false;
 		} else if (p[0] == '-' && p[1] == '>' && !arrow_ok(start, p)) {
+			return false;
+		} else if (*p == '.' && !dot_ok(start, p)) {
 			return false;
 		}
 		p++;
