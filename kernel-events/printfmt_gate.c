@@ -63,8 +63,13 @@ static bool print_fmt_well_formed(const char *p)
 		if (*p == '"' || *p == '\'') {
 			const char *q = p + 1;
 
-			while (*q && *q != *p)
+			while (*q && *q != *p) {
+				/* Printable text, tabs and newlines: a control
+				 * byte in a literal was an FPE. */
+				if (!isprint((unsigned char)*q) && *q != '\t' && *q != '\n')
+					return false;
 				q += q[0] == '\\' && q[1] ? 2 : 1;
+			}
 			if (!*q)
 				return false;	/* not closed */
 			p = q + 1;
