@@ -329,29 +329,6 @@ static const char *const selection_keys[] = {
 	"Name", "Events", "Filter", "Priority", "RateLimit", "RateLimitBurst", NULL,
 };
 
-/* Edit distance ignoring case, for "did you mean" on a mistyped key. */
-static size_t key_distance(const char *a, const char *b)
-{
-	size_t la = strlen(a), lb = strlen(b), prev[64], cur[64];
-
-	if (la >= 64 || lb >= 64)
-		return SIZE_MAX;
-	for (size_t j = 0; j <= lb; j++)
-		prev[j] = j;
-	for (size_t i = 1; i <= la; i++) {
-		cur[0] = i;
-		for (size_t j = 1; j <= lb; j++) {
-			size_t sub = prev[j - 1] + (tolower((unsigned char)a[i - 1]) !=
-						    tolower((unsigned char)b[j - 1]));
-			size_t del = prev[j] + 1, ins = cur[j - 1] + 1;
-
-			cur[j] = sub < del ? (sub < ins ? sub : ins) : (del < ins ? del : ins);
-		}
-		memcpy(prev, cur, (lb + 1) * sizeof(*prev));
-	}
-	return prev[lb];
-}
-
 static int unknown_key(struct parser *p, const char *key, int col)
 {
 	const char *const *keys = p->sec == SEC_DAEMON ? daemon_keys : selection_keys;
@@ -359,7 +336,7 @@ static int unknown_key(struct parser *p, const char *key, int col)
 	size_t bd = SIZE_MAX;
 
 	for (size_t i = 0; keys[i]; i++) {
-		size_t dist = key_distance(key, keys[i]);
+		size_t dist = diag_edit_distance(key, keys[i], true);
 
 		if (dist < bd) {
 			bd = dist;

@@ -5,6 +5,8 @@
 #define TRACERD_DIAG_H
 
 #include <stdarg.h>
+#include <stdbool.h>
+#include <stddef.h>
 #include <stdio.h>
 
 struct diag {
@@ -17,6 +19,8 @@ struct diag {
 int diag_set(struct diag *d, const char *file, int line, int col, const char *fmt, ...)
 	__attribute__((format(printf, 5, 6)));
 void diag_print(const struct diag *d, FILE *out);
+/* Levenshtein distance, for "did you mean"; SIZE_MAX if b is too long. */
+size_t diag_edit_distance(const char *a, const char *b, bool fold_case);
 /* "file:line:col: msg" on one line, for the journal. */
 void diag_format(const struct diag *d, char *buf, size_t size);
 

@@ -40,27 +40,6 @@ int tracer_event(struct tracer *t, const char *sys_event, struct tp_event **ret)
 	return 0;
 }
 
-static size_t edit_distance(const char *a, const char *b)
-{
-	size_t la = strlen(a), lb = strlen(b), prev[128], cur[128];
-
-	if (lb >= ARRAY_SIZE(prev))
-		return SIZE_MAX;
-	for (size_t j = 0; j <= lb; j++)
-		prev[j] = j;
-	for (size_t i = 1; i <= la; i++) {
-		cur[0] = i;
-		for (size_t j = 1; j <= lb; j++) {
-			size_t sub = prev[j - 1] + (a[i - 1] != b[j - 1]);
-			size_t del = prev[j] + 1, ins = cur[j - 1] + 1;
-
-			cur[j] = sub < del ? (sub < ins ? sub : ins) : (del < ins ? del : ins);
-		}
-		memcpy(prev, cur, (lb + 1) * sizeof(*prev));
-	}
-	return prev[lb];
-}
-
 /* How far candidate "sys:event" is from what was written, or SIZE_MAX when
  * it is no likely meaning of it. A plain name: the edit distance, a real
  * name it is the start of counting as 1, and only close ones (a fifth of
@@ -83,13 +62,13 @@ static size_t suggestion_score(const char *glob, const char *cand)
 	sys_ok = !gcolon || (has_glob(gsys) ? tp_glob_match(gsys, csys) : !strcmp(gsys, csys));
 	if (!has_glob(glob)) {
 		limit = glen / 5 > 2 ? glen / 5 : 2;
-		d = edit_distance(gcolon ? glob : gev, gcolon ? cand : cev);
+		d = diag_edit_distance(gcolon ? glob : gev, gcolon ? cand : cev, false);
 		if (sys_ok && *gev && !strncmp(cev, gev, strlen(gev)) && d > 1)
 			d = 1;
 		return d <= limit ? d : SIZE_MAX;
 	}
 	if (!sys_ok) {	/* a mistyped subsystem in front of a good glob */
-		d = edit_distance(gsys, csys);
+		d = diag_edit_distance(gsys, csys, false);
 		return d <= 1 && tp_glob_match(gev, cev) ? d : SIZE_MAX;
 	}
 	{
@@ -99,7 +78,7 @@ static size_t suggestion_score(const char *glob, const char *cand)
 		if (lit >= 3) {
 			snprintf(head, sizeof(head), "%.*s", (int)lit, cev);
 			snprintf(piece, sizeof(piece), "%.*s", (int)lit, gev);
-			d = edit_distance(piece, head);
+			d = diag_edit_distance(piece, head, false);
 			return d <= (lit / 5 > 1 ? lit / 5 : 1) ? d : SIZE_MAX;
 		}
 		/* "*retrans*": the longest literal piece, anywhere in the name */
