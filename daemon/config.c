@@ -8,6 +8,7 @@
 #include <stdlib.h>
 #include <strings.h>
 #include <syslog.h>
+#include <sys/stat.h>
 #include "config.h"
 #include "util.h"
 
@@ -411,6 +412,10 @@ int config_parse_text(struct config *c, const char *file, const char *text, stru
 	const char *q = text;
 	int line_no = 0;
 
+	/* A UTF-8 byte-order mark is not text: skip it, as systemd's parsers do. */
+	if (!strncmp(q, "\xef\xbb\xbf", 3))
+		q += 3;
+
 	while (*q) {
 		_cleanup_free_ char *logical = NULL;
 		size_t len = 0;
@@ -453,28 +458,61 @@ int config_parse_text(struct config *c, const char *file, const char *text, stru
 	return 0;
 }
 
-static int read_text(const char *path, char **text, struct diag *d)
-{
-	_cleanup_fclose_ FILE *f = fopen(path, "re");
-	_cleanup_free_ char *buf = NULL;
-	size_t n = 0, cap = 0, k;
+/* A config is a few KiB: the cap turns /dev/zero or a runaway generator
+ * into an error instead of the OOM killer. */
+#define CONFIG_MAX_BYTES (1u << 20)
 
+/* Only a regular file is read: a FIFO or a device would block or never end.
+ * O_NONBLOCK keeps open() itself from waiting for a FIFO's writer. */
+static int open_regular(const char *path, struct diag *d, FILE **ret)
+{
+	_cleanup_close_ int fd = open(path, O_RDONLY | O_CLOEXEC | O_NOCTTY | O_NONBLOCK);
+	struct stat st;
 	int err;
 
-	if (!f)
+	if (fd < 0 || fstat(fd, &st) < 0)
 		return err = errno, diag_set(d, path, 0, 0, "cannot read the config file: %s",
 					     strerror(err)), -err;
+	if (S_ISDIR(st.st_mode))
+		return diag_set(d, path, 0, 0, "cannot read the config file: %s", strerror(EISDIR)), -EISDIR;
+	if (!S_ISREG(st.st_mode))
+		return diag_set(d, path, 0, 0, "cannot read the config file: not a regular file (%s)",
+				S_ISFIFO(st.st_mode) ? "a FIFO" : S_ISCHR(st.st_mode) ? "a character device" :
+				S_ISBLK(st.st_mode) ? "a block device" : "a socket"), -EINVAL;
+	if (st.st_size > CONFIG_MAX_BYTES)
+		return diag_set(d, path, 0, 0, "cannot read the config file: %lld bytes, more than the limit of %u bytes",
+				(long long)st.st_size, CONFIG_MAX_BYTES), -EFBIG;
+	*ret = fdopen(fd, "re");
+	if (!*ret)
+		return -errno;
+	TAKE_FD(fd);
+	return 0;
+}
+
+static int read_text(const char *path, char **text, struct diag *d)
+{
+	_cleanup_fclose_ FILE *f = NULL;
+	_cleanup_free_ char *buf = NULL;
+	size_t n = 0, cap = 0, k;
+	int err, r;
+
+	r = open_regular(path, d, &f);
+	if (r < 0)
+		return r;
 	do {
 		if (GROW(buf, cap, n + 4096) < 0)
 			return -ENOMEM;
 		errno = 0;
 		k = fread(buf + n, 1, cap - n - 1, f);
 		n += k;
-	} while (k > 0);
-	if (ferror(f)) {	/* a directory, an I/O error: say which */
+	} while (k > 0 && n <= CONFIG_MAX_BYTES);
+	if (ferror(f)) {	/* an I/O error: say which */
 		err = errno ? errno : EIO;
 		return diag_set(d, path, 0, 0, "cannot read the config file: %s", strerror(err)), -err;
 	}
+	if (n > CONFIG_MAX_BYTES)	/* it grew while we read it */
+		return diag_set(d, path, 0, 0, "cannot read the config file: more than the limit of %u bytes",
+				CONFIG_MAX_BYTES), -EFBIG;
 	buf[n] = 0;
 	if (strlen(buf) != n) {
 		size_t at = strlen(buf), line = 1, col = 1;

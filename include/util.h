@@ -24,6 +24,8 @@ static inline void closep(int *fd) { if (*fd >= 0) close(*fd); }
 
 /* Steals a pointer out of a _cleanup_ variable. */
 #define TAKE_PTR(p) ({ __typeof__(p) _t = (p); (p) = NULL; _t; })
+/* Steals a file descriptor out of a _cleanup_close_ variable. */
+#define TAKE_FD(fd) ({ int _t = (fd); (fd) = -1; _t; })
 
 /* Grows *arr (of *n elements, capacity *cap) to hold one more. */
 static inline int grow(void **arr, size_t *cap, size_t n, size_t elem)

@@ -117,6 +117,13 @@ mkdir -p "$TMP/dir.conf"
 expect "a directory as the config file" 1 "$TMP/dir.conf: cannot read the config file: Is a directory" "" -- "$TRACERD" --check-config "$TMP/dir.conf"
 F=$TMP/nul.conf; printf '[Daemon]\nOutput=st\0dout\n' >"$F"
 cc "a NUL byte" 1 ":2:10: expected text, found a NUL byte"
+expect "/dev/zero as the config file" 1 "/dev/zero: cannot read the config file: not a regular file (a character device)" "" -- timeout 10 "$TRACERD" --check-config /dev/zero
+mkfifo "$TMP/fifo.conf"
+expect "a FIFO as the config file (no hang)" 1 "$TMP/fifo.conf: cannot read the config file: not a regular file (a FIFO)" "" -- timeout 10 "$TRACERD" --check-config "$TMP/fifo.conf"
+F=$TMP/huge.conf; { printf '%s' "$SEL"; head -c 2000000 /dev/zero | tr '\0' '#'; } >"$F"
+cc "a config over the size limit" 1 ": cannot read the config file: 2000045 bytes, more than the limit of 1048576 bytes"
+conf dropzero "$SEL"; mkdir -p "$F.d"; ln -s /dev/zero "$F.d/10-zero.conf"
+expect "a drop-in symlinked to /dev/zero" 1 "$F.d/10-zero.conf: cannot read the config file: not a regular file (a character device)" "" -- timeout 10 "$TRACERD" --check-config "$F"
 expect "missing file, daemon start (EX_CONFIG)" 78 "$TMP/nope.conf: cannot read the config file: No such file or directory" "" -- "$TRACERD" --config "$TMP/nope.conf" --foreground
 
 # Events that do not exist, with suggestions only when one is near.

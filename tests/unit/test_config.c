@@ -167,10 +167,28 @@ static void values_are_parsed(void)
 	config_free(&c);
 }
 
+/* systemd's parsers skip a UTF-8 byte-order mark; an editor may write one. */
+static void a_byte_order_mark_is_skipped(void)
+{
+	struct diag d = { 0 };
+	struct config c;
+
+	config_init(&c);
+	EXPECT(config_parse_text(&c, "t.conf", "\xef\xbb\xbf[Daemon]\nOutput=stdout\n", &d) == 0, "%s", d.msg);
+	EXPECT(c.output == OUTPUT_STDOUT, "the first section is read");
+	config_free(&c);
+	/* Only at the start: elsewhere it is a byte of an unknown key. */
+	config_init(&c);
+	EXPECT(config_parse_text(&c, "t.conf", "[Daemon]\n\xef\xbb\xbfOutput=stdout\n", &d) == -EINVAL,
+	       "a BOM inside is not skipped");
+	config_free(&c);
+}
+
 int main(void)
 {
 	RUN(every_error_message);
 	RUN(the_caret_line_is_the_source_line);
 	RUN(values_are_parsed);
+	RUN(a_byte_order_mark_is_skipped);
 	return TEST_EXIT();
 }
