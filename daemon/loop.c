@@ -32,19 +32,38 @@ struct daemon {
  * state: well above the slowest single detach seen (~0.1 s) under load. */
 #define BUSY_EXTEND_USEC (10 * 1000000ULL)
 
-static uint64_t delivered_total(struct tracer *t, uint64_t *lost)
+/* The daemon-wide sums of the per-selection accounting. */
+static void all_totals(struct tracer *t, struct sel_totals *sum)
 {
-	uint64_t sum = 0;
-
-	*lost = 0;
+	*sum = (struct sel_totals){ 0 };
 	for (size_t i = 0; i < t->n_sels; i++) {
 		struct sel_totals tot;
 
 		tracer_totals(t, t->sels[i], &tot);
-		sum += tot.delivered;
-		*lost += tot.lost;
+		sum->delivered += tot.delivered;
+		sum->lost += tot.lost;
+		sum->suppressed += tot.suppressed;
+		sum->sink_errors += tot.sink_errors;
 	}
-	return sum;
+}
+
+/* ", N what" for every figure that is not zero: a status that leaves out a
+ * loss reads as "nothing lost". */
+static void format_losses(struct tracer *t, const struct sel_totals *sum, char *buf, size_t size)
+{
+	const struct { uint64_t n; const char *what; } fig[] = {
+		{ sum->lost, "lost (ring buffer full)" },
+		{ sum->sink_errors, "sink errors" },
+		{ sum->suppressed, "suppressed (rate limit)" },
+		{ tracer_skipped(t), "skipped by the kernel" },
+		{ t->malformed + t->late, "malformed" },
+	};
+	size_t n = 0;
+
+	buf[0] = 0;
+	for (size_t i = 0; i < ARRAY_SIZE(fig) && n < size; i++)
+		if (fig[i].n)
+			n += snprintf(buf + n, size - n, ", %llu %s", (unsigned long long)fig[i].n, fig[i].what);
 }
 
 static size_t attached_events(struct tracer *t)
@@ -58,17 +77,21 @@ static size_t attached_events(struct tracer *t)
 
 static void notify_status(struct daemon *dm, const char *state)
 {
-	uint64_t now, lost, delivered = delivered_total(dm->t, &lost);
+	struct sel_totals sum;
+	char losses[256];
+	uint64_t now;
 	double rate = 0;
 
+	all_totals(dm->t, &sum);
+	format_losses(dm->t, &sum, losses, sizeof(losses));
 	sd_event_now(dm->event, CLOCK_MONOTONIC, &now);
 	if (dm->last_status_usec && now > dm->last_status_usec)
-		rate = (double)(delivered - dm->last_delivered) * 1e6 / (now - dm->last_status_usec);
-	dm->last_delivered = delivered;
+		rate = (double)(sum.delivered - dm->last_delivered) * 1e6 / (now - dm->last_status_usec);
+	dm->last_delivered = sum.delivered;
 	dm->last_status_usec = now;
-	sd_notifyf(false, "%sSTATUS=%.0f events/s, %llu delivered, %llu lost, %zu selections, %zu events",
-		   state ? state : "", rate, (unsigned long long)delivered, (unsigned long long)lost,
-		   dm->t->n_sels, attached_events(dm->t));
+	sd_notifyf(false, "%sSTATUS=%.0f events/s, %llu delivered%s%s, %zu selections, %zu events",
+		   state ? state : "", rate, (unsigned long long)sum.delivered,
+		   losses[0] ? losses : "", losses[0] ? "" : ", 0 lost", dm->t->n_sels, attached_events(dm->t));
 }
 
 /* Attaching or detaching blocks the loop (tracer.c calls this about once a

@@ -227,12 +227,42 @@ static struct bpf_program *prog_instance(struct tracer *t, unsigned k, int *err)
 	return s->progs.trace_event_class;
 }
 
+/* What the kernel counted for a program: runs it skipped because another
+ * BPF program was running on that CPU. Read through bpf(BPF_OBJ_GET_INFO_BY_FD),
+ * which, unlike a map syscall, does not hold the CPU's BPF-active count. */
+static uint64_t prog_skipped(const struct tracerd_bpf *s)
+{
+	struct bpf_prog_info info = { 0 };
+	__u32 len = sizeof(info);
+	int fd = s ? bpf_program__fd(s->progs.trace_event_class) : -1;
+
+	if (fd < 0 || bpf_obj_get_info_by_fd(fd, &info, &len) < 0)
+		return 0;
+	return info.recursion_misses;
+}
+
+/* A copy's skips outlive it: they are part of the accounting. */
+static void instance_destroy(struct tracer *t, unsigned k)
+{
+	t->skipped_retired += prog_skipped(t->extra[k]);
+	tracerd_bpf__destroy(t->extra[k]);
+	t->extra[k] = NULL;
+}
+
+uint64_t tracer_skipped(struct tracer *t)
+{
+	uint64_t n = t->skipped_retired + prog_skipped(t->skel);
+
+	for (unsigned k = 1; k < TRACERD_PROG_INSTANCES; k++)
+		n += prog_skipped(t->extra[k]);
+	return n;
+}
+
 static void instance_unuse(struct tracer *t, unsigned k)
 {
 	if (k == 0 || --t->extra_users[k])
 		return;
-	tracerd_bpf__destroy(t->extra[k]);
-	t->extra[k] = NULL;
+	instance_destroy(t, k);
 }
 
 /* libbpf's warnings as usual, except while probing for a free copy: an
@@ -308,10 +338,8 @@ static struct bpf_link *attach_any(struct tracer *t, const struct tp_event *e, u
 			return link;
 		}
 		err = errno;
-		if (k > 0 && !t->extra_users[k]) {	/* loaded for nothing */
-			tracerd_bpf__destroy(t->extra[k]);
-			t->extra[k] = NULL;
-		}
+		if (k > 0 && !t->extra_users[k])	/* loaded for nothing */
+			instance_destroy(t, k);
 		if (err != EEXIST) {
 			errno = err;
 			return NULL;

@@ -90,6 +90,7 @@ struct tracer {
 	uint64_t short_records;		/* shorter than the event's fixed fields */
 	uint64_t bad_dyn_records;	/* a __data_loc/__rel_loc past the record */
 	uint64_t truncated_records;	/* cut at TRACERD_MAX_RECORD by the BPF side */
+	uint64_t skipped_retired;	/* kernel skips of program copies since freed */
 	struct strbuf text;
 	int64_t realtime_offset_ns;	/* CLOCK_REALTIME - CLOCK_MONOTONIC */
 	/* Called about once a second while attaching or detaching blocks the
@@ -119,6 +120,9 @@ void tracer_drain_all(struct tracer *t);
 void tracer_totals(struct tracer *t, const struct sel_state *s, struct sel_totals *tot);
 void tracer_slot_totals(struct tracer *t, const struct trace_slot *slot, struct sel_totals *tot);
 int tracer_prog_count(struct tracer *t);
+/* Events the kernel did not run the program for (bpf_prog_info.recursion_misses,
+ * summed over every copy): a BPF program already ran on that CPU. */
+uint64_t tracer_skipped(struct tracer *t);
 
 /* consumer.c: the ring buffer reader's callback */
 #define TRACER_DRAIN_BUDGET 65536	/* records per drain before the loop runs again */

@@ -15,8 +15,8 @@ mkfifo "$TMP/fifo"
 exec 3<>"$TMP/fifo"	# holds the pipe open: it fills, nobody reads it
 on_exit "exec 3<&-"
 
-# A notify socket that counts WATCHDOG=1 pings.
-python3 - "$TMP/notify" >"$TMP/pings" <<'PY' &
+# A notify socket that counts WATCHDOG=1 pings and keeps the STATUS= lines.
+python3 - "$TMP/notify" "$TMP/status" >"$TMP/pings" <<'PY' &
 import socket, sys, time
 s = socket.socket(socket.AF_UNIX, socket.SOCK_DGRAM)
 s.bind(sys.argv[1]); s.settimeout(0.2)
@@ -29,6 +29,9 @@ while time.time() < end:
     for l in m.split("\n"):
         if l == "WATCHDOG=1":
             print("%.3f" % time.time(), flush=True)
+        elif l.startswith("STATUS="):
+            with open(sys.argv[2], "a") as f:
+                print(l, file=f)
 PY
 NPID=$!
 on_exit "kill $NPID"
@@ -52,6 +55,12 @@ sleep 1
 p1=$(wc -l <"$TMP/pings")
 note "watchdog pings during one stalled second: $((p1 - p0))"
 check "the watchdog is pinged while the sink is stalled" [ $((p1 - p0)) -ge 2 ]
+
+# systemctl status shows STATUS=: it must not read "0 lost" while the sink fails.
+for ((i = 0; i < 60; i++)); do grep -q "sink errors" "$TMP/status" 2>/dev/null && break; sleep 0.1; done
+note "$(tail -1 "$TMP/status")"
+check "STATUS= carries the sink errors" grep -Eq "^STATUS=.*, [1-9][0-9]* sink errors" "$TMP/status"
+check "STATUS= does not say 0 lost while the sink fails" bash -c "! tail -1 '$TMP/status' | grep -q ' 0 lost'"
 
 kill -HUP "$TRACERD_PID"
 for ((i = 0; i < 40; i++)); do grep -q "reloaded" "$TMP/err" && break; sleep 0.05; done
