@@ -151,6 +151,12 @@ static int on_flush(sd_event_source *s, uint64_t usec, void *userdata)
 	(void)usec;
 	drain(dm);
 	report_suppressed(dm->t);
+	/* Like any filter whose reader went away (`tracerd -f | head`): stop,
+	 * with the summary on stderr, instead of counting sink errors forever. */
+	if (sink_gone(dm->t->sink)) {
+		log_info("stdout is closed: stopping");
+		return sd_event_exit(sd_event_source_get_event(s), 0);
+	}
 	return rearm(s, dm->t->cfg.flush_interval_ms * 1000ULL);
 }
 

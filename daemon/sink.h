@@ -39,6 +39,9 @@ struct sink_ops {
 	/* Writes buf (whole lines); *written says how much got out even on
 	 * error. Returns 0 or -errno. */
 	int (*write_text)(struct sink *s, const char *buf, size_t len, size_t *written);
+	/* Optional: the output is closed for good (stdout's reader went away:
+	 * EPIPE), so tracing on would only count sink errors. Any thread. */
+	bool (*gone)(struct sink *s);
 	/* Messages go elsewhere than records (stdout's go to stderr): the sink
 	 * queue passes them straight through instead of behind the records. */
 	bool message_direct;
@@ -72,6 +75,7 @@ int journal_event_field_names(const struct tp_event *e, char ***ret);
 static inline int sink_emit(struct sink *s, const struct out_record *r) { return s->ops->emit(s, r); }
 static inline void sink_flush(struct sink *s) { if (s->ops->flush) s->ops->flush(s); }
 static inline void sink_close(struct sink *s) { if (s && s->ops->close) s->ops->close(s); }
+static inline bool sink_gone(struct sink *s) { return s && s->ops->gone && s->ops->gone(s); }
 static inline void sink_free(struct sink *s) { if (s) s->ops->free(s); }
 int sink_message(struct sink *s, int priority, const char *const *fields, size_t n_fields,
 		 const char *fmt, ...) __attribute__((format(printf, 5, 6)));

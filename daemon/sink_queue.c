@@ -548,12 +548,18 @@ static void queue_free(struct sink *s)
 	free(q);
 }
 
+static bool queue_gone(struct sink *s)
+{
+	return sink_gone(((struct sink_queue *)s)->inner);
+}
+
 static const struct sink_ops queue_ops = {
 	.emit = queue_emit,
 	.message = queue_message,
 	.flush = queue_flush,
 	.close = queue_close,
 	.free = queue_free,
+	.gone = queue_gone,
 };
 
 int sink_queue_new(struct sink **ret, struct sink *inner, size_t max_entries)

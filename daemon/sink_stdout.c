@@ -31,7 +31,21 @@ struct sink_stdout {
 	int fd;			/* -1: not a file descriptor (a memory stream) */
 	struct strbuf line;
 	struct prefix_cache pc;
+	bool epipe;		/* written by the writer thread, read by the loop */
 };
+
+/* Notes a closed reader; passes the error on. */
+static int stdout_failed(struct sink_stdout *so, int err)
+{
+	if (err == -EPIPE)
+		__atomic_store_n(&so->epipe, true, __ATOMIC_RELAXED);
+	return err;
+}
+
+static bool stdout_gone(struct sink *s)
+{
+	return __atomic_load_n(&((struct sink_stdout *)s)->epipe, __ATOMIC_RELAXED);
+}
 
 /* v in decimal at p, padded to width with pad (left: left-aligned, space
  * padded); returns the end. */
@@ -126,7 +140,7 @@ static int stdout_emit(struct sink *s, const struct out_record *r)
 	sb_reset(l);
 	stdout_format(s, r, l);
 	if (l->oom || fwrite(l->buf, 1, l->len, so->out) != l->len)
-		return l->oom ? -ENOMEM : -errno;
+		return l->oom ? -ENOMEM : stdout_failed(so, -errno);
 	return 0;
 }
 
@@ -141,11 +155,11 @@ static int stdout_write_text(struct sink *s, const char *buf, size_t len, size_t
 	if (so->fd < 0) {
 		done = fwrite(buf, 1, len, so->out);
 		*written = done;
-		return done == len ? 0 : -(errno ? errno : EIO);
+		return done == len ? 0 : stdout_failed(so, -(errno ? errno : EIO));
 	}
 	/* Lines written through stdio (before the queue started) go first. */
 	if (fflush(so->out) != 0)
-		return -errno;
+		return stdout_failed(so, -errno);
 	while (done < len) {
 		ssize_t n = write(so->fd, buf + done, len - done);
 
@@ -153,7 +167,7 @@ static int stdout_write_text(struct sink *s, const char *buf, size_t len, size_t
 			continue;
 		if (n <= 0) {
 			*written = done;
-			return n < 0 ? -errno : -EIO;
+			return stdout_failed(so, n < 0 ? -errno : -EIO);
 		}
 		done += n;
 	}
@@ -205,6 +219,7 @@ static const struct sink_ops stdout_ops = {
 	.abort = stdout_abort,
 	.format = stdout_format,
 	.write_text = stdout_write_text,
+	.gone = stdout_gone,
 	.message_direct = true,
 	.free = stdout_free,
 };
