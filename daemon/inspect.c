@@ -4,8 +4,37 @@
 #include "render.h"
 #include "util.h"
 
+/* An empty listing and an exit status of 0 would read as "this kernel has
+ * no such events" when the pattern was mistyped: say which. */
+static int check_glob(struct tracer *t, const char *glob)
+{
+	char near[512];
+	int at;
+	size_t n = 0;
+
+	if (!glob)
+		return 0;
+	at = tp_glob_check(glob);
+	if (at >= 0) {
+		fprintf(stderr, "tracerd: '%s' is not a valid glob: the '[' at column %d has no closing ']'\n",
+			glob, at + 1);
+		return -EINVAL;
+	}
+	for (size_t i = 0; i < t->n_available; i++)
+		n += tp_glob_match(glob, t->available[i]);
+	if (n)
+		return 0;
+	suggest_events(t, glob, near, sizeof(near));
+	fprintf(stderr, "tracerd: no event matches '%s'%s%s\n", glob, near[0] ? "; did you mean " : "", near);
+	return -ENOENT;
+}
+
 int inspect_list_events(struct tracer *t, const char *glob)
 {
+	int r = check_glob(t, glob);
+
+	if (r < 0)
+		return r;
 	for (size_t i = 0; i < t->n_available; i++)
 		if (!glob || tp_glob_match(glob, t->available[i]))
 			printf("%s\n", t->available[i]);
@@ -14,6 +43,10 @@ int inspect_list_events(struct tracer *t, const char *glob)
 
 int inspect_list_classes(struct tracer *t, const char *glob)
 {
+	int r = check_glob(t, glob);
+
+	if (r < 0)
+		return r;
 	for (size_t i = 0; i < t->n_available; i++) {
 		struct tp_event *e;
 
@@ -44,11 +77,26 @@ static const char *kind_name(enum tp_field_kind k)
 	return names[k];
 }
 
+static size_t subsystem_events(struct tracer *t, const char *sys)
+{
+	size_t n = 0, len = strlen(sys);
+
+	for (size_t i = 0; i < t->n_available; i++)
+		n += !strncmp(t->available[i], sys, len) && t->available[i][len] == ':';
+	return n;
+}
+
 int inspect_describe(struct tracer *t, const char *sys_event)
 {
 	struct tp_event *e;
 	int r = tracer_event(t, sys_event, &e);
 
+	if (r < 0 && !strchr(sys_event, ':') && subsystem_events(t, sys_event)) {
+		fprintf(stderr, "tracerd: '%s' is a subsystem, expected SUBSYSTEM:EVENT; "
+			"tracerd --list-events '%s:*' lists its %zu events\n",
+			sys_event, sys_event, subsystem_events(t, sys_event));
+		return r;
+	}
 	if (r < 0) {
 		char near[512];
 

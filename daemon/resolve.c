@@ -137,6 +137,11 @@ static int resolve_glob(struct tracer *t, const struct selection *s, size_t gi,
 	const char *g = s->events[gi];
 	size_t matched = 0;
 	char near[512];
+	int at = tp_glob_check(g);
+
+	if (at >= 0)
+		return diag_set(d, s->events_file, s->event_lines[gi], s->event_cols[gi] + at,
+				"'%s' is not a valid glob: expected ']' to close this '['", g);
 
 	for (size_t i = 0; i < t->n_available; i++) {
 		struct tp_event *e;

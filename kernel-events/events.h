@@ -80,5 +80,8 @@ void tp_classes_free(struct tp_classes *c);
 
 /* glob.c */
 bool tp_glob_match(const char *pattern, const char *s);
+/* -1 if pattern is a well-formed glob, else the offset of the '[' that no
+ * ']' closes (or that closes nothing: "[]"). */
+int tp_glob_check(const char *pattern);
 
 #endif

@@ -60,3 +60,19 @@ bool tp_glob_match(const char *p, const char *s)
 		p++;
 	return !*p;
 }
+
+int tp_glob_check(const char *p)
+{
+	for (const char *q = p; *q; q++) {
+		const char *end;
+
+		if (*q != '[')
+			continue;
+		end = q + 1 + (q[1] == '!' || q[1] == '^');
+		end = *end ? strchr(end + 1, ']') : NULL;	/* "[]...]": the first ']' is a member */
+		if (!end)
+			return (int)(q - p);
+		q = end;
+	}
+	return -1;
+}

@@ -141,10 +141,22 @@ conf glob2 $'[Selection]\nName=s\nEvents=sched:sched_proces_*\n'
 cc "a glob matching nothing: did you mean" 1 ":3:8: 'sched:sched_proces_*' matches no event; did you mean sched:sched_process_exec, sched:sched_process_exit or sched:sched_process_fork"
 conf glob3 $'[Selection]\nName=s\nEvents=tcp:*retrans*x\n'
 cc "a glob matching nothing: by its longest piece" 1 ":3:8: 'tcp:*retrans*x' matches no event; did you mean tcp:tcp_retransmit_skb or tcp:tcp_retransmit_synack"
+conf badglob $'[Selection]\nName=s\nEvents=sched:sched_switch sched:sched_sw[itch\n'
+cc "an unclosed [ in a glob" 1 ":3:41: 'sched:sched_sw[itch' is not a valid glob: expected ']' to close this '['"
 conf globdrop "$SEL"; mkdir -p "$F.d"
 printf '[Selection]\nName=t\nEvents=irq:irq_handler_entry \\\n  irq:nope_*\n' >"$F.d/10.conf"
 expect "a glob matching nothing in a drop-in" 1 "$F.d/10.conf:4:3: 'irq:nope_*' matches no event" "" -- "$TRACERD" --check-config "$F"
 expect "--describe an unknown event" 1 "tracerd: no event 'sched:sched_swich'; did you mean sched:sched_switch" "" -- "$TRACERD" --describe sched:sched_swich
+
+expect "--describe a subsystem" 1 "tracerd: 'sched' is a subsystem, expected SUBSYSTEM:EVENT; tracerd --list-events 'sched:*' lists its $(ls -d $TRACEFS/events/sched/*/ | wc -l) events" "" -- "$TRACERD" --describe sched
+expect "--describe an event without its subsystem" 1 "tracerd: no event 'sched_switch'; did you mean sched:sched_switch" "" -- "$TRACERD" --describe sched_switch
+expect "--list-events: nothing matches" 1 "tracerd: no event matches 'nomatch:*'" "" -- "$TRACERD" --list-events 'nomatch:*'
+check "--list-events: nothing matches prints nothing on stdout" [ ! -s "$TMP/out" ]
+expect "--list-events: a near miss" 1 "tracerd: no event matches 'sched:sched_swich*'; did you mean sched:sched_stick_numa or sched:sched_switch" "" -- "$TRACERD" --list-events 'sched:sched_swich*'
+expect "--list-events: an invalid glob" 1 "tracerd: '[' is not a valid glob: the '[' at column 1 has no closing ']'" "" -- "$TRACERD" --list-events '['
+expect "--list-classes: nothing matches" 1 "tracerd: no event matches 'foo:*'" "" -- "$TRACERD" --list-classes 'foo:*'
+expect "--list-events: a match" 0 "" "" -- "$TRACERD" --list-events 'sched:sched_switch'
+check "--list-events: a match is listed" grep -qx "sched:sched_switch" "$TMP/out"
 
 # Filters: one case per class of filter error, at the filter's column.
 fc() { # NAME FILTER MSG-AFTER-PATH
