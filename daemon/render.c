@@ -31,7 +31,7 @@ static void choose_fallback(struct tp_event *e, struct rprog *p)
 	p->mode = RM_PLAIN;
 	if (pf && pf->ev && !pf->unresolved && (p->raw_pointers || !has_plain_pointer(e->print_fmt)))
 		p->mode = RM_TEP;
-	log_warning("%s:%s: the print fmt uses %s, which tracerd cannot compile; rendering it %s",
+	log_warning("%s:%s: tracerd cannot compile the print fmt (%s); rendering it %s",
 		    strna(e->system), e->name, p->why ? p->why : "an unknown construct",
 		    p->mode == RM_TEP ? "with libtraceevent" : "as field=value pairs");
 }
@@ -229,8 +229,8 @@ void render_describe(const struct tp_event *e, FILE *out)
 		return;
 	}
 	if (p)
-		fprintf(out, "rendering: %s%s%s\n", mode_name(p->mode), p->why ? ", the compiler refused " : "",
-			p->why ? p->why : "");
+		fprintf(out, "rendering: %s%s%s\n", mode_name(p->mode),
+			p->why ? ", because tracerd cannot compile the print fmt: " : "", p->why ? p->why : "");
 	fprintf(out, "symbol tables:%s\n", e->n_symtabs ? "" : " none");
 	for (size_t i = 0; i < e->n_symtabs; i++)
 		describe_table(&e->symtabs[i], out);

@@ -448,7 +448,7 @@ int rprog_compile(struct tp_event *e, struct rprog *p)
 		return refuse(&c, "the name '%s', which neither tracefs nor BTF resolves",
 			      pf->unresolved);
 	if (!pf->ev)
-		return refuse(&c, "%s", "a print fmt libtraceevent cannot parse");
+		return refuse(&c, "%s", "libtraceevent cannot parse it");
 	c.next = pf->ev->print_fmt.args;
 	r = compile_format(&c, pf->ev->print_fmt.format);
 	if (r >= 0)

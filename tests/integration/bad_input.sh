@@ -148,6 +148,10 @@ printf '[Selection]\nName=t\nEvents=irq:irq_handler_entry \\\n  irq:nope_*\n' >"
 expect "a glob matching nothing in a drop-in" 1 "$F.d/10.conf:4:3: 'irq:nope_*' matches no event" "" -- "$TRACERD" --check-config "$F"
 expect "--describe an unknown event" 1 "tracerd: no event 'sched:sched_swich'; did you mean sched:sched_switch" "" -- "$TRACERD" --describe sched:sched_swich
 
+if [ -d "$TRACEFS/events/kvmmmu/kvm_mmu_get_page" ]; then	# a print fmt libtraceevent cannot parse
+	expect "--describe: the fallback is explained in words" 0 "tracerd: kvmmmu:kvm_mmu_get_page: tracerd cannot compile the print fmt (libtraceevent cannot parse it); rendering it as field=value pairs" "" -- "$TRACERD" --describe kvmmmu:kvm_mmu_get_page
+	check "--describe: the rendering line says why" grep -qx "rendering: field=value, because tracerd cannot compile the print fmt: libtraceevent cannot parse it" "$TMP/out"
+fi
 expect "--describe a subsystem" 1 "tracerd: 'sched' is a subsystem, expected SUBSYSTEM:EVENT; tracerd --list-events 'sched:*' lists its $(ls -d $TRACEFS/events/sched/*/ | wc -l) events" "" -- "$TRACERD" --describe sched
 expect "--describe an event without its subsystem" 1 "tracerd: no event 'sched_switch'; did you mean sched:sched_switch" "" -- "$TRACERD" --describe sched_switch
 expect "--list-events: nothing matches" 1 "tracerd: no event matches 'nomatch:*'" "" -- "$TRACERD" --list-events 'nomatch:*'

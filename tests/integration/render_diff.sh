@@ -89,7 +89,7 @@ cat "$INSTANCE/trace" >"$TMP/kernel"
 "$TRACERD" --list-classes >"$TMP/classes" 2>/dev/null
 
 # Events tracerd says it cannot compile print as field=value: not compared.
-sed -n "s/^tracerd: \([a-z0-9_]*\):\([a-z0-9_]*\): the print fmt uses \(.*\), which tracerd cannot compile; rendering it as field=value pairs/\2 \3/p" \
+sed -n "s/^tracerd: \([a-z0-9_]*\):\([a-z0-9_]*\): tracerd cannot compile the print fmt (\(.*\)); rendering it as field=value pairs/\2 \3/p" \
 	"$OUT/out.err" >"$TMP/refused"
 while read -r ev why; do note "skipped $ev: tracerd prints it as field=value, its print fmt uses $why"; done <"$TMP/refused"
 grep -v -E " ($(cut -d' ' -f1 "$TMP/refused" | paste -sd'|' -)): " "$OUT/out" >"$TMP/out.cmp"
