@@ -25,20 +25,23 @@ endif
 
 CFLAGS ?= -O2 -g
 override CFLAGS += -std=gnu11 -Wall -Wextra -Werror -D_GNU_SOURCE -DTRACERD_VERSION='"$(VERSION)"' \
-	-Iinclude -Ikernel-events -Idaemon -I$(BUILD) $(SAN)
+	-I. -Iinclude -Idaemon -I$(BUILD) $(SAN)
 override LDFLAGS += $(SAN)
 LIBS := -lbpf -lelf -lz -lsystemd -ltraceevent
 
 BPF_CFLAGS := -g -O2 -target bpf -D__TARGET_ARCH_x86 -Wall -Wextra -Werror \
 	-Iinclude -Ibpf -I/usr/include/$(shell uname -m)-linux-gnu
 
-LIB_SRCS := $(wildcard kernel-events/*.c) $(filter-out daemon/main.c,$(wildcard daemon/*.c))
+# Each stage's folder; see docs/ARCHITECTURE.md. Headers are included by
+# their stage's path ("render/render.h", "kernel-events/events.h").
+STAGE_DIRS := include kernel-events $(wildcard daemon/*/) daemon
+LIB_SRCS := $(wildcard include/*.c kernel-events/*.c daemon/*/*.c) $(filter-out daemon/main.c,$(wildcard daemon/*.c))
 LIB_OBJS := $(LIB_SRCS:%.c=$(BUILD)/%.o)
 BPF_SRCS := $(wildcard bpf/*.bpf.c)
 SKELS := $(BPF_SRCS:bpf/%.bpf.c=$(BUILD)/%.skel.h)
 TOOL_BPF_SRCS := $(wildcard tests/tools/*.bpf.c)
 TOOL_SKELS := $(TOOL_BPF_SRCS:tests/tools/%.bpf.c=$(BUILD)/%.skel.h)
-HDRS := $(wildcard include/*.h kernel-events/*.h daemon/*.h)
+HDRS := $(wildcard include/*.h kernel-events/*.h daemon/*/*.h daemon/*.h)
 TEST_SRCS := $(wildcard tests/unit/*.c) $(filter-out %.bpf.c,$(wildcard tests/tools/*.c))
 TEST_BINS := $(TEST_SRCS:tests/%.c=$(BUILD)/tests/%)
 

@@ -4,9 +4,9 @@
  * the same synthetic records over this kernel's captured formats. */
 #include <time.h>
 #include <traceevent/event-parse.h>
-#include "printfmt.h"
-#include "render.h"
-#include "symbols.h"
+#include "kernel-events/printfmt.h"
+#include "render/render.h"
+#include "kernel-events/symbols.h"
 #include "util.h"
 
 #define FIXTURE "tests/fixtures/formats-6.18.txt"

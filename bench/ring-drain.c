@@ -15,8 +15,8 @@
 #include <stdio.h>
 #include <sys/epoll.h>
 #include <unistd.h>
-#include "ringbuf.h"
-#include "sink.h"
+#include "consume/ringbuf.h"
+#include "sink/sink.h"
 #include "tracer.h"
 #include "tracerd.skel.h"
 

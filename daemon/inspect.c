@@ -1,7 +1,7 @@
 // SPDX-License-Identifier: GPL-2.0
 /* The inspection commands: --list-events, --list-classes, --describe. */
 #include "inspect.h"
-#include "render.h"
+#include "render/render.h"
 #include "util.h"
 
 /* An empty listing and an exit status of 0 would read as "this kernel has

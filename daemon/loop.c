@@ -12,7 +12,7 @@
 #include "log.h"
 #include "loop.h"
 #include "report.h"
-#include "sink.h"
+#include "sink/sink.h"
 #include "tracer.h"
 #include "tracerd.skel.h"
 #include "util.h"

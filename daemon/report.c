@@ -3,7 +3,7 @@
  * "suppressed N events" entries of the rate limit. */
 #include <syslog.h>
 #include "report.h"
-#include "sink.h"
+#include "sink/sink.h"
 #include "util.h"
 
 static void report_selection(struct tracer *t, struct sel_state *s, bool final)

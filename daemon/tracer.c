@@ -9,10 +9,10 @@
 #include <sys/syscall.h>
 #include <unistd.h>
 #include <time.h>
-#include "filter.h"
-#include "render.h"
-#include "ringbuf.h"
-#include "sink.h"
+#include "filter/filter.h"
+#include "render/render.h"
+#include "consume/ringbuf.h"
+#include "sink/sink.h"
 #include "tracer.h"
 #include "tracerd.skel.h"
 #include "util.h"

@@ -6,8 +6,8 @@
 #define TRACERD_TRACER_H
 
 #include <stdint.h>
-#include "config.h"
-#include "events.h"
+#include "config/config.h"
+#include "kernel-events/events.h"
 #include "strbuf.h"
 #include "tracerd_record.h"
 

@@ -2,7 +2,7 @@
 /* libFuzzer: the config parser, on any text, then the checks that run after
  * every file is read. It must only ever return an error with a diagnostic. */
 #include <stdint.h>
-#include "config.h"
+#include "config/config.h"
 #include "util.h"
 
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)

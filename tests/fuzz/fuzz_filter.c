@@ -4,7 +4,7 @@
  * compiler either fills a descriptor the BPF side can run (bounded insns,
  * offsets inside the record) or fails with a diagnostic. */
 #include <stdint.h>
-#include "filter.h"
+#include "filter/filter.h"
 #include "fx_events.h"
 
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)

@@ -4,8 +4,8 @@
  * as a record of the parsed event, so odd sizes, offsets and array shapes
  * meet real bytes. */
 #include <stdint.h>
-#include "events.h"
-#include "render.h"
+#include "kernel-events/events.h"
+#include "render/render.h"
 #include "util.h"
 
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)

@@ -4,7 +4,7 @@
  * the ring buffer hands it over, common fields included). Rendering must
  * never read past len, whatever __data_loc words or lengths say. */
 #include <stdint.h>
-#include "render.h"
+#include "render/render.h"
 #include "fx_events.h"
 
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)

@@ -5,7 +5,7 @@
 #include <bpf/bpf.h>
 #include <bpf/libbpf.h>
 #include "class_oracle.skel.h"
-#include "events.h"
+#include "kernel-events/events.h"
 #include "tracer.h"
 #include "util.h"
 

@@ -5,7 +5,7 @@
 #define TRACERD_TEST_FIXTURES_H
 
 #include <stdlib.h>
-#include "events.h"
+#include "kernel-events/events.h"
 #include "util.h"
 
 #define FIXTURE "tests/fixtures/formats-6.18.txt"

@@ -5,7 +5,7 @@
 #ifndef TRACERD_TEST_FX_EVENTS_H
 #define TRACERD_TEST_FX_EVENTS_H
 
-#include "events.h"
+#include "kernel-events/events.h"
 #include "util.h"
 
 static struct tp_event **fx_events;

@@ -2,7 +2,7 @@
 /* The config parser: what it accepts, and every error message it can give,
  * each with its file:line:column. A second text plays a drop-in. */
 #include <syslog.h>
-#include "config.h"
+#include "config/config.h"
 #include "test.h"
 #include "util.h"
 

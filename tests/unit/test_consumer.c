@@ -8,8 +8,8 @@
  * writer thread in front of the real stdout sink, with exact counts. */
 #include <stdint.h>
 #include "fx_events.h"
-#include "render.h"
-#include "sink.h"
+#include "render/render.h"
+#include "sink/sink.h"
 #include "test.h"
 #include "tracer.h"
 

@@ -6,7 +6,7 @@
  * prev_state by hand, then on every captured format with such a field,
  * over values from its table, combinations, zero and noise. */
 #include <stdlib.h>
-#include "render_priv.h"
+#include "render/render_priv.h"
 #include "fixtures.h"
 #include "test.h"
 #include "util.h"

@@ -4,8 +4,8 @@
  * bpf/filter.bpf.h built for userspace with the three helpers it calls. */
 #include <linux/types.h>
 #include <stdbool.h>
-#include "filter.h"
-#include "symbols.h"
+#include "filter/filter.h"
+#include "kernel-events/symbols.h"
 #include "tracerd_record.h"
 #include "fixtures.h"
 #include "test.h"

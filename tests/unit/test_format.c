@@ -3,7 +3,7 @@
  * (tests/fixtures/formats-6.18.txt), and against hand-made shapes the
  * kernel does not use today (__rel_loc). */
 #include <stdlib.h>
-#include "events.h"
+#include "kernel-events/events.h"
 #include "fixtures.h"
 #include "test.h"
 #include "util.h"

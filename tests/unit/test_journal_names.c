@@ -4,8 +4,8 @@
  * distinct within an event even where upper-casing or cutting collides. */
 #include <ctype.h>
 #include <stdlib.h>
-#include "events.h"
-#include "sink.h"
+#include "kernel-events/events.h"
+#include "sink/sink.h"
 #include "test.h"
 #include "util.h"
 

@@ -4,9 +4,9 @@
  * pointer hashing, network formats, and malformed records. */
 #include <glob.h>
 #include <stdlib.h>
-#include "render.h"
-#include "render_priv.h"
-#include "symbols.h"
+#include "render/render.h"
+#include "render/render_priv.h"
+#include "kernel-events/symbols.h"
 #include "fixtures.h"
 #include "test.h"
 #include "util.h"

@@ -6,7 +6,7 @@
 #include <ctype.h>
 #include <traceevent/event-parse.h>
 #include "log.h"
-#include "printfmt.h"
+#include "kernel-events/printfmt.h"
 #include "render_priv.h"
 #include "util.h"
 

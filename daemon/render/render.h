@@ -7,7 +7,7 @@
 #include <stdint.h>
 #include <stdio.h>
 #include "diag.h"
-#include "events.h"
+#include "kernel-events/events.h"
 #include "strbuf.h"
 
 struct render_opts {

@@ -7,7 +7,7 @@
 #define TRACERD_RENDER_PRIV_H
 
 #include "render.h"
-#include "symbols.h"
+#include "kernel-events/symbols.h"
 
 struct tep_print_arg;
 

@@ -4,7 +4,7 @@
  * not handle is named in prog->why, and the caller falls back. */
 #include <ctype.h>
 #include <traceevent/event-parse.h>
-#include "printfmt.h"
+#include "kernel-events/printfmt.h"
 #include "render_priv.h"
 #include "util.h"
 

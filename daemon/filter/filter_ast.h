@@ -6,7 +6,7 @@
 #define TRACERD_FILTER_AST_H
 
 #include <stddef.h>
-#include "config.h"
+#include "config/config.h"
 #include "diag.h"
 
 enum fnode_kind { FN_AND, FN_OR, FN_NOT, FN_PRED };

@@ -16,7 +16,7 @@
 #include <sys/uio.h>
 #include <syslog.h>
 #include <systemd/sd-journal.h>
-#include "render.h"
+#include "render/render.h"
 #include "sink.h"
 #include "util.h"
 

@@ -4,9 +4,9 @@
 #ifndef TRACERD_FILTER_H
 #define TRACERD_FILTER_H
 
-#include "config.h"
+#include "config/config.h"
 #include "diag.h"
-#include "events.h"
+#include "kernel-events/events.h"
 #include "tracerd_record.h"
 
 /* Fills desc->insns, n_insns and strs. An empty or NULL expression accepts

@@ -5,8 +5,8 @@
  * errno), malformed, or late (its slot already detached). */
 #include <pthread.h>
 #include <time.h>
-#include "render.h"
-#include "sink.h"
+#include "render/render.h"
+#include "sink/sink.h"
 #include "util.h"
 
 /* Sink errors are rare: one lock for every slot's errno table is enough,

@@ -6,7 +6,7 @@
 #include <stdarg.h>
 #include <unistd.h>
 #include <sys/stat.h>
-#include "render.h"
+#include "render/render.h"
 #include "sink.h"
 #include "util.h"
 

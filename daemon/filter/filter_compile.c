@@ -6,7 +6,7 @@
  * side, for the stack machine in bpf/filter.bpf.h. */
 #include <ctype.h>
 #include "filter_compile.h"
-#include "symbols.h"
+#include "kernel-events/symbols.h"
 #include "util.h"
 
 /* A field as the filter reads it. */

@@ -4,7 +4,7 @@
 #define TRACERD_SINK_H
 
 #include <stdint.h>
-#include "config.h"
+#include "config/config.h"
 #include "tracer.h"
 
 struct out_record {

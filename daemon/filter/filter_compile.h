@@ -3,7 +3,7 @@
 #ifndef TRACERD_FILTER_COMPILE_H
 #define TRACERD_FILTER_COMPILE_H
 
-#include "events.h"
+#include "kernel-events/events.h"
 #include "filter_ast.h"
 #include "tracerd_record.h"
 
