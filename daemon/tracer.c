@@ -79,6 +79,9 @@ static int tracefs_error(int r, const char *path, struct diag *d)
 		diag_set(d, NULL, 0, 0, "tracefs is not mounted at %s, and tracerd may not mount it "
 			 "(%s): mount it first, as root: mount -t tracefs nodev %s",
 			 path, strerror(-r), path);
+	else if (r != -ENOENT)	/* mount() failed otherwise */
+		diag_set(d, NULL, 0, 0, "tracefs is not mounted at %s, and mounting it failed: %s",
+			 path, strerror(-r));
 	else
 		diag_set(d, NULL, 0, 0, "tracefs is not mounted at %s: %s", path, strerror(-r));
 	return -ENOMEDIUM;
