@@ -397,6 +397,19 @@ fail:
 	return d.file[0] && d.line ? -EBADMSG : r;
 }
 
+/* The exit status for a failed start: -EBADMSG is the config's (start());
+ * -ENOMEDIUM and -EACCES from tracer_new() are tracefs's, and an EACCES from
+ * anything else is no less a missing permission. */
+static int exit_status(int r)
+{
+	switch (r) {
+	case -EBADMSG: return EXIT_CONFIG;
+	case -ENOMEDIUM: return EXIT_UNAVAILABLE;
+	case -EACCES: return EXIT_NOPERM;
+	default: return 1;
+	}
+}
+
 int run_daemon(const struct run_opts *o)
 {
 	struct daemon dm = { .o = o };
@@ -423,7 +436,7 @@ int run_daemon(const struct run_opts *o)
 		tracer_free(dm.t);
 		sd_event_source_unref(dm.more);
 		sd_event_unref(dm.event);
-		return r == -EBADMSG ? EXIT_CONFIG : 1;
+		return exit_status(r);
 	}
 	notify_status(&dm, "READY=1\n");
 	r = sd_event_loop(dm.event);

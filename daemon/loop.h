@@ -12,6 +12,11 @@ struct run_opts {
 /* The exit status for an invalid config (EX_CONFIG): restarting cannot help,
  * so the unit lists it in RestartPreventExitStatus=. */
 #define EXIT_CONFIG 78
+/* tracefs is not mounted and tracerd may not mount it (EX_UNAVAILABLE), or
+ * it is mounted and tracerd may not read it (EX_NOPERM): both need someone
+ * to change the system, so the unit does not restart on them either. */
+#define EXIT_UNAVAILABLE 69
+#define EXIT_NOPERM 77
 
 /* Runs the daemon until SIGTERM or SIGINT; returns an exit status. */
 int run_daemon(const struct run_opts *o);

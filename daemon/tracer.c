@@ -6,6 +6,7 @@
 #include <linux/perf_event.h>
 #include <pthread.h>
 #include <sys/ioctl.h>
+#include <sys/stat.h>
 #include <sys/syscall.h>
 #include <unistd.h>
 #include <time.h>
@@ -14,6 +15,7 @@
 #include "consume/ringbuf.h"
 #include "sink/sink.h"
 #include "tracer.h"
+#include "self_tgid.skel.h"
 #include "tracerd.skel.h"
 #include "util.h"
 
@@ -35,6 +37,83 @@ static int64_t realtime_offset(void)
 	return (rt.tv_sec - mono.tv_sec) * 1000000000LL + (rt.tv_nsec - mono.tv_nsec);
 }
 
+/* Our tgid in the init PID namespace, which is what the class program gets
+ * from bpf_get_current_pid_tgid(); getpid() is the number in our own PID
+ * namespace, another one in a container. A tiny raw_tp program, run once by
+ * BPF_PROG_TEST_RUN in our context, reads it. */
+static int kernel_tgid(uint32_t *tgid)
+{
+	struct self_tgid_bpf *s = self_tgid_bpf__open_and_load();
+	LIBBPF_OPTS(bpf_test_run_opts, run);
+	int r = 0;
+
+	if (!s)
+		return -errno;
+	if (bpf_prog_test_run_opts(bpf_program__fd(s->progs.current_tgid), &run) < 0)
+		r = -errno;
+	else if (!s->bss->tgid)
+		r = -ESRCH;
+	else
+		*tgid = s->bss->tgid;
+	self_tgid_bpf__destroy(s);
+	return r;
+}
+
+/* What is wrong with tracefs, for someone who can fix it. Returns -EACCES
+ * when it is there but we may not read it, -ENOMEDIUM when it is not there:
+ * the daemon exits with EX_NOPERM or EX_UNAVAILABLE, which the unit does not
+ * restart on. */
+static int tracefs_error(int r, const char *path, struct diag *d)
+{
+	struct stat st;
+
+	if (r == -EACCES) {
+		if (stat(path, &st) < 0)
+			st.st_mode = st.st_uid = st.st_gid = 0;
+		diag_set(d, NULL, 0, 0, "cannot read tracefs at %s: %s (mode %04o, owner %u:%u; "
+			 "tracerd runs as uid %u and needs CAP_DAC_READ_SEARCH to read it)",
+			 path, strerror(-r), st.st_mode & 07777, st.st_uid, st.st_gid, geteuid());
+		return -EACCES;
+	}
+	if (r == -EPERM)	/* only mount() gives this: no CAP_SYS_ADMIN, or seccomp */
+		diag_set(d, NULL, 0, 0, "tracefs is not mounted at %s, and tracerd may not mount it "
+			 "(%s): mount it first, as root: mount -t tracefs nodev %s",
+			 path, strerror(-r), path);
+	else if (r != -ENOENT)	/* mount() failed otherwise */
+		diag_set(d, NULL, 0, 0, "tracefs is not mounted at %s, and mounting it failed: %s",
+			 path, strerror(-r));
+	else
+		diag_set(d, NULL, 0, 0, "tracefs is not mounted at %s: %s", path, strerror(-r));
+	return -ENOMEDIUM;
+}
+
+static int load_bpf(struct tracer *t, const struct config *cfg, struct diag *d)
+{
+	uint32_t tgid = 0;
+	int r;
+
+	t->skel = tracerd_bpf__open();
+	if (!t->skel) {
+		r = -errno;
+		diag_set(d, NULL, 0, 0, "cannot open the BPF object: %s", strerror(-r));
+		return r;
+	}
+	bpf_map__set_max_entries(t->skel->maps.rb, cfg->ring_buffer_size);
+	t->skel->rodata->wakeup_bytes = cfg->wakeup_bytes;
+	r = kernel_tgid(&tgid);
+	if (r >= 0) {
+		t->skel->rodata->self_tgid = tgid;
+		r = tracerd_bpf__load(t->skel);
+	}
+	if (r < 0) {
+		diag_set(d, NULL, 0, 0, "cannot load the BPF program: %s%s", strerror(-r),
+			 r == -EPERM ? " (tracerd needs CAP_BPF and CAP_PERFMON)" : "");
+		/* The verifier's EACCES is not tracefs's: keep it from EX_NOPERM. */
+		return r == -EACCES ? -EINVAL : r;
+	}
+	return 0;
+}
+
 int tracer_new(struct tracer **ret, const struct config *cfg, struct diag *d)
 {
 	struct tracer *t = calloc(1, sizeof(*t));
@@ -45,34 +124,21 @@ int tracer_new(struct tracer **ret, const struct config *cfg, struct diag *d)
 		return -ENOMEM;
 	r = tracefs_find(&root);
 	if (r < 0) {
-		diag_set(d, NULL, 0, 0, "cannot find or mount tracefs at %s: %s",
-			 getenv("TRACERD_TRACEFS") ?: "/sys/kernel/tracing", strerror(-r));
+		r = tracefs_error(r, root, d);
 		goto fail;
 	}
 	r = tracefs_list_events(&t->available, &t->n_available);
 	if (r < 0) {
-		diag_set(d, NULL, 0, 0, "cannot list events in %s/available_events: %s", root,
-			 strerror(-r));
+		diag_set(d, NULL, 0, 0, "cannot list events in %s/available_events: %s%s", root,
+			 strerror(-r), r == -EACCES ? " (tracerd needs CAP_DAC_READ_SEARCH)" : "");
 		goto fail;
 	}
 	tp_classes_init(&t->classes);
 	if (!cfg)	/* inspection only: no BPF */
 		goto done;
-	t->skel = tracerd_bpf__open();
-	if (!t->skel) {
-		r = -errno;
-		diag_set(d, NULL, 0, 0, "cannot open the BPF object: %s", strerror(-r));
+	r = load_bpf(t, cfg, d);
+	if (r < 0)
 		goto fail;
-	}
-	bpf_map__set_max_entries(t->skel->maps.rb, cfg->ring_buffer_size);
-	t->skel->rodata->wakeup_bytes = cfg->wakeup_bytes;
-	t->skel->rodata->self_tgid = getpid();
-	r = tracerd_bpf__load(t->skel);
-	if (r < 0) {
-		diag_set(d, NULL, 0, 0, "cannot load the BPF program: %s%s", strerror(-r),
-			 r == -EPERM ? " (tracerd needs CAP_BPF and CAP_PERFMON)" : "");
-		goto fail;
-	}
 	r = rb_reader_new(&t->rb, bpf_map__fd(t->skel->maps.rb));
 	if (r < 0) {
 		diag_set(d, NULL, 0, 0, "cannot set up the ring buffer: %s", strerror(-r));

@@ -102,7 +102,9 @@ struct tracer {
 	uint64_t busy_last_usec;
 };
 
-/* With cfg NULL, only tracefs and BTF are read: for inspection. */
+/* With cfg NULL, only tracefs and BTF are read: for inspection. Returns
+ * -ENOMEDIUM if tracefs is not mounted (and cannot be), -EACCES if it may not
+ * be read; no other failure returns these. */
 int tracer_new(struct tracer **ret, const struct config *cfg, struct diag *d);
 /* Resolves every selection and compiles its filters, attaching nothing. */
 int tracer_check(struct tracer *t, const struct config *cfg, struct diag *d);

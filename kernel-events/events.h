@@ -58,6 +58,7 @@ struct tp_class {
 };
 
 /* tracefs.c */
+/* On failure too *path names the tracefs the error is about. */
 int tracefs_find(const char **path);
 int tracefs_list_events(char ***names, size_t *n);	/* "sys:event", sorted */
 int tracefs_read_file(const char *rel, char **text);

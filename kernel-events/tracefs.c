@@ -3,44 +3,70 @@
 #include <fcntl.h>
 #include <sys/mount.h>
 #include <sys/stat.h>
+#include <sys/statfs.h>
 #include "events.h"
 #include "util.h"
 
 static const char *tracefs_path;
 
-static bool has_events(const char *dir)
+#define TRACEFS_MAGIC 0x74726163
+
+/* 0 if dir has an events directory; -EACCES if dir is a tracefs (or the
+ * one we were told to use) that we may not look into; -ENOENT otherwise. */
+static int probe(const char *dir, bool told)
 {
 	char p[256];
 	struct stat st;
+	struct statfs sf;
 
 	snprintf(p, sizeof(p), "%s/events", dir);
-	return stat(p, &st) == 0 && S_ISDIR(st.st_mode);
+	if (stat(p, &st) == 0)
+		return S_ISDIR(st.st_mode) ? 0 : -ENOENT;
+	if (errno != EACCES)
+		return -ENOENT;
+	/* A 0700 tracefs: /sys/kernel/tracing is searchable, so statfs() tells
+	 * it from an unmounted directory (or a debugfs we cannot see into). */
+	if (told || (statfs(dir, &sf) == 0 && sf.f_type == TRACEFS_MAGIC))
+		return -EACCES;
+	return -ENOENT;
 }
 
 /* The tracefs mount, mounting it at /sys/kernel/tracing when absent.
- * TRACERD_TRACEFS overrides the path (tests use it to play "not mounted"). */
+ * TRACERD_TRACEFS overrides the path (tests use it to play "not mounted").
+ * On failure *path is the path the error is about: -EACCES if tracefs is
+ * there but not readable to us, -ENOENT or mount()'s error if it is not. */
 int tracefs_find(const char **path)
 {
 	static const char *const candidates[] = { "/sys/kernel/tracing", "/sys/kernel/debug/tracing" };
 	const char *env = getenv("TRACERD_TRACEFS");
+	int r;
 
 	if (tracefs_path)
 		goto out;
+	*path = env ?: candidates[0];
 	if (env) {
-		if (!has_events(env))
-			return -ENOENT;
+		r = probe(env, true);
+		if (r < 0)
+			return r;
 		tracefs_path = env;
 		goto out;
 	}
-	for (size_t i = 0; i < ARRAY_SIZE(candidates); i++)
-		if (has_events(candidates[i])) {
+	for (size_t i = 0; i < ARRAY_SIZE(candidates); i++) {
+		r = probe(candidates[i], false);
+		if (r == 0) {
 			tracefs_path = candidates[i];
 			goto out;
 		}
+		if (r == -EACCES) {
+			*path = candidates[i];
+			return r;
+		}
+	}
 	if (mount("nodev", candidates[0], "tracefs", 0, NULL) < 0)
 		return -errno;
-	if (!has_events(candidates[0]))
-		return -ENOENT;
+	r = probe(candidates[0], false);
+	if (r < 0)
+		return r;
 	tracefs_path = candidates[0];
 out:
 	*path = tracefs_path;

@@ -178,12 +178,33 @@ fc "bad number" "prev_pid == 0x" ":4:20: expected a number for prev_pid (pid_t),
 # The environment: tracefs unmounted, BTF missing.
 conf good "$SEL"
 mkdir -p "$TMP/notracefs"
-expect "tracefs not mounted (--check-config)" 1 "cannot find or mount tracefs at $TMP/notracefs: No such file or directory" "" -- \
+expect "tracefs not mounted (--check-config)" 1 "tracefs is not mounted at $TMP/notracefs: No such file or directory" "" -- \
 	env TRACERD_TRACEFS="$TMP/notracefs" "$TRACERD" --check-config "$F"
-expect "tracefs not mounted (daemon)" 1 "cannot find or mount tracefs at $TMP/notracefs: No such file or directory" "" -- \
+expect "tracefs not mounted (daemon): exit 69 (EX_UNAVAILABLE)" 69 "tracefs is not mounted at $TMP/notracefs: No such file or directory" "" -- \
 	env TRACERD_TRACEFS="$TMP/notracefs" "$TRACERD" --config "$F" --foreground
-expect "tracefs not mounted (--list-events)" 1 "cannot find or mount tracefs at $TMP/notracefs: No such file or directory" "" -- \
+expect "tracefs not mounted (--list-events)" 1 "tracefs is not mounted at $TMP/notracefs: No such file or directory" "" -- \
 	env TRACERD_TRACEFS="$TMP/notracefs" "$TRACERD" --list-events
+expect "tracefs path missing (daemon): exit 69 (EX_UNAVAILABLE)" 69 "tracefs is not mounted at $TMP/nosuchdir: No such file or directory" "" -- \
+	env TRACERD_TRACEFS="$TMP/nosuchdir" "$TRACERD" --config "$F" --foreground
+# Mounted but unreadable: the real tracefs (0700 root) as nobody without
+# CAP_DAC_READ_SEARCH, found on its own and named by TRACERD_TRACEFS. The
+# config must be readable to nobody: $TMP is 0700.
+NOBODY=(setpriv --reuid=65534 --regid=65534 --clear-groups --inh-caps=-all --bounding-set=-all)
+PUBCONF=$(mktemp /tmp/tracerd-nobody.XXXXXX.conf)
+on_exit "rm -f $PUBCONF"
+chmod 644 "$PUBCONF" && printf '%s' "$SEL" >"$PUBCONF"
+mode=$(stat -c %a "$TRACEFS")
+if [ "$mode" = 700 ]; then
+	denied="cannot read tracefs at $TRACEFS: Permission denied (mode 0700, owner 0:0; tracerd runs as uid 65534 and needs CAP_DAC_READ_SEARCH to read it)"
+	expect "tracefs unreadable (daemon as nobody): exit 77 (EX_NOPERM)" 77 "$denied" "" -- \
+		"${NOBODY[@]}" "$TRACERD" --config "$PUBCONF" --foreground
+	expect "tracefs unreadable, TRACERD_TRACEFS (daemon as nobody): exit 77" 77 "$denied" "" -- \
+		"${NOBODY[@]}" env TRACERD_TRACEFS="$TRACEFS" "$TRACERD" --config "$PUBCONF" --foreground
+	expect "tracefs unreadable (--list-events as nobody)" 1 "$denied" "" -- \
+		"${NOBODY[@]}" "$TRACERD" --list-events
+else
+	ok "tracefs unreadable as nobody # SKIP $TRACEFS is mode $mode here, not 0700"
+fi
 expect "BTF missing: a warning, classes by layout" 0 "tracerd: no kernel BTF (No such file or directory): event classes are inferred from layouts" "" -- \
 	env TRACERD_BTF="$TMP/nobtf" "$TRACERD" --list-classes 'sched:sched_switch'
 check "BTF missing: --list-classes falls back to layouts" grep -q '^sched_switch \[by layout\]' "$TMP/out"

@@ -349,6 +349,116 @@ check "broken config: exit status 78, not restarted" \
 	[ "$(ct systemctl show -P ExecMainStatus tracerd)" = 78 -a "$(ct systemctl show -P NRestarts tracerd)" = 0 \
 	  -a "$(ct systemctl is-active tracerd)" = failed ]
 
+# ---- begin: issue 11, tracerd in a PID namespace and without tracefs ----
+# (self-contained: its own config, starts and stops; runs after the checks above)
+
+# The host's pid of container pid $1: its NSpid line ends with $1, in the
+# container's PID namespace.
+selftgid_host_pid() {
+	local ns p
+	ns=$(readlink /proc/"$CT_PID"/ns/pid)
+	for p in $(pgrep -x tracerd); do
+		[ "$(readlink /proc/"$p"/ns/pid 2>/dev/null)" = "$ns" ] || continue
+		[ "$(awk '/^NSpid:/ {print $NF}' /proc/"$p"/status 2>/dev/null)" = "$1" ] && { echo "$p"; return 0; }
+	done
+	return 1
+}
+
+# Starts the unit and checks that it failed with exit status $1, was not
+# restarted, and logged $2 at priority err.
+selftgid_start_fails() {
+	local want=$1 msg=$2 t0 got
+	ct systemctl reset-failed tracerd 2>/dev/null
+	t0=$(date '+%Y-%m-%d %H:%M:%S')
+	check "tracefs, status $want: start fails" fails ct systemctl start tracerd
+	sleep 2.5	# RestartSec=2s: long enough for a restart to show
+	got=$(entries _SYSTEMD_UNIT=tracerd.service PRIORITY=3 --since "$t0" | jq -r .MESSAGE)
+	note "$got"
+	check "tracefs, status $want: the message says '$msg'" grep -qF "$msg" <<<"$got"
+	check "tracefs, status $want: exit status $want, not restarted" \
+		[ "$(ct systemctl show -P ExecMainStatus tracerd)" = "$want" -a "$(ct systemctl show -P NRestarts tracerd)" = 0 \
+		  -a "$(ct systemctl is-active tracerd)" = failed ]
+}
+
+# The config of both: what tracerd's own work fires (journal writes, epoll,
+# timers), rate limited, and sysfs(2), which only fire_syscall calls.
+selftgid_conf() {
+	ct sh -c "cat >$CONF" <<-CONF
+	[Daemon]
+	FlushIntervalMSec=50
+	[Selection]
+	Name=self
+	Events=syscalls:sys_enter_sendmsg syscalls:sys_enter_epoll_wait syscalls:sys_enter_timerfd_settime syscalls:sys_enter_write
+	RateLimit=500
+	RateLimitBurst=500
+	[Selection]
+	Name=sysfs
+	Events=syscalls:sys_enter_sysfs
+	CONF
+	ct rm -rf $DROPINS
+}
+
+# Not mounted (and the unit may not mount it): 69. Mounted, but the unit
+# lacks CAP_DAC_READ_SEARCH for the 0700 tracefs: 77. Neither restarts.
+selftgid_tracefs() {
+	ct umount /sys/kernel/tracing
+	selftgid_start_fails 69 "tracefs is not mounted at /sys/kernel/tracing, and tracerd may not mount it (Operation not permitted)"
+	ct mount -t tracefs nodev /sys/kernel/tracing
+	ct sh -c 'printf "[Service]\nAmbientCapabilities=\nAmbientCapabilities=CAP_BPF CAP_PERFMON\n" >/etc/systemd/system/tracerd.service.d/70-nodac.conf'
+	ct systemctl daemon-reload
+	selftgid_start_fails 77 "cannot read tracefs at /sys/kernel/tracing: Permission denied (mode 0700, owner 0:0; tracerd runs as uid"
+	ct rm -f /etc/systemd/system/tracerd.service.d/70-nodac.conf
+	ct systemctl daemon-reload
+	ct systemctl reset-failed tracerd
+}
+
+# Self-exclusion: the BPF program sees init-namespace tgids, so tracerd must
+# exclude the one the kernel gives it, not its number in the container.
+# tracerd starts as container pid P, a pid free on the host; a host process
+# then takes pid P and fires 100 sysfs(2) calls: all 100 must be traced.
+# And none of the events tracerd's own work fires (journal writes, epoll,
+# timers) may carry tracerd's host tgid.
+selftgid_self() {
+	local p i host fired n self others ct_main
+	local pid_at=$PWD/$BUILD/tests/tools/pid_at fire=$PWD/$BUILD/tests/tools/fire_syscall
+	for ((i = 0; i < 20; i++)); do
+		p=$((10000 + RANDOM % 20000))
+		[ -e /proc/$p ] || break
+	done
+	# The next pid in the container is ns_last_pid + 1: written from the
+	# host's /proc (the container's /proc/sys is read-only) by a process in
+	# the container's PID namespace; `ct` itself takes P - 1.
+	nsenter --target "$CT_PID" --pid -- sh -c "echo $((p - 2)) >/proc/sys/kernel/ns_last_pid"
+	check "self: systemctl start tracerd" ct systemctl --no-ask-password start tracerd
+	ct_main=$(ct systemctl show -P MainPID tracerd)
+	host=$(selftgid_host_pid "$ct_main")
+	note "self: tracerd is pid $ct_main in the container (wanted $p), $host on the host"
+	check "self: tracerd's host pid found, and not its container pid" [ -n "$host" -a "$host" != "$ct_main" ]
+	if [ "$ct_main" = "$p" ] && [ ! -e /proc/"$p" ]; then
+		fired=$("$pid_at" "$p" "$fire" 100)
+		note "self: host process at pid $p fired: $fired"
+		n=$(wait_count 100 TRACE_EVENT=syscalls:sys_enter_sysfs TRACE_PID="$p")
+		check "self: a host process with tracerd's container pid $p is traced ($n of 100)" \
+			[ "${fired%% *}" = "$p" -a "$n" = 100 ]
+	else
+		ok "self: a host process with tracerd's container pid is traced # SKIP tracerd got pid $ct_main, not $p, or $p is taken on the host"
+		"$fire" 100 >/dev/null
+	fi
+	sleep 1	# tracerd's journal writes, epoll waits and timers meanwhile
+	self=$(entries TRACE_SELECTION=self TRACE_PID="$host" | wc -l)
+	others=$(entries TRACE_SELECTION=self | wc -l)
+	note "self: $others entries of the 'self' selection, $self of them with tracerd's host tgid $host; by comm: $(entries TRACE_SELECTION=self | jq -r .TRACE_COMM | sort | uniq -c | sort -rn | head -5 | xargs)"
+	check "self: tracerd's own events are not traced (0 entries with TRACE_PID=$host)" [ -n "$host" -a "$self" = 0 ]
+	check "self: the same events of other processes are (journald's at least)" \
+		[ "$(entries TRACE_SELECTION=self _COMM=tracerd TRACE_COMM=systemd-journal | wc -l)" -gt 0 ]
+	ct systemctl stop tracerd
+}
+
+selftgid_conf
+selftgid_tracefs
+selftgid_self
+# ---- end: issue 11 ----
+
 t=$(date +%s%N)
 nspawn_stop
 note "container stopped in $(ms_since "$t") ms; whole test $(ms_since "$t0") ms"
