@@ -163,6 +163,35 @@ static void short_record(void)
 	free(s);
 }
 
+/* Only the kernel's syscall events: "syscalls", sys_enter_/sys_exit_, and
+ * __syscall_nr first. The same format elsewhere prints its print fmt. */
+static void names_itself_only_syscalls(void)
+{
+	struct tp_event *e = event("sys_enter_openat"), *x = event("sys_exit_openat");
+	struct tp_event *other = NULL;
+	const uint64_t a[] = { 3, 0x10, 0x80000, 0 };
+	char *saved, *s;
+
+	EXPECT(e && render_names_itself(e), "sys_enter_openat names itself");
+	EXPECT(x && render_names_itself(x), "sys_exit_openat names itself");
+	for (size_t i = 0; i < fx_n; i++)
+		if (!strcmp(fx_events[i]->name, "sched_switch"))
+			other = fx_events[i];
+	EXPECT(other && render_prepare(other, &raw) == 0 && !render_names_itself(other),
+	       "sched_switch does not");
+	if (!e || !e->render)
+		return;
+	saved = e->system;
+	e->system = (char *)"notsyscalls";
+	render_release(e);
+	EXPECT(render_prepare(e, &raw) == 0 && !render_names_itself(e), "other system");
+	s = render_args(e, a, 4, e->fixed_size);
+	EXPECT_STREQ(s, "dfd: 0x00000003, filename: 0x00000010, flags: 0x00080000, mode: 0x00000000");
+	free(s);
+	e->system = saved;
+	render_release(e);
+}
+
 int main(void)
 {
 	RUN(enter_as_the_kernel_prints_it);
@@ -171,6 +200,7 @@ int main(void)
 	RUN(exit_returns);
 	RUN(every_syscall_event);
 	RUN(short_record);
+	RUN(names_itself_only_syscalls);
 	for (size_t i = 0; i < fx_n; i++) {
 		render_release(fx_events[i]);
 		tp_event_free(fx_events[i]);
