@@ -12,7 +12,8 @@
 
 static const char *mode_name(enum rmode m)
 {
-	return m == RM_COMPILED ? "compiled" : m == RM_TEP ? "libtraceevent" : "field=value";
+	return m == RM_COMPILED ? "compiled" : m == RM_TEP ? "libtraceevent" :
+	       m == RM_SYSCALL ? "the kernel's syscall output" : "field=value";
 }
 
 /* A %p without an extension, which libtraceevent would print raw. */
@@ -53,7 +54,9 @@ int render_prepare(struct tp_event *e, const struct render_opts *o)
 	if (!p)
 		return -ENOMEM;
 	p->raw_pointers = o->raw_pointers;
-	r = rprog_compile(e, p);
+	r = rsys_compile(e, p);
+	if (r == 0)
+		r = rprog_compile(e, p);
 	if (r == -ENOMEM) {
 		free(p->why);
 		free(p);
@@ -72,6 +75,7 @@ void render_release(struct tp_event *e)
 	if (!p)
 		return;
 	rprog_free_segs(p);
+	rsys_release(p);
 	sb_free(&p->scratch);
 	free(p->why);
 	free(p);
@@ -140,6 +144,10 @@ void render_event(const struct tp_event *e, const uint8_t *rec, size_t len, stru
 		render_plain(e, rec, len, out);
 		return;
 	}
+	if (p->mode == RM_SYSCALL) {
+		rsys_render(p, rec, len, out);
+		return;
+	}
 	if (p->mode == RM_TEP)
 		render_tep(e, rec, len, out);
 	else
@@ -150,6 +158,13 @@ void render_event(const struct tp_event *e, const uint8_t *rec, size_t len, stru
 		out->len = start + strnlen(out->buf + start, out->len - start);
 		out->buf[out->len] = 0;
 	}
+}
+
+bool render_names_itself(const struct tp_event *e)
+{
+	const struct rprog *p = e->render;
+
+	return p && p->mode == RM_SYSCALL;
 }
 
 /* What the line shows for f (its span's text, padding trimmed), or without

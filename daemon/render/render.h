@@ -19,9 +19,15 @@ struct render_opts {
 int render_prepare(struct tp_event *e, const struct render_opts *o);
 void render_release(struct tp_event *e);
 
-/* The text the kernel prints after "event_name: ", appended to out; it
- * holds no NUL, so out->len is its end. */
+/* The text the kernel prints after "event_name: " (or in place of it, see
+ * render_names_itself), appended to out; it holds no NUL, so out->len is
+ * its end. */
 void render_event(const struct tp_event *e, const uint8_t *rec, size_t len, struct strbuf *out);
+
+/* The text render_event gives is the whole of what the kernel prints after
+ * the timestamp, the event's own name included ("sys_openat(dfd: 3, ...)"
+ * and "sys_openat -> 0x3" of syscall events): no "event_name: " before it. */
+bool render_names_itself(const struct tp_event *e);
 
 /* value: as the print fmt shows it (symbolized); raw: the number, only for
  * flag and symbolic fields, else NULL. */

@@ -68,7 +68,8 @@ struct rseg {
 	struct rnode *arg, *width_arg, *prec_arg;
 };
 
-enum rmode { RM_COMPILED, RM_TEP, RM_PLAIN };
+/* RM_SYSCALL: the kernel's own output for syscall events, render_syscall.c */
+enum rmode { RM_COMPILED, RM_TEP, RM_PLAIN, RM_SYSCALL };
 
 /* Where the line shows a flag or symbolic field: the conversions from first
  * to last, with no literal text between them, that print its table (and
@@ -91,6 +92,7 @@ struct rprog {
 	struct rspan *spans;	/* one per flag or symbolic field the line shows */
 	size_t n_spans;
 	struct strbuf scratch;	/* rprog_render's; the main thread's only */
+	struct rsys *sys;	/* RM_SYSCALL */
 };
 
 struct rctx {
@@ -103,6 +105,12 @@ struct rctx {
 /* render_compile.c */
 int rprog_compile(struct tp_event *e, struct rprog *p);
 void rprog_free_segs(struct rprog *p);
+
+/* render_syscall.c: 1 if e is a syscall event (then p->mode is RM_SYSCALL),
+ * 0 if not, or -ENOMEM. */
+int rsys_compile(const struct tp_event *e, struct rprog *p);
+void rsys_release(struct rprog *p);
+void rsys_render(const struct rprog *p, const uint8_t *rec, size_t len, struct strbuf *out);
 
 /* render_eval.c */
 struct rval rn_eval(const struct rnode *n, const struct rctx *c);

@@ -341,8 +341,11 @@ static int journal_emit(struct sink *s, const struct out_record *r)
 	reset(j);
 	if (begin_entry(j) >= 0) {
 		sb_puts(&j->sb, "MESSAGE=");
-		sb_puts(&j->sb, e->name);
-		sb_put(&j->sb, ": ", 2);
+		/* The kernel's line: syscall events have no "event_name: ". */
+		if (!render_names_itself(e)) {
+			sb_puts(&j->sb, e->name);
+			sb_put(&j->sb, ": ", 2);
+		}
 		sb_puts(&j->sb, r->text);
 		end_entry(j);
 	}

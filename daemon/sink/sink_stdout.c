@@ -23,6 +23,7 @@ struct prefix_cache {
 	size_t when_len;
 	const struct tp_event *event;	/* events outlive the sink (tracer_free) */
 	size_t name_len;		/* of event->name */
+	bool named;			/* the text has its own name (syscalls) */
 };
 
 struct sink_stdout {
@@ -99,7 +100,9 @@ static void format_who(struct prefix_cache *pc, const struct trace_rec_hdr *h)
 }
 
 /* "%16s-%-7u [%03u] %5llu.%06llu: %s: %s\n", built without printf: its
- * format parsing was a fifth of the daemon's time per event. */
+ * format parsing was a fifth of the daemon's time per event. Syscall
+ * events have no "%s: " of the event's name: the text starts with the
+ * syscall's ("sys_openat(dfd: ...)"), as in the kernel's trace. */
 static void stdout_format(struct sink *s, const struct out_record *r, struct strbuf *l)
 {
 	struct prefix_cache *pc = &((struct sink_stdout *)s)->pc;
@@ -121,9 +124,12 @@ static void stdout_format(struct sink *s, const struct out_record *r, struct str
 	if (pc->event != r->slot->event) {
 		pc->event = r->slot->event;
 		pc->name_len = strlen(pc->event->name);
+		pc->named = render_names_itself(pc->event);
 	}
-	sb_put(l, pc->event->name, pc->name_len);
-	sb_put(l, ": ", 2);
+	if (!pc->named) {
+		sb_put(l, pc->event->name, pc->name_len);
+		sb_put(l, ": ", 2);
+	}
 	if (r->text)
 		sb_put(l, r->text, r->text_len);
 	else

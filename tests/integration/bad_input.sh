@@ -240,7 +240,7 @@ check "reload: the message names file:line:column" grep -qF "reload failed, keep
 read -r pid2 _ < <("$FIRE" 100)
 sleep 0.2
 stop_tracerd
-c1=$(grep -c -- "-$pid1 .*sys_enter_sysfs" "$TMP/run")
-c2=$(grep -c -- "-$pid2 .*sys_enter_sysfs" "$TMP/run")
+c1=$(grep -c -- "-$pid1 .*: sys_sysfs(option: " "$TMP/run")
+c2=$(grep -c -- "-$pid2 .*: sys_sysfs(option: " "$TMP/run")
 note "events before the bad reloads: $c1, after: $c2"
 check "reload: the running config keeps tracing (100 and 100 events)" [ "$c1" = 100 -a "$c2" = 100 ]

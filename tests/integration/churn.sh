@@ -64,5 +64,5 @@ check "one BPF program, one link for the one event" [ "$b_progs" = 1 -a "$b_link
 read -r pid _ < <("$FIRE" 500)
 sleep 0.1
 stop_tracerd
-got=$(grep -c -- "-$pid .*sys_enter_sysfs" "$TMP/out")
+got=$(grep -c -- "-$pid .*: sys_sysfs(option: " "$TMP/out")
 check "after the churn every event is still delivered (500 of 500, got $got)" [ "$got" = 500 ]

@@ -31,7 +31,7 @@ run_case() {
 	L=$(sed -n 's/.* lost=\([0-9]*\).*/\1/p' <<<"$sum")
 	S=$(sed -n 's/.* suppressed=\([0-9]*\).*/\1/p' <<<"$sum")
 	E=$(sed -n 's/.* sink_errors=\([0-9]*\).*/\1/p' <<<"$sum")
-	LINES=$(grep -c -- "-$pid *\[[0-9]*\] .*: sys_enter_sysfs: " "$out")
+	LINES=$(grep -c -- "-$pid *\[[0-9]*\] .*: sys_sysfs(option: " "$out")
 	note "$name: N=$fired in ${secs}s ring=$ring delay=${delay}us: delivered=$D lost=$L suppressed=$S sink_errors=$E lines=$LINES"
 	[ -n "$D" ] && [ "$fired" = "$n" ]
 }

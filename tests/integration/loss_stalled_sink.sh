@@ -101,7 +101,7 @@ while True:
         break
     data += b
 mark = ("-%s " % sys.argv[1]).encode()
-print(sum(1 for l in data.split(b"\n")[:-1] if mark in l and b" sys_enter_sysfs: " in l))
+print(sum(1 for l in data.split(b"\n")[:-1] if mark in l and b": sys_sysfs(option: " in l))
 PY
 timeout 5 python3 "$TMP/drain.py" "$pid" <&3 >"$TMP/inpipe"
 P=$(cat "$TMP/inpipe")

@@ -2,7 +2,7 @@
 # The kernel is the oracle: the same events go to a tracefs instance and to
 # tracerd at once, under a mixed workload; every pair of records (same
 # event, CPU, pid, nearby timestamp, in order) must render the same text
-# after "event_name: ".
+# after "event_name: " (syscall events have none: "sys_openat(dfd: 3, ...)").
 . "$(dirname "$0")/../lib.sh"
 need_root render_diff
 HERE=$(cd "$(dirname "$0")/.." && pwd)
@@ -42,6 +42,10 @@ workqueue:workqueue_queue_work workqueue:workqueue_activate_work
 workqueue:workqueue_execute_start workqueue:workqueue_execute_end
 syscalls:sys_enter_openat syscalls:sys_exit_openat syscalls:sys_enter_kill syscalls:sys_enter_flock
 syscalls:sys_enter_nanosleep syscalls:sys_exit_nanosleep syscalls:sys_enter_fsync
+syscalls:sys_enter_getpid syscalls:sys_exit_getpid syscalls:sys_enter_getppid
+syscalls:sys_enter_close syscalls:sys_exit_close syscalls:sys_exit_kill
+syscalls:sys_enter_lseek syscalls:sys_exit_lseek syscalls:sys_enter_munmap
+syscalls:sys_enter_mmap syscalls:sys_exit_mmap syscalls:sys_enter_exit_group
 vmscan:mm_vmscan_wakeup_kswapd mmap_lock:mmap_lock_start_locking mmap_lock:mmap_lock_acquire_returned
 filemap:mm_filemap_add_to_page_cache filemap:mm_filemap_delete_from_page_cache
 "
@@ -103,7 +107,14 @@ get() { sed -n "s/.* $1=\([0-9]*\).*/\1/p" <<<"$summary"; }
 check "at least 40 events compared ($(get events))" [ "$(get events)" -ge 40 ]
 check "at least 20 classes compared ($(get classes))" [ "$(get classes)" -ge 20 ]
 check "at least 10 subsystems compared ($(get subsystems))" [ "$(get subsystems)" -ge 10 ]
-for ev in sched_switch kmalloc writeback_dirty_inode softirq_entry inet_sock_set_state sched_process_exec; do
+# Syscall events print through the kernel's own functions, not their print
+# fmt: 0 to 6 arguments, enter and exit, negative returns.
+check "at least 10 syscall events compared ($(get syscall_events))" [ "$(get syscall_events)" -ge 10 ]
+check "syscall records compared ($(get syscall_records))" [ "$(get syscall_records)" -gt 0 ]
+check "syscall records differing below 0.01% ($(get syscall_differences))" \
+	[ "$(( $(get syscall_differences) * 10000 ))" -le "$(get syscall_records)" ]
+for ev in sched_switch kmalloc writeback_dirty_inode softirq_entry inet_sock_set_state sched_process_exec \
+	sys_enter_getpid sys_enter_openat sys_exit_openat sys_enter_mmap sys_exit_kill; do
 	check "$ev compared" grep -Eq "^EVENT [a-z_0-9]+:$ev .*paired=[1-9]" "$TMP/pairs"
 done
 check "0 mismatches in $(get records) records" [ "$(get mismatches)" = 0 ]

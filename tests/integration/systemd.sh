@@ -215,6 +215,13 @@ for ((i = 0; i < 50; i++)); do [ -n "$(suppressed)" ] && break; sleep 0.1; done
 suppressed | head -1 | jq -r .MESSAGE >"$TMP/supp"
 note "rate limit: $(cat "$TMP/supp")"
 check "a 'suppressed N events of E' entry" grep -Eq "suppressed [0-9]+ events of [0-9]+" "$TMP/supp"
+# Syscall events: MESSAGE is the kernel's line, with no "event_name: " before
+# it; the fields are as for any event ("pid" is TRACE_FIELD_PID: TRACE_PID is
+# the header's).
+check "syscall entries: MESSAGE 'sys_getpgid(pid: 0)', TRACE_FIELD_PID=0" \
+	jqq -s 'length > 0 and all(.[]; .MESSAGE | startswith("sys_getpgid(pid: ")) and
+		any(.[]; .MESSAGE == "sys_getpgid(pid: 0)" and .TRACE_FIELD_PID == "0")' \
+	<<<"$(entries TRACE_SELECTION=limited TRACE_EVENT=syscalls:sys_enter_getpgid)"
 
 # Reload with a changed config: a new selection takes effect.
 reload_wait() { # reload_wait SEQ: waits for the reload entry SEQ; prints TRACE_RELOAD

@@ -30,5 +30,5 @@ rc=$?
 grep -v "unhandled eBPF command" "$TMP/vg.log" | sed "s/^/#   /" | head -60
 check "clean shutdown: exit 0 with no valgrind error or leak (exit $rc)" [ "$rc" = 0 ]
 check "valgrind reported nothing (beyond bpf commands it does not model)" [ -z "$(grep -v "unhandled eBPF command" "$TMP/vg.log")" ]
-got=$(grep -c -- "-$pid .*sys_enter_sysfs" "$TMP/out")
+got=$(grep -c -- "-$pid .*: sys_sysfs(option: " "$TMP/out")
 check "all 200 events delivered under valgrind (got $got)" [ "$got" = 200 ]

@@ -1,7 +1,8 @@
 #!/usr/bin/env python3
 """Pairs the records of a tracefs instance's `trace` with tracerd's
 foreground output (same event, CPU and pid, in order, timestamps within
---window µs) and compares the text after "event_name: ".
+--window µs) and compares the text after "event_name: " (of syscall events,
+which have none, all of it).
 
 Usage: render_pair.py KERNEL_TRACE TRACERD_OUT CLASSES [--window US]
 CLASSES: `tracerd --list-classes` output, to count classes.
@@ -12,6 +13,20 @@ import re
 import sys
 
 LINE = re.compile(r'^\s*(.*?)-(\d+)\s+\[(\d+)\]\s+(?:\S+\s+)?(\d+)\.(\d+): ([\w]+): ?(.*)$')
+# The kernel prints syscall events with its own functions and no "event: ":
+# "sys_openat(dfd: 0xffffff9c, ...)" (sys_enter_openat), "sys_openat -> 0x3"
+# (sys_exit_openat). The whole text is compared.
+SYSCALL = re.compile(r'^\s*(.*?)-(\d+)\s+\[(\d+)\]\s+(?:\S+\s+)?(\d+)\.(\d+): (sys_(\w+?)(\(| -> ).*)$')
+
+
+def match(line):
+    """(comm, pid, cpu, secs, usecs, event, text), or None."""
+    m = SYSCALL.match(line)
+    if m:
+        comm, pid, cpu, s, us, text, name, kind = m.groups()
+        return comm, pid, cpu, s, us, ('sys_enter_' if kind == '(' else 'sys_exit_') + name, text
+    m = LINE.match(line)
+    return m.groups() if m else None
 
 
 def parse(path):
@@ -20,10 +35,10 @@ def parse(path):
         for line in f:
             if line.startswith('#'):
                 continue
-            m = LINE.match(line.rstrip('\n'))
+            m = match(line.rstrip('\n'))
             if not m:
                 continue
-            comm, pid, cpu, s, us, ev, text = m.groups()
+            comm, pid, cpu, s, us, ev, text = m
             ts = int(s) * 1000000 + int(us)
             recs[(ev, int(cpu), int(pid))].append((ts, text))
     return recs
@@ -173,11 +188,15 @@ def main():
         print('EVENT %s:%s class=%s kernel=%d tracerd=%d paired=%d mismatches=%d%s' %
               (sys_, ev, c, st[0], st[1], st[2], st[3], ' raced=%d' % st[4] if st[4] else '') +
               (' unaligned=%d' % st[5] if st[5] else ''))
-    print('SUMMARY events=%d classes=%d subsystems=%d records=%d unaligned=%d mismatches=%d' % (
-        len(compared), len({cls.get(e, (e, e))[0] for e in compared}),
-        len({cls.get(e, (e, e))[1] for e in compared}),
-        sum(per_event[e][2] for e in compared), sum(per_event[e][5] for e in compared),
-        sum(per_event[e][3] for e in compared)))
+    sysc = [e for e in compared if cls.get(e, ('?', '?'))[1] == 'syscalls']
+    print('SUMMARY events=%d classes=%d subsystems=%d records=%d unaligned=%d mismatches=%d '
+          'syscall_events=%d syscall_records=%d syscall_differences=%d' % (
+              len(compared), len({cls.get(e, (e, e))[0] for e in compared}),
+              len({cls.get(e, (e, e))[1] for e in compared}),
+              sum(per_event[e][2] for e in compared), sum(per_event[e][5] for e in compared),
+              sum(per_event[e][3] for e in compared), len(sysc),
+              sum(per_event[e][2] for e in sysc),
+              sum(per_event[e][3] + per_event[e][5] for e in sysc)))
 
 
 main()

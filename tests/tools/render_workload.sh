@@ -51,6 +51,22 @@ for fam, host in ((socket.AF_INET, "127.0.0.1"), (socket.AF_INET6, "::1")):
 u = socket.socket(socket.AF_INET, socket.SOCK_DGRAM); u.bind(("127.0.0.1", 0))
 for _ in range(20):
     u.sendto(b"z" * 100, u.getsockname()); u.recv(200)
+# syscalls of 0 to 6 arguments, some failing (negative returns)
+import mmap
+for i in range(100):
+    os.getpid(); os.getppid()
+    try:
+        os.kill(999999999, 0)
+    except OSError:
+        pass
+    try:
+        os.close(os.open(f"{mnt}/nonexistent{i}", os.O_RDONLY))
+    except OSError:
+        pass
+    fd = os.open(f"{mnt}/lock", os.O_RDONLY)
+    os.lseek(fd, i * 4096, os.SEEK_SET)
+    os.close(fd)
+    mmap.mmap(-1, 4096 * (1 + i % 4)).close()
 # timers and signals
 signal.signal(signal.SIGUSR1, lambda *a: None)
 signal.setitimer(signal.ITIMER_REAL, 0.005, 0.005)

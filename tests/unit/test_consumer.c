@@ -32,7 +32,7 @@ static struct tp_event *fixture(const char *sys, const char *name)
 	return NULL;
 }
 
-static void setup(bool queued)
+static void setup_event(bool queued, const char *sys, const char *name)
 {
 	struct render_opts ro = { 0 };
 
@@ -40,7 +40,7 @@ static void setup(bool queued)
 	slot = calloc(1, sizeof(*slot));
 	slot->id = SLOT;
 	slot->refs = 1;
-	slot->event = fixture("sched", "sched_process_exec");
+	slot->event = fixture(sys, name);
 	slot->sel = &sel;
 	sel.conf = &conf;
 	t->slots[SLOT] = slot;
@@ -49,6 +49,11 @@ static void setup(bool queued)
 	sink_stdout_new(&t->sink, mem);
 	if (queued)
 		sink_queue_new(&t->sink, t->sink, 0);
+}
+
+static void setup(bool queued)
+{
+	setup_event(queued, "sched", "sched_process_exec");
 }
 
 static void teardown(void)
@@ -133,6 +138,26 @@ static void a_good_record_renders(void)
 	       "output '%s'", out);
 	EXPECT(!t->short_records && !t->bad_dyn_records && !t->malformed, "counted as damaged");
 	teardown();
+}
+
+/* The kernel's trace has no "event_name: " before a syscall event's text:
+ * "crafted-42 [001] 1.500000: sys_openat -> 0x3", directly and queued. */
+static void a_syscall_line_has_no_event_name(void)
+{
+	for (int queued = 0; queued < 2; queued++) {
+		uint8_t rec[24] = { 0 };
+		uint64_t ret = 3;
+
+		setup_event(queued, "syscalls", "sys_exit_openat");
+		memcpy(rec + 16, &ret, 8);
+		feed(SLOT, rec, 24, 24, sizeof(struct trace_rec_hdr) + 24, 0);
+		tracer_free(t);		/* drains the queue */
+		t = NULL;
+		fflush(mem);
+		EXPECT(out && strstr(out, "crafted-42      [001]     1.500000: sys_openat -> 0x3\n"),
+		       "queued %d: output '%s'", queued, out);
+		teardown();
+	}
 }
 
 static void damaged_records_are_counted_and_never_overread(void)
@@ -301,6 +326,7 @@ int main(void)
 {
 	RUN(malformed_headers_are_counted);
 	RUN(a_good_record_renders);
+	RUN(a_syscall_line_has_no_event_name);
 	RUN(damaged_records_are_counted_and_never_overread);
 	RUN(the_queue_delivers_and_counts_exactly);
 	RUN(a_full_queue_counts_enobufs);
