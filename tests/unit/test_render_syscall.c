@@ -5,7 +5,7 @@
  * Expected lines are copied from this machine's trace (kernel 6.18). */
 #include <stdlib.h>
 #include "fx_events.h"
-#include "render.h"
+#include "render/render.h"
 #include "test.h"
 
 static const struct render_opts raw = { .raw_pointers = true };
