@@ -133,13 +133,16 @@ check-layers:
 install: $(BUILD)/tracerd
 	install -D -m 0755 $(BUILD)/tracerd $(DESTDIR)$(PREFIX)/bin/tracerd
 	install -D -m 0644 units/tracerd.service $(DESTDIR)$(UNITDIR)/tracerd.service
+	install -D -m 0644 conf/bash-completion/tracerd \
+		$(DESTDIR)$(PREFIX)/share/bash-completion/completions/tracerd
 	sed -i 's|@BINDIR@|$(PREFIX)/bin|g; s|@SYSCONFDIR@|$(SYSCONFDIR)|g' $(DESTDIR)$(UNITDIR)/tracerd.service
 	install -d $(DESTDIR)$(SYSCONFDIR)/tracerd/tracerd.conf.d
 	test -e $(DESTDIR)$(SYSCONFDIR)/tracerd/tracerd.conf || \
 		install -m 0644 conf/tracerd.conf $(DESTDIR)$(SYSCONFDIR)/tracerd/tracerd.conf
 
 uninstall:
-	rm -f $(DESTDIR)$(PREFIX)/bin/tracerd $(DESTDIR)$(UNITDIR)/tracerd.service
+	rm -f $(DESTDIR)$(PREFIX)/bin/tracerd $(DESTDIR)$(UNITDIR)/tracerd.service \
+		$(DESTDIR)$(PREFIX)/share/bash-completion/completions/tracerd
 
 # The benchmark (README, "Benchmark"): not part of `make test`. BENCH_ARGS is
 # passed to bench/bench.py, e.g. BENCH_ARGS="--quick".
