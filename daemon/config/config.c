@@ -47,8 +47,9 @@ void config_list_append(char *buf, size_t size, size_t i, size_t n, const char *
 }
 
 /* The fields of [section] in base (a struct config or struct selection) at
- * the table's defaults. They parse (tests/unit/test_config.c checks each),
- * and none of them allocates, so this cannot fail. */
+ * the table's defaults. Each default parses (tests/unit/test_config.c checks
+ * it) and none allocates today, so nothing here can fail; a string default
+ * that failed to allocate would leave its field NULL. */
 static void apply_defaults(struct config *c, const char *section, void *base)
 {
 	struct config_parser p = { .c = c, .file = "", .section = section };
