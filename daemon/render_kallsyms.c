@@ -45,7 +45,8 @@ static void load(void)
 		syms[n_syms].order = n_syms;
 		n_syms++;
 	}
-	qsort(syms, n_syms, sizeof(*syms), cmp_ksym);
+	if (n_syms)	/* none without CAP_SYSLOG; qsort(NULL) is undefined */
+		qsort(syms, n_syms, sizeof(*syms), cmp_ksym);
 }
 
 /* The first symbol at the highest address <= addr. */
