@@ -82,6 +82,12 @@ $(BUILD)/%.o: %.c $(HDRS) $(SKELS)
 	@mkdir -p $(@D)
 	$(CC) $(CFLAGS) -c $< -o $@
 
+# --version names the libsystemd and libtraceevent it was built with: neither
+# has a run-time version call.
+$(BUILD)/daemon/version.o: override CFLAGS += \
+	-DLIBSYSTEMD_VERSION='"$(shell pkg-config --modversion libsystemd)"' \
+	-DLIBTRACEEVENT_VERSION='"$(shell pkg-config --modversion libtraceevent)"'
+
 $(BUILD)/libtracerd.a: $(LIB_OBJS)
 	ar rcs $@ $^
 
