@@ -203,8 +203,9 @@ check "burst: all $BULK on the collector, each once ($m entries, $u distinct)" [
 # ---- the collector down: journal-upload resumes from its cursor ----
 C systemctl stop systemd-journal-remote.socket systemd-journal-remote.service
 DPID=$("$FIRE" "$DOWN" | cut -d' ' -f1)
-n=$(TIMEOUT=20 wait_count local "$DOWN" TRACE_EVENT=syscalls:sys_enter_sysfs TRACE_PID="$DPID")
+n=$(TIMEOUT=60 wait_count local "$DOWN" TRACE_EVENT=syscalls:sys_enter_sysfs TRACE_PID="$DPID")
 check "collector down: $DOWN events in the sender's journal ($n)" [ "$n" = "$DOWN" ]
+[ "$n" = "$DOWN" ] || note "sender: tracerd $(S systemctl show -p ActiveState -p NRestarts -p StatusText tracerd | xargs); journald $(S journalctl --disk-usage)"
 sleep 2
 note "collector down: journal-upload $(S systemctl show -p ActiveState -p SubState -p Result -p NRestarts systemd-journal-upload | xargs)"
 S journalctl -u systemd-journal-upload -o cat --no-pager | tail -5 | sed 's/^/#   /'
@@ -213,7 +214,7 @@ C systemctl start systemd-journal-remote.socket
 t=$(date +%s%N)
 m=$(TIMEOUT=30 wait_count remote "$DOWN" TRACE_EVENT=syscalls:sys_enter_sysfs TRACE_PID="$DPID")
 note "collector up again: $m of $DOWN after $(ms_since "$t") ms; journal-upload $(S systemctl show -p ActiveState -p SubState -p Result -p NRestarts systemd-journal-upload | xargs)"
-note "journal-upload's state file: $(S grep -h LAST_CURSOR= /var/lib/systemd/journal-upload/state | cut -c1-60)..."
+note "journal-upload's state file: $(S grep -sh LAST_CURSOR= /var/lib/systemd/journal-upload/state | cut -c1-60)..."
 sleep 1
 local_entries TRACE_EVENT=syscalls:sys_enter_sysfs TRACE_PID="$DPID" >"$TMP/down.local"
 remote_entries TRACE_EVENT=syscalls:sys_enter_sysfs TRACE_PID="$DPID" >"$TMP/down.remote"
