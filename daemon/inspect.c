@@ -1,12 +1,13 @@
 // SPDX-License-Identifier: GPL-2.0
-/* The inspection commands: --list-events, --list-classes, --describe. */
+/* The inspection commands: --list-events, --list-classes, --describe,
+ * answered from the event registry alone. */
 #include "inspect.h"
 #include "render/render.h"
 #include "util.h"
 
 /* An empty listing and an exit status of 0 would read as "this kernel has
  * no such events" when the pattern was mistyped: say which. */
-static int check_glob(struct tracer *t, const char *glob)
+static int check_glob(struct registry *reg, const char *glob)
 {
 	char near[512];
 	int at;
@@ -20,43 +21,43 @@ static int check_glob(struct tracer *t, const char *glob)
 			glob, at + 1);
 		return -EINVAL;
 	}
-	for (size_t i = 0; i < t->n_available; i++)
-		n += tp_glob_match(glob, t->available[i]);
+	for (size_t i = 0; i < reg->n_available; i++)
+		n += tp_glob_match(glob, reg->available[i]);
 	if (n)
 		return 0;
-	suggest_events(t, glob, near, sizeof(near));
+	suggest_events(reg, glob, near, sizeof(near));
 	fprintf(stderr, "tracerd: no event matches '%s'%s%s\n", glob, near[0] ? "; did you mean " : "", near);
 	return -ENOENT;
 }
 
-int inspect_list_events(struct tracer *t, const char *glob)
+int inspect_list_events(struct registry *reg, const char *glob)
 {
-	int r = check_glob(t, glob);
+	int r = check_glob(reg, glob);
 
 	if (r < 0)
 		return r;
-	for (size_t i = 0; i < t->n_available; i++)
-		if (!glob || tp_glob_match(glob, t->available[i]))
-			printf("%s\n", t->available[i]);
+	for (size_t i = 0; i < reg->n_available; i++)
+		if (!glob || tp_glob_match(glob, reg->available[i]))
+			printf("%s\n", reg->available[i]);
 	return 0;
 }
 
-int inspect_list_classes(struct tracer *t, const char *glob)
+int inspect_list_classes(struct registry *reg, const char *glob)
 {
-	int r = check_glob(t, glob);
+	int r = check_glob(reg, glob);
 
 	if (r < 0)
 		return r;
-	for (size_t i = 0; i < t->n_available; i++) {
+	for (size_t i = 0; i < reg->n_available; i++) {
 		struct tp_event *e;
 
-		if (glob && !tp_glob_match(glob, t->available[i]))
+		if (glob && !tp_glob_match(glob, reg->available[i]))
 			continue;
-		if (tracer_event(t, t->available[i], &e) < 0)
-			fprintf(stderr, "tracerd: cannot read the format of %s\n", t->available[i]);
+		if (registry_event(reg, reg->available[i], &e) < 0)
+			fprintf(stderr, "tracerd: cannot read the format of %s\n", reg->available[i]);
 	}
-	for (size_t i = 0; i < t->classes.n; i++) {
-		const struct tp_class *c = t->classes.classes[i];
+	for (size_t i = 0; i < reg->classes.n; i++) {
+		const struct tp_class *c = reg->classes.classes[i];
 
 		printf("%s%s (%zu event%s):", c->name, c->from_btf ? "" : " [by layout]",
 		       c->n_events, c->n_events == 1 ? "" : "s");
@@ -77,30 +78,30 @@ static const char *kind_name(enum tp_field_kind k)
 	return names[k];
 }
 
-static size_t subsystem_events(struct tracer *t, const char *sys)
+static size_t subsystem_events(struct registry *reg, const char *sys)
 {
 	size_t n = 0, len = strlen(sys);
 
-	for (size_t i = 0; i < t->n_available; i++)
-		n += !strncmp(t->available[i], sys, len) && t->available[i][len] == ':';
+	for (size_t i = 0; i < reg->n_available; i++)
+		n += !strncmp(reg->available[i], sys, len) && reg->available[i][len] == ':';
 	return n;
 }
 
-int inspect_describe(struct tracer *t, const char *sys_event)
+int inspect_describe(struct registry *reg, const char *sys_event)
 {
 	struct tp_event *e;
-	int r = tracer_event(t, sys_event, &e);
+	int r = registry_event(reg, sys_event, &e);
 
-	if (r < 0 && !strchr(sys_event, ':') && subsystem_events(t, sys_event)) {
+	if (r < 0 && !strchr(sys_event, ':') && subsystem_events(reg, sys_event)) {
 		fprintf(stderr, "tracerd: '%s' is a subsystem, expected SUBSYSTEM:EVENT; "
 			"tracerd --list-events '%s:*' lists its %zu events\n",
-			sys_event, sys_event, subsystem_events(t, sys_event));
+			sys_event, sys_event, subsystem_events(reg, sys_event));
 		return r;
 	}
 	if (r < 0) {
 		char near[512];
 
-		suggest_events(t, sys_event, near, sizeof(near));
+		suggest_events(reg, sys_event, near, sizeof(near));
 		fprintf(stderr, "tracerd: no event '%s'%s%s\n", sys_event,
 			near[0] ? "; did you mean " : "", near);
 		return r;

@@ -4,6 +4,7 @@
 #include "inspect.h"
 #include "log.h"
 #include "loop.h"
+#include "render/render.h"
 #include "tracer.h"
 #include "util.h"
 
@@ -28,17 +29,17 @@ enum { ARG_CHECK = 0x100, ARG_LIST_EVENTS, ARG_LIST_CLASSES, ARG_DESCRIBE, ARG_V
 
 static int check_config(const char *path)
 {
-	struct tracer *t = NULL;
+	struct registry *reg = NULL;
 	struct diag d = { 0 };
 	struct config cfg;
 	int r = config_load(path, &cfg, &d);
 
 	if (r >= 0) {
-		r = tracer_new(&t, NULL, &d);
+		r = registry_new(&reg, &d);
 		if (r >= 0)
-			r = tracer_check(t, &cfg, &d);
+			r = tracer_check(reg, &cfg, &d);
 		config_free(&cfg);
-		tracer_free(t);
+		registry_free(reg, render_release);
 	}
 	if (r < 0) {
 		if (d.msg[0])
@@ -53,21 +54,21 @@ static int check_config(const char *path)
 
 static int inspect(int what, const char *arg)
 {
-	struct tracer *t = NULL;
+	struct registry *reg = NULL;
 	struct diag d = { 0 };
-	int r = tracer_new(&t, NULL, &d);
+	int r = registry_new(&reg, &d);
 
 	if (r < 0) {
 		diag_print(&d, stderr);
 		return 1;
 	}
 	if (what == ARG_LIST_EVENTS)
-		r = inspect_list_events(t, arg);
+		r = inspect_list_events(reg, arg);
 	else if (what == ARG_LIST_CLASSES)
-		r = inspect_list_classes(t, arg);
+		r = inspect_list_classes(reg, arg);
 	else
-		r = inspect_describe(t, arg);
-	tracer_free(t);
+		r = inspect_describe(reg, arg);
+	registry_free(reg, render_release);
 	return r < 0 ? 1 : 0;
 }
 
