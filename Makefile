@@ -84,7 +84,7 @@ $(BUILD)/%.o: %.c $(HDRS) $(SKELS)
 
 # --version names the libsystemd and libtraceevent it was built with: neither
 # has a run-time version call.
-$(BUILD)/daemon/version.o: override CFLAGS += \
+$(BUILD)/daemon/inspect.o: override CFLAGS += \
 	-DLIBSYSTEMD_VERSION='"$(shell pkg-config --modversion libsystemd)"' \
 	-DLIBTRACEEVENT_VERSION='"$(shell pkg-config --modversion libtraceevent)"'
 
