@@ -61,7 +61,14 @@ static void put_symbol(const struct hist_key *k, uint64_t v, const struct hist_f
 	else
 		render_plain_pointer(v, false, out);
 	sb_puts(out, "] ");
-	kallsyms_lookup_print(v, k->mod == HM_SYM_OFFSET, &sym);
+	/* Unknown to kallsyms: the kernel prints the address; hashed here
+	 * unless RawPointers=yes, as the renderer's %pS does. */
+	if (!kallsyms_lookup_print(v, k->mod == HM_SYM_OFFSET, &sym)) {
+		if (o->raw_pointers)
+			sb_printf(&sym, "0x%" PRIx64, v);
+		else
+			render_plain_pointer(v, false, &sym);
+	}
 	put_padded(out, sb_str(&sym), sym.len, k->mod == HM_SYM_OFFSET ? 55 : 45);
 	sb_free(&sym);
 }
