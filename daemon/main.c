@@ -6,6 +6,7 @@
 #include "loop.h"
 #include "tracer.h"
 #include "util.h"
+#include "version.h"
 
 #define DEFAULT_CONFIG "/etc/tracerd/tracerd.conf"
 
@@ -20,7 +21,8 @@ static void help(void)
 	       "     --list-events [GLOB]  list events, e.g. 'sched:*'\n"
 	       "     --list-classes [GLOB] list event classes with their events\n"
 	       "     --describe SYS:EVENT  fields, class and symbol tables of an event\n"
-	       "     --version             print the version\n"
+	       "     --version             print the version, and the libbpf, libsystemd,\n"
+	       "                           libtraceevent and kernel it runs with\n"
 	       "  -h --help               this text\n");
 }
 
@@ -93,7 +95,7 @@ int main(int argc, char **argv)
 		case 'c': o.config_path = optarg; break;
 		case 'f': o.foreground = true; break;
 		case 'h': help(); return 0;
-		case ARG_VERSION: printf("tracerd %s\n", TRACERD_VERSION); return 0;
+		case ARG_VERSION: version_print(stdout); return 0;
 		case ARG_CHECK: case ARG_LIST_EVENTS: case ARG_LIST_CLASSES: case ARG_DESCRIBE:
 			action = c;
 			/* "--opt VALUE" as well as "--opt=VALUE" for the optional ones */
