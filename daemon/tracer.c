@@ -26,6 +26,7 @@ struct sel_build {
 	struct tp_event **events;
 	size_t n_events;
 	struct event_desc *descs;
+	struct hist **hists;		/* Aggregate=, per event; NULL: none */
 };
 
 static int64_t realtime_offset(void)
@@ -139,6 +140,13 @@ int tracer_new(struct tracer **ret, const struct config *cfg, struct diag *d)
 	r = load_bpf(t, cfg, d);
 	if (r < 0)
 		goto fail;
+	r = hist_maps_init(&t->hist_maps, bpf_map__fd(t->skel->maps.agg_descs),
+			   bpf_map__fd(t->skel->maps.agg_budgets),
+			   bpf_map__fd(t->skel->maps.agg_small), bpf_map__fd(t->skel->maps.agg_large));
+	if (r < 0) {
+		diag_set(d, NULL, 0, 0, "cannot count the CPUs: %s", strerror(-r));
+		goto fail;
+	}
 	r = rb_reader_new(&t->rb, bpf_map__fd(t->skel->maps.rb));
 	if (r < 0) {
 		diag_set(d, NULL, 0, 0, "cannot set up the ring buffer: %s", strerror(-r));
@@ -175,8 +183,30 @@ static int fill_desc(const struct tp_event *e, const struct selection *s,
 	return filter_compile(s->filter, e, &s->filter_pos, desc, d);
 }
 
+/* Aggregate=: the event's histogram; its records then go to the hash map,
+ * and the class program copies the record prefix that the filter, the
+ * keys and the sums read, or all of it for a __data_loc string key. */
+static int fill_hist(const struct tp_event *e, const struct selection *s,
+		     struct event_desc *desc, struct hist **ret, struct diag *d)
+{
+	int r;
+
+	*ret = NULL;
+	if (!s->aggregate || !*s->aggregate)
+		return 0;
+	r = hist_compile(s->aggregate, e, &s->aggregate_pos, ret, d);
+	if (r < 0)
+		return r;
+	desc->agg = 1;
+	desc->filter_span = hist_record_span(*ret, desc);
+	return 0;
+}
+
 static void build_free(struct sel_build *b)
 {
+	for (size_t i = 0; b->hists && i < b->n_events; i++)
+		hist_free(b->hists[i]);
+	free(b->hists);
 	free(b->events);
 	free(b->descs);
 }
@@ -193,7 +223,7 @@ static bool str_same(const char *a, const char *b)
 static bool same_attachments(const struct selection *a, const struct selection *b)
 {
 	if (!str_same(a->name, b->name) || !str_same(a->filter, b->filter) ||
-	    a->n_events != b->n_events)
+	    !str_same(a->aggregate, b->aggregate) || a->n_events != b->n_events)
 		return false;
 	for (size_t i = 0; i < a->n_events; i++)
 		if (strcmp(a->events[i], b->events[i]))
@@ -217,7 +247,8 @@ static int build_selection(struct tracer *t, const struct config *cfg, const str
 	if (r < 0)
 		return r;
 	b->descs = calloc(b->n_events, sizeof(*b->descs));
-	if (!b->descs)
+	b->hists = calloc(b->n_events, sizeof(*b->hists));
+	if (!b->descs || !b->hists)
 		return -ENOMEM;
 	for (size_t i = 0; i < b->n_events; i++) {
 		struct render_opts ro = { .raw_pointers = cfg->raw_pointers };
@@ -225,6 +256,8 @@ static int build_selection(struct tracer *t, const struct config *cfg, const str
 		r = render_prepare(b->events[i], &ro);
 		if (r >= 0)
 			r = fill_desc(b->events[i], s, &b->descs[i], d);
+		if (r >= 0)
+			r = fill_hist(b->events[i], s, &b->descs[i], &b->hists[i], d);
 		if (r < 0)
 			return r;
 	}
@@ -284,6 +317,10 @@ static struct bpf_program *prog_instance(struct tracer *t, unsigned k, int *err)
 	    bpf_map__reuse_fd(s->maps.events, bpf_map__fd(t->skel->maps.events)) ||
 	    bpf_map__reuse_fd(s->maps.stats, bpf_map__fd(t->skel->maps.stats)) ||
 	    bpf_map__reuse_fd(s->maps.scratch, bpf_map__fd(t->skel->maps.scratch)) ||
+	    bpf_map__reuse_fd(s->maps.agg_descs, bpf_map__fd(t->skel->maps.agg_descs)) ||
+	    bpf_map__reuse_fd(s->maps.agg_budgets, bpf_map__fd(t->skel->maps.agg_budgets)) ||
+	    bpf_map__reuse_fd(s->maps.agg_small, bpf_map__fd(t->skel->maps.agg_small)) ||
+	    bpf_map__reuse_fd(s->maps.agg_large, bpf_map__fd(t->skel->maps.agg_large)) ||
 	    tracerd_bpf__load(s)) {
 		*err = -errno;
 		tracerd_bpf__destroy(s);
@@ -417,7 +454,8 @@ static struct bpf_link *attach_any(struct tracer *t, const struct tp_event *e, u
 
 /* Returns -errno; *refused tells that the kernel refused the attachment. */
 static int slot_attach(struct tracer *t, struct sel_state *st, struct tp_event *e,
-		       const struct event_desc *desc, bool *refused, struct diag *d)
+		       const struct event_desc *desc, struct hist **hist, bool *refused,
+		       struct diag *d)
 {
 	struct trace_slot *slot;
 	int id = slot_alloc(t), r;
@@ -431,6 +469,8 @@ static int slot_attach(struct tracer *t, struct sel_state *st, struct tp_event *
 		return -ENOMEM;
 	}
 	r = slot_reset_stats(t, id);
+	if (!r && *hist)	/* before the descriptor that sends events to it */
+		r = hist_slot_setup(&t->hist_maps, id, &(*hist)->desc);
 	if (!r && bpf_map_update_elem(bpf_map__fd(t->skel->maps.events), &id, desc, BPF_ANY))
 		r = -errno;
 	if (r < 0) {
@@ -445,6 +485,7 @@ static int slot_attach(struct tracer *t, struct sel_state *st, struct tp_event *
 		return r;
 	}
 	slot->id = id;
+	slot->hist = TAKE_PTR(*hist);
 	slot->refs = 1;
 	slot->event = e;
 	slot->sel = st;
@@ -593,7 +634,7 @@ static int attach_selection(struct tracer *t, struct sel_build *b, struct sel_st
 		int gi;
 
 		busy(t, i, b->n_events);
-		r = slot_attach(t, st, e, &b->descs[i], &refused, d);
+		r = slot_attach(t, st, e, &b->descs[i], &b->hists[i], &refused, d);
 		if (r >= 0 || !refused)
 			continue;
 		/* An event a glob matched may be one the kernel keeps from BPF
@@ -618,6 +659,7 @@ static void sel_state_free(struct tracer *t, struct sel_state *st)
 	if (t->rb)
 		tracer_drain_all(t);
 	for (size_t i = 0; i < st->n_slots; i++) {
+		hist_out_last(t, st->slots[i], "replaced");
 		t->slots[st->slots[i]->id] = NULL;
 		/* records still in the sink queue hold their own reference */
 		trace_slot_unref(st->slots[i]);
@@ -689,6 +731,9 @@ int tracer_apply(struct tracer *t, struct config *cfg, struct diag *d)
 	if (r >= 0)
 		r = commit(t, cfg, b, n, fresh);
 	for (size_t i = 0; i < n; i++) {
+		/* a failed reload's new slots: their counts go unreported */
+		for (size_t k = 0; r < 0 && fresh && fresh[i] && k < fresh[i]->n_slots; k++)
+			fresh[i]->slots[k]->hist_done = true;
 		if (r < 0)
 			sel_state_free(t, fresh ? fresh[i] : NULL);
 		if (b)
@@ -732,6 +777,8 @@ static void add_bpf_stats(struct tracer *t, unsigned id, struct sel_totals *tot)
 		tot->filtered += v[c].filtered;
 		tot->lost += v[c].lost;
 		tot->truncated += v[c].truncated;
+		tot->aggregated += v[c].aggregated;
+		tot->agg_dropped += v[c].agg_dropped;
 	}
 }
 
@@ -785,6 +832,8 @@ void tracer_stop(struct tracer *t)
 		detach_slots(t, all, n);
 	if (t->rb)
 		tracer_drain_all(t);
+	/* Nothing counts any more: the histograms' last dumps are exact. */
+	hist_out_stop(t);
 	sink_close(t->sink);
 }
 

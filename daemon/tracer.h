@@ -10,6 +10,7 @@
 #include "kernel-events/events.h"
 #include "strbuf.h"
 #include "tracerd_record.h"
+#include "aggregate/hist_map.h"
 
 struct bpf_link;
 struct rb_reader;
@@ -41,6 +42,10 @@ struct trace_slot {
 	uint64_t suppressed;		/* dropped by the selection's rate limit */
 	uint64_t sink_errors;
 	struct sink_errno_count errnos[TRACERD_SINK_ERRNOS];
+	/* Aggregate=: the slot's histogram, NULL when it has records; its
+	 * desc.gen is the generation events go to (hist_map.c). */
+	struct hist *hist;
+	bool hist_done;			/* its last dump is out (stop, reload) */
 };
 
 struct sel_state {
@@ -53,12 +58,15 @@ struct sel_state {
 	double tokens;
 	uint64_t last_refill_ns;
 	uint64_t suppressed_unreported;
+	uint64_t hist_due_usec;		/* the next AggregateIntervalSec= dump, 0: none */
+	unsigned hist_interval_sec;	/* what hist_due_usec was set for */
 };
 
 /* Per selection (or slot) accounting: every record the program saw ends up
  * in exactly one of these. */
 struct sel_totals {
 	uint64_t hits, filtered, lost, truncated;	/* from BPF */
+	uint64_t aggregated, agg_dropped;		/* Aggregate=, from BPF */
 	uint64_t delivered, suppressed, sink_errors;	/* from the daemon */
 	struct sink_errno_count errnos[TRACERD_SINK_ERRNOS];	/* sink_errors by errno */
 };
@@ -84,6 +92,8 @@ struct tracer {
 	struct sel_state **sels;
 	size_t n_sels, cap_sels;
 	struct sink *sink;
+	struct hist_maps hist_maps;	/* Aggregate='s maps */
+	bool hist_stdout;		/* dumps in the hist file layout on stdout */
 	uint64_t malformed;		/* records that failed validation */
 	uint64_t late;			/* records for a slot already detached */
 	/* Delivered, but not whole: rendered with a marker where data is missing. */
@@ -125,6 +135,13 @@ int tracer_prog_count(struct tracer *t);
 /* Events the kernel did not run the program for (bpf_prog_info.recursion_misses,
  * summed over every copy): a BPF program already ran on that CPU. */
 uint64_t tracer_skipped(struct tracer *t);
+
+/* hist_out.c: Aggregate='s dumps. Interval dumps of the selections due at
+ * now_usec (CLOCK_MONOTONIC); the last dump of a slot once it is detached
+ * (why: "final" at stop, "replaced" on reload); then the hist is freed. */
+void hist_out_tick(struct tracer *t, uint64_t now_usec);
+void hist_out_last(struct tracer *t, struct trace_slot *slot, const char *why);
+void hist_out_stop(struct tracer *t);
 
 /* consumer.c: the ring buffer reader's callback */
 #define TRACER_DRAIN_BUDGET 65536	/* records per drain before the loop runs again */

@@ -49,6 +49,7 @@ void hist_dump_free(struct hist_dump *d)
 {
 	free(d->v);
 	free(d->keys);
+	free(d->extra);
 	*d = (struct hist_dump){ 0 };
 }
 

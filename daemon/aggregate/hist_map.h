@@ -17,6 +17,7 @@ struct hist_dump {
 	struct hist_entry *v;	/* keys point into keys */
 	size_t n, cap;
 	uint8_t *keys;
+	uint8_t *extra;		/* keys of a second generation merged in */
 	size_t key_size;
 	uint64_t dropped;
 };
