@@ -701,6 +701,39 @@ static int commit(struct tracer *t, struct config *cfg, struct sel_build *b, siz
 	return 0;
 }
 
+/* Entries of the histograms' maps that slots may take: size= of each, in
+ * both generations. The running slots count too: a changed selection is
+ * attached before the old one goes. */
+static void hist_room_add(const struct hist *h, uint64_t used[2])
+{
+	if (h)
+		used[h->desc.large] += 2ULL * h->desc.max_entries;
+}
+
+static int check_hist_room(struct tracer *t, struct sel_build *b, size_t n, struct diag *d)
+{
+	static const uint64_t room[2] = { TRACERD_AGG_SMALL_ENTRIES, TRACERD_AGG_LARGE_ENTRIES };
+	uint64_t used[2] = { 0, 0 };
+
+	for (size_t i = 0; i < t->n_sels; i++)
+		for (size_t k = 0; k < t->sels[i]->n_slots; k++)
+			hist_room_add(t->sels[i]->slots[k]->hist, used);
+	for (size_t i = 0; i < n; i++) {
+		for (size_t k = 0; !b[i].keep && b[i].hists && k < b[i].n_events; k++)
+			hist_room_add(b[i].hists[k], used);
+		for (int c = 0; c < 2; c++)
+			if (used[c] > room[c])
+				return diag_set(d, b[i].conf->aggregate_pos.file,
+						b[i].conf->aggregate_pos.line, b[i].conf->aggregate_pos.col,
+						"the histograms' size= over all their events (twice: "
+						"one generation is read while the other counts) exceed "
+						"the %llu entries of the map for %s keys: lower size=",
+						(unsigned long long)room[c],
+						c ? "keys of more than 24 bytes" : "keys of up to 24 bytes");
+	}
+	return 0;
+}
+
 int tracer_check(struct tracer *t, const struct config *cfg, struct diag *d)
 {
 	int r = 0;
@@ -723,6 +756,8 @@ int tracer_apply(struct tracer *t, struct config *cfg, struct diag *d)
 
 	for (size_t i = 0; i < n && r >= 0; i++)
 		r = build_selection(t, cfg, &cfg->sels[i], &b[i], d);
+	if (r >= 0)
+		r = check_hist_room(t, b, n, d);
 	/* New attachments first: an event in both old and new config is then
 	 * traced twice for a moment rather than not at all. */
 	for (size_t i = 0; i < n && r >= 0; i++)

@@ -118,16 +118,17 @@ struct event_stats {
 
 /* Aggregation (Aggregate=, the kernel's hist trigger language): per slot an
  * agg_desc in the `agg_descs` map says how to build the key from the record
- * and which fields to sum; bpf/aggregate.bpf.h updates a per-CPU hash map
+ * and which fields to sum; bpf/aggregate.bpf.h updates a hash map
  * keyed by (slot, generation, key bytes). */
 #define TRACERD_AGG_KEYS	3	/* as the kernel's TRACING_MAP_KEYS_MAX */
 #define TRACERD_AGG_VALS	3	/* sums besides hitcount */
 #define TRACERD_AGG_SMALL	24	/* key bytes of the small map */
 #define TRACERD_AGG_LARGE	256	/* key bytes of the large map */
 #define TRACERD_AGG_STR		128	/* bytes of a __data_loc string key, NUL included */
-/* Entries of each map, both generations of every aggregating slot. */
-#define TRACERD_AGG_SMALL_ENTRIES	(1u << 18)
-#define TRACERD_AGG_LARGE_ENTRIES	(1u << 16)
+/* Entries of each (preallocated) map, both generations of every
+ * aggregating slot: about 7 and 3 MiB. */
+#define TRACERD_AGG_SMALL_ENTRIES	(1u << 16)
+#define TRACERD_AGG_LARGE_ENTRIES	(1u << 13)
 
 enum agg_src {
 	AGG_SRC_RECORD = 0,	/* number at off/size in the record */
@@ -177,7 +178,7 @@ struct agg_key_hdr {
 	__u32 gen;
 };
 
-/* Per CPU and entry. */
+/* Per entry. */
 struct agg_value {
 	__u64 hitcount;
 	__u64 sums[TRACERD_AGG_VALS];

@@ -11,12 +11,9 @@
 
 int hist_maps_init(struct hist_maps *m, int descs, int budgets, int small, int large)
 {
-	int n = libbpf_num_possible_cpus();
-
-	if (n <= 0)
-		return n < 0 ? n : -EINVAL;
+	/* The values are shared by the CPUs (atomic adds): one per entry. */
 	*m = (struct hist_maps){ .descs = descs, .budgets = budgets, .small = small,
-				 .large = large, .ncpu = n };
+				 .large = large, .ncpu = 1 };
 	return 0;
 }
 
