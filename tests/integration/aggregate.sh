@@ -13,17 +13,17 @@
 need_root aggregate
 CMP=$(dirname "$0")/agg_compare.py
 
-for b in true cat sleep; do cp "$(command -v $b)" "$TMP/aggw$b"; done
+for b in true cat sleep; do cp "/bin/$b" "$TMP/aggw$b"; done
 
 # The same filters in the instance and in tracerd.
 F_SW='prev_comm ~ "aggw*"'
 F_SYS='comm ~ "aggw*"'
 F_KM='comm ~ "aggw*"'
 make_instance "tracerd-agg-$$" || { not_ok "aggregate: instance"; exit 0; }
-for ev in sched/sched_switch:$F_SW raw_syscalls/sys_enter:$F_SYS kmem/kmalloc:$F_KM; do
-	echo "${ev#*:}" >"$INSTANCE/events/${ev%%:*}/filter"
-	echo 1 >"$INSTANCE/events/${ev%%:*}/enable"
-done
+instance_event() { echo "$2" >"$INSTANCE/events/$1/filter" && echo 1 >"$INSTANCE/events/$1/enable"; }
+instance_event sched/sched_switch "$F_SW"
+instance_event raw_syscalls/sys_enter "$F_SYS"
+instance_event kmem/kmalloc "$F_KM"
 
 cat >"$TMP/agg.conf" <<EOF
 [Daemon]
