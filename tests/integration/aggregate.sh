@@ -123,3 +123,45 @@ bad "unknown field" "hist:keys=bytes_rq" ":4:21: unknown field 'bytes_rq' in kme
 bad "unknown modifier" "hist:keys=bytes_req.lg2" ":4:31: unknown modifier '.lg2': expected .hex, .sym, .sym-offset, .execname, .syscall, .log2 or .buckets=N"
 bad "a string with .log2" "hist:keys=comm.log2" ":4:26: comm is a string: .log2 applies to numbers"
 bad "size=0" "hist:keys=node:size=0" ":4:31: size=0 is out of range: the kernel takes 65 to 131072 entries (rounded up to a power of two)"
+
+# AggregateIntervalSec=: a dump per interval, then cleared; in the journal an
+# entry per key (TRACE_HIST=, keys and values as fields) and a totals entry.
+# journald's socket is a stand-in in a mount namespace of this test's own.
+cat >"$TMP/j.conf" <<EOF2
+[Daemon]
+Output=journal
+[Selection]
+Name=jexec
+Events=sched:sched_process_exec
+Filter=filename ~ "*aggwtrue"
+Aggregate=hist:keys=comm,common_pid.execname
+AggregateIntervalSec=1
+EOF2
+JOURNAL=$(dirname "$0")/agg_journal.py
+unshare -m bash -c "
+	mkdir -p /run/systemd && mount -t tmpfs none /run/systemd && mkdir /run/systemd/journal || exit 1
+	python3 $JOURNAL /run/systemd/journal/socket $TMP/j.txt & J=\$!
+	for ((i = 0; i < 50; i++)); do [ -S /run/systemd/journal/socket ] && break; sleep 0.02; done
+	$TRACERD --config $TMP/j.conf >$TMP/j.err 2>&1 & P=\$!
+	for ((i = 0; i < 100; i++)); do grep -q attached $TMP/j.err && break; sleep 0.05; done
+	for i in 1 2 3; do $TMP/aggwtrue; done
+	sleep 1.6
+	for i in 1 2; do $TMP/aggwtrue; done
+	sleep 0.2
+	kill -INT \$P; wait \$P
+	sleep 0.2; kill \$J
+"
+python3 - "$TMP/j.txt" <<'EOF2'
+import ast, sys
+ents = [ast.literal_eval(l) for l in open(sys.argv[1]) if "TRACE_HIST" in l]
+keys = [e for e in ents if e.get("TRACE_HIST") == "jexec" and "TRACE_HITCOUNT" in e]
+tots = [e for e in ents if e.get("TRACE_HIST_TOTALS") == "1"]
+def tap(ok, name): print(("ok - " if ok else "not ok - ") + name)
+tap(len(keys) == 5 and all(e["TRACE_HITCOUNT"] == "1" and e["TRACE_FIELD_COMM"] == "aggwtrue"
+                           and e["TRACE_COMMON_PID"].startswith("aggwtrue [") for e in keys),
+    f"journal: one entry per key, keys and hitcount as fields ({len(keys)} of 5)")
+hits = [int(e["TRACE_HIST_HITS"]) for e in tots]
+tap(sum(hits) == 5 and tots[0]["TRACE_HIST_DUMP"] == "interval" and len(tots) == 2
+    and tots[-1]["TRACE_HIST_DUMP"] == "final",
+    f"journal: interval dumps clear (Hits per dump {hits}, 5 in all), then a final dump")
+EOF2
