@@ -94,29 +94,28 @@ static __always_inline __u64 agg_log2(__u64 v)
 }
 
 /* A string key: the kernel copies up to the NUL and pads with zeros (the
- * buffer was zeroed), so bytes after a fixed array's NUL do not count. */
+ * buffer was zeroed), so bytes after a fixed array's NUL do not count. A
+ * __data_loc string is read from the event's own record (ctx): the class
+ * program copied only the fixed part that the filter and keys read. */
 static __always_inline void agg_key_str(const struct agg_key_src *k, const __u8 *rec,
-					__u32 len, __u8 *dst)
+					const __u8 *ctx, __u8 *dst)
 {
-	__u32 off = k->off & AGG_REC_MASK, loc, start, n = k->width;
+	__u32 off = k->off & AGG_REC_MASK, loc, start, n = k->width & (2 * TRACERD_AGG_LARGE - 1);
 
 	if (k->src == AGG_SRC_STR) {
-		start = off;
-	} else {
-		loc = *(__u32 *)(rec + off);
-		start = (loc & 0xffff) + (k->src == AGG_SRC_REL_LOC ? off + 4 : 0);
-		if (n > loc >> 16)
-			n = loc >> 16;
-		if (start >= len)
-			n = 0;		/* a truncated record: an empty string */
+		bpf_probe_read_kernel_str(dst, n, rec + off);
+		return;
 	}
-	n &= 2 * TRACERD_AGG_LARGE - 1;
+	loc = *(__u32 *)(rec + off);
+	start = (loc & 0xffff) + (k->src == AGG_SRC_REL_LOC ? off + 4 : 0);
+	if (n > loc >> 16)
+		n = loc >> 16;
 	if (n)
-		bpf_probe_read_kernel_str(dst, n, rec + (start & AGG_REC_MASK));
+		bpf_probe_read_kernel_str(dst, n, ctx + start);
 }
 
 static __always_inline void agg_key_part(const struct agg_key_src *k, const __u8 *rec,
-					 __u32 len, __u64 pid_tgid, __u8 *data)
+					 const __u8 *ctx, __u64 pid_tgid, __u8 *data)
 {
 	__u8 *dst = data + (k->key_off & AGG_KEY_MASK);
 	__u64 v;
@@ -125,7 +124,7 @@ static __always_inline void agg_key_part(const struct agg_key_src *k, const __u8
 	case AGG_SRC_STR:
 	case AGG_SRC_DATA_LOC:
 	case AGG_SRC_REL_LOC:
-		agg_key_str(k, rec, len, dst);
+		agg_key_str(k, rec, ctx, dst);
 		return;
 	case AGG_SRC_COMM:
 		bpf_get_current_comm(dst, TRACERD_COMM_LEN);
@@ -210,9 +209,10 @@ static __always_inline bool agg_count(void *map, struct agg_scratch *a, const st
 	return agg_insert(map, a, ad, rec);
 }
 
-/* Counts the record of slot in its histogram. Not inlined: the class
+/* Counts the record of slot in its histogram: rec is the copy of its
+ * fixed part (at least), ctx the kernel's. Not inlined: the class
  * program's other path stays as it was. */
-static __attribute__((noinline)) bool aggregate(__u32 slot, const __u8 *rec, __u32 len,
+static __attribute__((noinline)) bool aggregate(__u32 slot, const __u8 *rec, const __u8 *ctx,
 						__u64 pid_tgid, struct agg_scratch *a)
 {
 	const struct agg_desc *ad = bpf_map_lookup_elem(&agg_descs, &slot);
@@ -229,7 +229,7 @@ static __attribute__((noinline)) bool aggregate(__u32 slot, const __u8 *rec, __u
 	for (i = 0; i < TRACERD_AGG_KEYS; i++) {
 		if (i >= ad->n_keys)
 			break;
-		agg_key_part(&ad->keys[i], rec, len, pid_tgid, a->data);
+		agg_key_part(&ad->keys[i], rec, ctx, pid_tgid, a->data);
 	}
 	return ad->large ? agg_count(&agg_large, a, ad, rec) : agg_count(&agg_small, a, ad, rec);
 }

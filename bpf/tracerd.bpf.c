@@ -157,7 +157,7 @@ int trace_event_class(void *ctx)
 		return PASS_ON;
 	}
 	if (d->agg) {
-		if (aggregate(slot, s->data, len, pid_tgid, &s->agg))
+		if (aggregate(slot, s->data, ctx, pid_tgid, &s->agg))
 			st->aggregated++;
 		else
 			st->agg_dropped++;

@@ -87,7 +87,7 @@ struct hist {
 	struct hist_sort sort[HIST_SORT_KEYS];
 	size_t n_sort;
 	struct agg_desc desc;	/* gen 0; the daemon flips it */
-	uint32_t span;		/* record bytes that keys and sums read; 0: the payload too */
+	uint32_t span;		/* fixed record bytes that keys and sums read */
 	char *trigger;		/* "hist:keys=...:size=N", as the kernel prints its trigger */
 };
 

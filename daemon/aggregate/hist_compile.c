@@ -13,7 +13,6 @@ struct hcomp {
 	struct hist *h;
 	unsigned key_off;
 	uint32_t span;
-	bool payload;		/* a key reads a __data_loc string */
 };
 
 static void list_fields(const struct tp_event *e, char *buf, size_t size)
@@ -96,7 +95,7 @@ static int resolve_key_field(struct hcomp *c, const struct hist_fref *f, struct 
 		s->src = t->kind == TP_FIELD_DATA_LOC ? AGG_SRC_DATA_LOC : AGG_SRC_REL_LOC;
 		s->width = TRACERD_AGG_STR;
 		k->is_string = true;
-		c->payload = true;
+		extend_span(c, t->offset + 4);	/* the loc word: the string is read from the event */
 	} else {
 		return filter_error(c->src, f->off, "%s is %s, an array: a key is a number or a string",
 				    t->name, t->type);
@@ -259,7 +258,7 @@ static int compile(struct hcomp *c)
 	h->desc.max_entries = h->spec.size;
 	h->desc.n_keys = h->n_keys;
 	h->desc.n_vals = h->n_vals;
-	h->span = c->payload ? 0 : c->span > 8 ? c->span : 8;
+	h->span = c->span > 8 ? c->span : 8;
 	return trigger_text(h);
 }
 
