@@ -6,7 +6,8 @@
 # instance's records grouped by the key must give tracerd's counts and sums,
 # key by key: a string and a symbolic key (sched_switch next_comm,
 # prev_state), a numeric key with .syscall (raw_syscalls:sys_enter id), a
-# log2 key with a sum (kmem:kmalloc bytes_req.log2, bytes_alloc). Then a
+# log2 key with a sum (kmem:kmalloc bytes_req.log2, bytes_alloc), a
+# __data_loc string key (sched_process_exec filename). Then a
 # size= overflow with its exact Dropped, a reload that keeps or restarts
 # the counts, and bad input with file:line:column.
 . "$(dirname "$0")/../lib.sh"
@@ -19,11 +20,13 @@ for b in true cat sleep; do cp "/bin/$b" "$TMP/aggw$b"; done
 F_SW='prev_comm ~ "aggw*"'
 F_SYS='comm ~ "aggw*"'
 F_KM='comm ~ "aggw*"'
+F_FN='filename ~ "*aggw*"'
 make_instance "tracerd-agg-$$" || { not_ok "aggregate: instance"; exit 0; }
 instance_event() { echo "$2" >"$INSTANCE/events/$1/filter" && echo 1 >"$INSTANCE/events/$1/enable"; }
 instance_event sched/sched_switch "$F_SW"
 instance_event raw_syscalls/sys_enter "$F_SYS"
 instance_event kmem/kmalloc "$F_KM"
+instance_event sched/sched_process_exec "$F_FN"
 
 cat >"$TMP/agg.conf" <<EOF
 [Daemon]
@@ -45,6 +48,12 @@ Name=km
 Events=kmem:kmalloc
 Filter=$F_KM
 Aggregate=hist:keys=bytes_req.log2:vals=bytes_alloc:sort=bytes_req
+AggregateIntervalSec=0
+[Selection]
+Name=fn
+Events=sched:sched_process_exec
+Filter=$F_FN
+Aggregate=hist:keys=filename
 AggregateIntervalSec=0
 [Selection]
 Name=execs
@@ -71,6 +80,7 @@ check "aggregated records never reach the ring buffer (no event lines)" \
 python3 "$CMP" "$TMP/out" "$TMP/trace" sw sched:sched_switch next_comm+prev_state
 python3 "$CMP" "$TMP/out" "$TMP/trace" sys raw_syscalls:sys_enter syscall
 python3 "$CMP" "$TMP/out" "$TMP/trace" km kmem:kmalloc log2:bytes_req:bytes_alloc
+python3 "$CMP" "$TMP/out" "$TMP/trace" fn sched:sched_process_exec filename
 
 # The overflow: exactly the execs that found no entry are Dropped.
 totals=$(awk '/^# selection: execs,/ {on = 1} on && /Hits:|Entries:|Dropped:/ {printf "%s%s ", $1, $2}' "$TMP/out")
