@@ -161,6 +161,10 @@ static void dump_slot(struct tracer *t, const struct trace_slot *slot, int gen, 
 		log_warning("selection %s: cannot read the histogram of %s:%s: %s",
 			    slot->sel->conf->name, slot->event->system, slot->event->name,
 			    strerror(-r));
+	/* An interval in which the event never came says nothing: with
+	 * Events=syscalls:* it would be hundreds of empty dumps a minute. */
+	else if (!d.n && !d.dropped && !strcmp(why, "interval"))
+		;
 	else if (t->hist_stdout)
 		put_stdout(slot, &d, why, t->cfg.raw_pointers);
 	else
