@@ -100,8 +100,11 @@ static __always_inline __u64 agg_log2(__u64 v)
 static __always_inline void agg_key_str(const struct agg_key_src *k, const __u8 *rec,
 					const __u8 *ctx, __u8 *dst)
 {
-	__u32 off = k->off & AGG_REC_MASK, loc, start, n = k->width & (2 * TRACERD_AGG_LARGE - 1);
+	__u32 off = k->off & AGG_REC_MASK, loc, start, n = k->width;
 
+	/* key_off < 256 and n <= 256: inside the 512 bytes of the key buffer */
+	if (n > TRACERD_AGG_LARGE)
+		n = TRACERD_AGG_LARGE;
 	if (k->src == AGG_SRC_STR) {
 		bpf_probe_read_kernel_str(dst, n, rec + off);
 		return;

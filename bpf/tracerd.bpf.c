@@ -41,9 +41,9 @@ struct {
 /* Twice the largest record so that the verifier can bound offset + length. */
 struct scratch {
 	struct filter_scratch filter;
-	struct agg_scratch agg;
 	struct trace_rec_hdr hdr;
 	__u8 data[2 * TRACERD_MAX_RECORD];
+	struct agg_scratch agg;		/* last: the record path's layout as it was */
 };
 
 struct {
