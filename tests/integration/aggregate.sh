@@ -64,7 +64,8 @@ AggregateIntervalSec=0
 EOF
 
 echo 1 >"$INSTANCE/tracing_on"
-start_tracerd "$TMP/agg.conf" "$TMP/out" || { not_ok "aggregate: tracerd starts"; exit 0; }
+start_tracerd "$TMP/agg.conf" "$TMP/out" || {
+	not_ok "aggregate: tracerd starts"; sed 's/^/# /' "$TMP/out.err"; exit 0; }
 # 200 execs of distinct pids (size=100 is 128 entries: 72 Dropped), file
 # reads and sleeps: switches, syscalls and kmallocs of "aggw*" tasks.
 for ((i = 0; i < 200; i++)); do "$TMP/aggwtrue"; done
@@ -105,7 +106,8 @@ Filter=filename ~ "*aggwtrue"
 Aggregate=hist:keys=comm
 AggregateIntervalSec=0
 EOF
-start_tracerd "$TMP/r.conf" "$TMP/r.out" || { not_ok "aggregate: reload start"; exit 0; }
+start_tracerd "$TMP/r.conf" "$TMP/r.out" || {
+	not_ok "aggregate: reload start"; sed 's/^/# /' "$TMP/r.out.err"; exit 0; }
 for ((i = 0; i < 5; i++)); do "$TMP/aggwtrue"; done
 sed -i '$d' "$TMP/r.conf"
 sed -i '$d' "$TMP/r.conf"
