@@ -122,8 +122,9 @@ void hist_format_key(const struct hist *h, size_t i, const uint8_t *key,
 void hist_format_key_kernel(const struct hist *h, size_t i, const uint8_t *key,
 			    const struct hist_format_opts *o, struct strbuf *out);
 
-/* hist_syscall.c: the syscall's name for .syscall, from tracefs's
- * syscalls:sys_enter_* events (NULL when unknown). */
+/* hist_syscall.c: the syscall's name for .syscall ("sys_read"), numbers
+ * from the UAPI header, names as tracefs's syscalls: events have them (NULL
+ * when unknown). */
 const char *hist_syscall_name(uint64_t nr);
 /* For tests: use these names instead of tracefs's. */
 void hist_syscall_names_set(const char *const *names, size_t n);
