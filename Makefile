@@ -92,7 +92,7 @@ $(BUILD)/daemon/aggregate/hist_syscall.o: $(BUILD)/syscall_names.h
 
 # --version names the libsystemd and libtraceevent it was built with: neither
 # has a run-time version call.
-$(BUILD)/daemon/version.o: override CFLAGS += \
+$(BUILD)/daemon/inspect.o: override CFLAGS += \
 	-DLIBSYSTEMD_VERSION='"$(shell pkg-config --modversion libsystemd)"' \
 	-DLIBTRACEEVENT_VERSION='"$(shell pkg-config --modversion libtraceevent)"'
 

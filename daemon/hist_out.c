@@ -28,13 +28,13 @@ static void write_all(int fd, const char *p, size_t n)
 	}
 }
 
-static void put_stdout(const struct trace_slot *slot, const struct hist_dump *dump,
-		       const char *why, bool raw)
+static void put_stdout(const struct sel_state *st, const struct trace_slot *slot,
+		       const struct hist_dump *dump, const char *why, bool raw)
 {
 	const struct hist_format_opts o = { .raw_pointers = raw };
 	struct strbuf sb = { 0 };
 
-	sb_printf(&sb, "# selection: %s, event: %s:%s, dump: %s\n", slot->sel->conf->name,
+	sb_printf(&sb, "# selection: %s, event: %s:%s, dump: %s\n", st->conf->name,
 		  slot->event->system, slot->event->name, why);
 	hist_format(slot->hist, dump->v, dump->n, dump->dropped, &o, &sb);
 	sb_putc(&sb, '\n');
@@ -46,8 +46,8 @@ static void put_stdout(const struct trace_slot *slot, const struct hist_dump *du
 #define HIST_FIELDS (4 + TRACERD_AGG_KEYS + 1 + TRACERD_AGG_VALS)
 
 /* One journal entry per key: MESSAGE is the kernel's line for it. */
-static void put_entry(struct tracer *t, const struct trace_slot *slot, const struct hist_entry *e,
-		      const char *why)
+static void put_entry(struct tracer *t, const struct sel_state *st, const struct trace_slot *slot,
+		      const struct hist_entry *e, const char *why)
 {
 	const struct hist *h = slot->hist;
 	const struct hist_format_opts o = { .raw_pointers = t->cfg.raw_pointers };
@@ -56,7 +56,7 @@ static void put_entry(struct tracer *t, const struct trace_slot *slot, const str
 	struct strbuf v = { 0 }, msg = { 0 };
 	size_t n = 0;
 
-	snprintf(f[n++], sizeof(f[0]), "TRACE_HIST=%s", slot->sel->conf->name);
+	snprintf(f[n++], sizeof(f[0]), "TRACE_HIST=%s", st->conf->name);
 	snprintf(f[n++], sizeof(f[0]), "TRACE_EVENT=%s:%s", slot->event->system, slot->event->name);
 	snprintf(f[n++], sizeof(f[0]), "TRACE_HIST_DUMP=%s", why);
 	for (size_t i = 0; i < h->n_keys; i++) {
@@ -77,25 +77,25 @@ static void put_entry(struct tracer *t, const struct trace_slot *slot, const str
 		const char *line = strstr(sb_str(&msg), "\n{ ");
 		const char *end = line ? strchr(line + 1, '\n') : NULL;
 
-		sink_message(t->sink, slot->sel->conf->priority, fields, n, "%.*s",
+		sink_message(t->sink, st->conf->priority, fields, n, "%.*s",
 			     line && end ? (int)(end - line - 1) : 0, line ? line + 1 : "");
 	}
 	sb_free(&v);
 	sb_free(&msg);
 }
 
-static void put_journal(struct tracer *t, const struct trace_slot *slot,
-			const struct hist_dump *dump, const char *why)
+static void put_journal(struct tracer *t, const struct sel_state *st,
+			const struct trace_slot *slot, const struct hist_dump *dump, const char *why)
 {
 	char f[7][320];
 	const char *fields[7];
 	uint64_t hits = dump->dropped;
 
 	for (size_t i = 0; i < dump->n; i++) {
-		put_entry(t, slot, &dump->v[i], why);
+		put_entry(t, st, slot, &dump->v[i], why);
 		hits += dump->v[i].hitcount;
 	}
-	snprintf(f[0], sizeof(f[0]), "TRACE_HIST=%s", slot->sel->conf->name);
+	snprintf(f[0], sizeof(f[0]), "TRACE_HIST=%s", st->conf->name);
 	snprintf(f[1], sizeof(f[1]), "TRACE_EVENT=%s:%s", slot->event->system, slot->event->name);
 	snprintf(f[2], sizeof(f[2]), "TRACE_HIST_DUMP=%s", why);
 	snprintf(f[3], sizeof(f[3]), "TRACE_HIST_TOTALS=1");
@@ -104,9 +104,9 @@ static void put_journal(struct tracer *t, const struct trace_slot *slot,
 	snprintf(f[6], sizeof(f[6]), "TRACE_HIST_DROPPED=%" PRIu64, dump->dropped);
 	for (size_t i = 0; i < ARRAY_SIZE(f); i++)
 		fields[i] = f[i];
-	sink_message(t->sink, slot->sel->conf->priority, fields, ARRAY_SIZE(f),
+	sink_message(t->sink, st->conf->priority, fields, ARRAY_SIZE(f),
 		     "%s %s:%s %s: Totals: Hits: %" PRIu64 " Entries: %zu Dropped: %" PRIu64,
-		     slot->sel->conf->name, slot->event->system, slot->event->name, why, hits,
+		     st->conf->name, slot->event->system, slot->event->name, why, hits,
 		     dump->n, dump->dropped);
 }
 
@@ -152,27 +152,29 @@ static int collect(struct tracer *t, const struct trace_slot *slot, int gen, str
 	return r;
 }
 
-static void dump_slot(struct tracer *t, const struct trace_slot *slot, int gen, const char *why)
+static void dump_slot(struct tracer *t, const struct sel_state *st, const struct trace_slot *slot,
+		      int gen, const char *why)
 {
 	struct hist_dump d = { 0 };
 	int r = collect(t, slot, gen, &d);
 
 	if (r < 0)
 		log_warning("selection %s: cannot read the histogram of %s:%s: %s",
-			    slot->sel->conf->name, slot->event->system, slot->event->name,
+			    st->conf->name, slot->event->system, slot->event->name,
 			    strerror(-r));
 	/* An interval in which the event never came says nothing: with
 	 * Events=syscalls:* it would be hundreds of empty dumps a minute. */
 	else if (!d.n && !d.dropped && !strcmp(why, "interval"))
 		;
 	else if (t->hist_stdout)
-		put_stdout(slot, &d, why, t->cfg.raw_pointers);
+		put_stdout(st, slot, &d, why, t->cfg.raw_pointers);
 	else
-		put_journal(t, slot, &d, why);
+		put_journal(t, st, slot, &d, why);
 	hist_dump_free(&d);
 }
 
-void hist_out_last(struct tracer *t, struct trace_slot *slot, const char *why)
+void hist_out_last(struct tracer *t, const struct sel_state *st, struct trace_slot *slot,
+		   const char *why)
 {
 	struct hist_dump d = { 0 };
 
@@ -182,7 +184,7 @@ void hist_out_last(struct tracer *t, struct trace_slot *slot, const char *why)
 	if (slot->hist_done)
 		collect(t, slot, -1, &d);
 	else
-		dump_slot(t, slot, -1, why);
+		dump_slot(t, st, slot, -1, why);
 	hist_dump_free(&d);
 	hist_free(slot->hist);
 	slot->hist = NULL;
@@ -192,7 +194,7 @@ void hist_out_stop(struct tracer *t)
 {
 	for (size_t i = 0; i < t->n_sels; i++)
 		for (size_t k = 0; k < t->sels[i]->n_slots; k++)
-			hist_out_last(t, t->sels[i]->slots[k], "final");
+			hist_out_last(t, t->sels[i], t->sels[i]->slots[k], "final");
 }
 
 /* Flips every slot of st, waits for events that saw the old generation to
@@ -212,7 +214,7 @@ static void dump_interval(struct tracer *t, struct sel_state *st)
 	nanosleep(&ms, NULL);
 	for (size_t k = 0; k < st->n_slots; k++)
 		if (flipped[k])
-			dump_slot(t, st->slots[k], old[k], "interval");
+			dump_slot(t, st, st->slots[k], old[k], "interval");
 }
 
 void hist_out_tick(struct tracer *t, uint64_t now_usec)
