@@ -99,7 +99,7 @@ void hist_free(struct hist *h);
  * filters and aggregates (event_desc.filter_span), given the filter's. */
 uint32_t hist_record_span(const struct hist *h, const struct event_desc *d);
 
-/* One entry as dumped from the map, its per-CPU values summed. */
+/* One entry as dumped from the map. */
 struct hist_entry {
 	const uint8_t *key;	/* desc.key_size bytes */
 	uint64_t hitcount;

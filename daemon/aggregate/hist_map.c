@@ -1,7 +1,7 @@
 // SPDX-License-Identifier: GPL-2.0
 /* Reading a slot's histogram out of the BPF maps, per interval: the slot's
  * generation is flipped first (hist_flip), so that events go to the other
- * one while this one is read, summed over CPUs and deleted (hist_collect);
+ * one while this one is read and deleted (hist_collect);
  * then the generation's entry budget and Dropped start again from 0. The
  * daemon's work is per entry and interval, not per event. */
 #include <bpf/bpf.h>

@@ -9,7 +9,7 @@
 
 struct hist_maps {
 	int descs, budgets, small, large;	/* map fds */
-	int ncpu;				/* possible CPUs: per-CPU values */
+	int ncpu;				/* values per entry: 1, they are shared */
 };
 
 /* What one generation of one slot held. */
