@@ -2,6 +2,7 @@
 /* Applying a config: every selection built first (globs resolved, filters
  * compiled), then what is new attached, then the switch to the new
  * selections, and only then what went away detached. */
+#include "aggregate/hist.h"
 #include "filter/filter.h"
 #include "render/render.h"
 #include "tracer.h"
@@ -14,6 +15,7 @@ struct sel_build {
 	struct tp_event **events;
 	size_t n_events;
 	struct event_desc *descs;
+	struct hist **hists;		/* Aggregate=, per event; NULL: none */
 };
 
 static int fill_desc(const struct tp_event *e, const struct selection *s,
@@ -38,8 +40,30 @@ static int fill_desc(const struct tp_event *e, const struct selection *s,
 	return filter_compile(s->filter, e, &s->filter_pos, desc, d);
 }
 
+/* Aggregate=: the event's histogram; its records then go to the hash map,
+ * and the class program copies the record prefix that the filter, the
+ * keys and the sums read. */
+static int fill_hist(const struct tp_event *e, const struct selection *s,
+		     struct event_desc *desc, struct hist **ret, struct diag *d)
+{
+	int r;
+
+	*ret = NULL;
+	if (!s->aggregate || !*s->aggregate)
+		return 0;
+	r = hist_compile(s->aggregate, e, &s->aggregate_pos, ret, d);
+	if (r < 0)
+		return r;
+	desc->agg = 1;
+	desc->filter_span = hist_record_span(*ret, desc);
+	return 0;
+}
+
 static void build_free(struct sel_build *b)
 {
+	for (size_t i = 0; b->hists && i < b->n_events; i++)
+		hist_free(b->hists[i]);
+	free(b->hists);
 	free(b->events);
 	free(b->descs);
 }
@@ -56,7 +80,7 @@ static bool str_same(const char *a, const char *b)
 static bool same_attachments(const struct selection *a, const struct selection *b)
 {
 	if (!str_same(a->name, b->name) || !str_same(a->filter, b->filter) ||
-	    a->n_events != b->n_events)
+	    !str_same(a->aggregate, b->aggregate) || a->n_events != b->n_events)
 		return false;
 	for (size_t i = 0; i < a->n_events; i++)
 		if (strcmp(a->events[i], b->events[i]))
@@ -82,7 +106,8 @@ static int build_selection(struct registry *reg, struct sel_state **sels, size_t
 	if (r < 0)
 		return r;
 	b->descs = calloc(b->n_events, sizeof(*b->descs));
-	if (!b->descs)
+	b->hists = calloc(b->n_events, sizeof(*b->hists));
+	if (!b->descs || !b->hists)
 		return -ENOMEM;
 	for (size_t i = 0; i < b->n_events; i++) {
 		struct render_opts ro = { .raw_pointers = cfg->raw_pointers };
@@ -90,6 +115,8 @@ static int build_selection(struct registry *reg, struct sel_state **sels, size_t
 		r = render_prepare(b->events[i], &ro);
 		if (r >= 0)
 			r = fill_desc(b->events[i], s, &b->descs[i], d);
+		if (r >= 0)
+			r = fill_hist(b->events[i], s, &b->descs[i], &b->hists[i], d);
 		if (r < 0)
 			return r;
 	}
@@ -110,7 +137,8 @@ static int named_explicitly(const struct selection *s, const struct tp_event *e)
 
 /* Returns -errno; *refused tells that the kernel refused the attachment. */
 static int slot_attach(struct tracer *t, struct sel_state *st, struct tp_event *e,
-		       const struct event_desc *desc, bool *refused, struct diag *d)
+		       const struct event_desc *desc, struct hist **hist, bool *refused,
+		       struct diag *d)
 {
 	struct trace_slot *slot;
 	int id = consumer_slot_alloc(t->cons), r;
@@ -121,7 +149,11 @@ static int slot_attach(struct tracer *t, struct sel_state *st, struct tp_event *
 	if (GROW(st->slots, st->cap_slots, st->n_slots) < 0 ||
 	    trace_slot_new(&slot, id, e, st->conf->name, st->conf->priority, &st->rl) < 0)
 		return -ENOMEM;
-	r = loader_set_slot(t->ld, id, desc);
+	r = 0;
+	if (*hist)	/* before the descriptor that sends events to it */
+		r = hist_slot_setup(&t->hist_maps, id, &(*hist)->desc);
+	if (r >= 0)
+		r = loader_set_slot(t->ld, id, desc);
 	if (r < 0) {
 		trace_slot_free(slot);
 		return diag_set(d, NULL, 0, 0, "cannot write the BPF maps: %s", strerror(-r)), r;
@@ -132,6 +164,7 @@ static int slot_attach(struct tracer *t, struct sel_state *st, struct tp_event *
 		*refused = true;
 		return r;
 	}
+	slot->hist = TAKE_PTR(*hist);
 	consumer_slot_set(t->cons, slot);
 	st->slots[st->n_slots++] = slot;
 	return 0;
@@ -169,7 +202,7 @@ static int attach_selection(struct tracer *t, struct sel_build *b, struct sel_st
 		int gi;
 
 		loader_progress(t->ld, i, b->n_events);
-		r = slot_attach(t, st, e, &b->descs[i], &refused, d);
+		r = slot_attach(t, st, e, &b->descs[i], &b->hists[i], &refused, d);
 		if (r >= 0 || !refused)
 			continue;
 		/* An event a glob matched may be one the kernel keeps from BPF
@@ -201,6 +234,7 @@ void sel_state_free(struct tracer *t, struct sel_state *st)
 		loader_detach_many(t->ld, atts, st->n_slots);
 	tracer_drain_all(t);
 	for (size_t i = 0; i < st->n_slots; i++) {
+		hist_out_last(t, st, st->slots[i], "replaced");
 		consumer_slot_clear(t->cons, st->slots[i]->id);
 		/* records still in the sink queue hold their own reference */
 		trace_slot_free(st->slots[i]);
@@ -252,6 +286,40 @@ static int commit(struct tracer *t, struct config *cfg, struct sel_build *b, siz
 	return 0;
 }
 
+/* Entries of the histograms' maps that slots may take: size= of each, in
+ * both generations. The running slots count too: a changed selection is
+ * attached before the old one goes. */
+static void hist_room_add(const struct hist *h, uint64_t used[2])
+{
+	if (h)
+		used[h->desc.large] += 2ULL * h->desc.max_entries;
+}
+
+static int check_hist_room(struct tracer *t, struct sel_build *b, size_t n, struct diag *d)
+{
+	static const uint64_t room[2] = { TRACERD_AGG_SMALL_ENTRIES, TRACERD_AGG_LARGE_ENTRIES };
+	uint64_t used[2] = { 0, 0 };
+
+	for (size_t i = 0; i < t->n_sels; i++)
+		for (size_t k = 0; k < t->sels[i]->n_slots; k++)
+			hist_room_add(t->sels[i]->slots[k]->hist, used);
+	for (size_t i = 0; i < n; i++) {
+		const struct conf_pos *pos = &b[i].conf->aggregate_pos;
+
+		for (size_t k = 0; !b[i].keep && b[i].hists && k < b[i].n_events; k++)
+			hist_room_add(b[i].hists[k], used);
+		for (int c = 0; c < 2; c++)
+			if (used[c] > room[c])
+				return diag_set(d, pos->file, pos->line, pos->col,
+						"the histograms' size= over all their events (twice: "
+						"one generation is read while the other counts) exceed "
+						"the %llu entries of the map for %s: lower size=",
+						(unsigned long long)room[c],
+						c ? "keys of more than 24 bytes" : "keys of up to 24 bytes");
+	}
+	return 0;
+}
+
 int tracer_check(struct registry *reg, const struct config *cfg, struct diag *d)
 {
 	int r = 0;
@@ -274,6 +342,8 @@ int tracer_apply(struct tracer *t, struct config *cfg, struct diag *d)
 
 	for (size_t i = 0; i < n && r >= 0; i++)
 		r = build_selection(t->reg, t->sels, t->n_sels, cfg, &cfg->sels[i], &b[i], d);
+	if (r >= 0)
+		r = check_hist_room(t, b, n, d);
 	/* New attachments first: an event in both old and new config is then
 	 * traced twice for a moment rather than not at all. */
 	for (size_t i = 0; i < n && r >= 0; i++)
@@ -282,6 +352,9 @@ int tracer_apply(struct tracer *t, struct config *cfg, struct diag *d)
 	if (r >= 0)
 		r = commit(t, cfg, b, n, fresh);
 	for (size_t i = 0; i < n; i++) {
+		/* a failed reload's new slots: their counts go unreported */
+		for (size_t k = 0; r < 0 && fresh && fresh[i] && k < fresh[i]->n_slots; k++)
+			fresh[i]->slots[k]->hist_done = true;
 		if (r < 0)
 			sel_state_free(t, fresh ? fresh[i] : NULL);
 		if (b)

@@ -38,6 +38,7 @@ static void format_losses(struct tracer *t, const struct sel_totals *sum, char *
 		{ sum->lost, "lost (ring buffer full)" },
 		{ sum->sink_errors, "sink errors" },
 		{ sum->suppressed, "suppressed (rate limit)" },
+		{ sum->agg_dropped, "dropped (histogram full)" },
 		{ tracer_skipped(t), "skipped by the kernel" },
 		{ tracer_record_counts(t)->malformed + tracer_record_counts(t)->late, "malformed" },
 	};
@@ -157,6 +158,15 @@ static int on_stats(sd_event_source *s, uint64_t usec, void *userdata)
 	return rearm(s, dm->t->cfg.stats_interval_sec * 1000000ULL);
 }
 
+/* Aggregate='s interval dumps: due times are checked each second. */
+static int on_hist(sd_event_source *s, uint64_t usec, void *userdata)
+{
+	struct daemon *dm = userdata;
+
+	hist_out_tick(dm->t, usec);
+	return rearm(s, 1000000ULL);
+}
+
 static int on_term(sd_event_source *s, const struct signalfd_siginfo *si, void *userdata)
 {
 	(void)si;
@@ -273,7 +283,9 @@ static int setup_loop(struct daemon *dm)
 	if ((r = sd_event_add_time_relative(dm->event, NULL, CLOCK_MONOTONIC,
 					    t->cfg.flush_interval_ms * 1000ULL, 0, on_flush, dm)) < 0 ||
 	    (r = sd_event_add_time_relative(dm->event, NULL, CLOCK_MONOTONIC, 2000000ULL, 0,
-					    on_status, dm)) < 0)
+					    on_status, dm)) < 0 ||
+	    (r = sd_event_add_time_relative(dm->event, NULL, CLOCK_MONOTONIC, 0, 0,
+					    on_hist, dm)) < 0)
 		return r;
 	if (t->cfg.stats_interval_sec &&
 	    (r = sd_event_add_time_relative(dm->event, NULL, CLOCK_MONOTONIC,
@@ -339,6 +351,7 @@ static int start(struct daemon *dm, struct config *cfg)
 	if (r < 0)
 		goto fail;
 	tracer_set_progress(dm->t, on_busy, dm);
+	dm->t->hist_stdout = dm->o->foreground || cfg->output == OUTPUT_STDOUT;
 	r = dm->o->foreground || cfg->output == OUTPUT_STDOUT ?
 	    sink_stdout_new(&s, stdout) : sink_journal_new(&s);
 	if (r >= 0)

@@ -9,8 +9,8 @@
 static void report_selection(struct tracer *t, struct sel_state *s, bool final)
 {
 	struct sel_totals tot;
-	char f[10][160], errs[128];
-	const char *fields[10];
+	char f[12][160], errs[128];
+	const char *fields[12];
 
 	tracer_totals(t, s, &tot);
 	sink_errnos_format(tot.errnos, errs, sizeof(errs));
@@ -24,15 +24,18 @@ static void report_selection(struct tracer *t, struct sel_state *s, bool final)
 	snprintf(f[7], sizeof(f[7]), "TRACE_STATS_EVENTS=%zu", s->n_slots);
 	snprintf(f[8], sizeof(f[8]), "TRACE_STATS_FINAL=%d", final);
 	snprintf(f[9], sizeof(f[9]), "TRACE_STATS_SINK_ERRNOS=%s", errs);
+	snprintf(f[10], sizeof(f[10]), "TRACE_STATS_AGGREGATED=%llu", (unsigned long long)tot.aggregated);
+	snprintf(f[11], sizeof(f[11]), "TRACE_STATS_AGG_DROPPED=%llu", (unsigned long long)tot.agg_dropped);
 	for (size_t i = 0; i < ARRAY_SIZE(f); i++)
 		fields[i] = f[i];
 	sink_message(t->sink, LOG_INFO, fields, ARRAY_SIZE(fields),
-		     "%s: selection %s: %llu delivered, %llu lost, %llu suppressed, %llu sink errors%s%s%s, %llu filtered out",
+		     "%s: selection %s: %llu delivered, %llu lost, %llu suppressed, %llu sink errors%s%s%s, %llu filtered out, %llu aggregated, %llu dropped (histogram full)",
 		     final ? "summary" : "stats", s->conf->name,
 		     (unsigned long long)tot.delivered, (unsigned long long)tot.lost,
 		     (unsigned long long)tot.suppressed, (unsigned long long)tot.sink_errors,
 		     errs[0] ? " (" : "", errs, errs[0] ? ")" : "",
-		     (unsigned long long)tot.filtered);
+		     (unsigned long long)tot.filtered, (unsigned long long)tot.aggregated,
+		     (unsigned long long)tot.agg_dropped);
 }
 
 void report_stats(struct tracer *t, bool final)
@@ -63,11 +66,12 @@ void report_events(struct tracer *t, FILE *out)
 			tracer_slot_totals(t, slot, &tot);
 			if (!tot.hits && !tot.delivered)
 				continue;
-			fprintf(out, "tracerd:   %-12s %s:%s delivered=%llu lost=%llu suppressed=%llu sink_errors=%llu filtered=%llu\n",
+			fprintf(out, "tracerd:   %-12s %s:%s delivered=%llu lost=%llu suppressed=%llu sink_errors=%llu filtered=%llu aggregated=%llu agg_dropped=%llu\n",
 				t->sels[i]->conf->name, slot->event->system, slot->event->name,
 				(unsigned long long)tot.delivered, (unsigned long long)tot.lost,
 				(unsigned long long)tot.suppressed, (unsigned long long)tot.sink_errors,
-				(unsigned long long)tot.filtered);
+				(unsigned long long)tot.filtered, (unsigned long long)tot.aggregated,
+				(unsigned long long)tot.agg_dropped);
 		}
 }
 

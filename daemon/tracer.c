@@ -17,6 +17,11 @@ int tracer_new(struct tracer **ret, const struct config *cfg, struct diag *d)
 	if (r >= 0)
 		r = loader_new(&t->ld, cfg->ring_buffer_size, cfg->wakeup_bytes, d);
 	if (r >= 0) {
+		r = loader_hist_maps(t->ld, &t->hist_maps);
+		if (r < 0)
+			diag_set(d, NULL, 0, 0, "cannot set up the histograms' maps: %s", strerror(-r));
+	}
+	if (r >= 0) {
 		r = consumer_new(&t->cons, loader_ring_fd(t->ld));
 		if (r < 0)
 			diag_set(d, NULL, 0, 0, "cannot set up the ring buffer: %s", strerror(-r));
@@ -92,6 +97,8 @@ void tracer_stop(struct tracer *t)
 	if (all)
 		loader_detach_many(t->ld, all, n);
 	tracer_drain_all(t);
+	/* Nothing counts any more: the histograms' last dumps are exact. */
+	hist_out_stop(t);
 	sink_close(t->sink);
 }
 
@@ -122,6 +129,8 @@ void tracer_slot_totals(struct tracer *t, const struct trace_slot *slot, struct 
 	tot->filtered += bpf.filtered;
 	tot->lost += bpf.lost;
 	tot->truncated += bpf.truncated;
+	tot->aggregated += bpf.aggregated;
+	tot->agg_dropped += bpf.agg_dropped;
 	trace_slot_add_counts(slot, tot);
 }
 
@@ -143,6 +152,7 @@ void tracer_all_totals(struct tracer *t, struct sel_totals *sum)
 		sum->lost += tot.lost;
 		sum->suppressed += tot.suppressed;
 		sum->sink_errors += tot.sink_errors;
+		sum->agg_dropped += tot.agg_dropped;
 	}
 }
 

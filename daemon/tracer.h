@@ -22,6 +22,8 @@ struct sel_state {
 	char **refused;			/* glob-matched events the kernel refused */
 	size_t n_refused, cap_refused;
 	struct rate_limit rl;		/* shared by the slots */
+	uint64_t hist_due_usec;		/* the next AggregateIntervalSec= dump, 0: none */
+	unsigned hist_interval_sec;	/* what hist_due_usec was set for */
 };
 
 struct tracer {
@@ -32,6 +34,8 @@ struct tracer {
 	struct sel_state **sels;
 	size_t n_sels, cap_sels;
 	struct sink *sink;
+	struct hist_maps hist_maps;	/* Aggregate='s maps */
+	bool hist_stdout;		/* dumps in the hist file layout on stdout */
 };
 
 /* tracer.c: the tracer's life. tracer_new() returns -ENOMEDIUM if tracefs
@@ -61,6 +65,15 @@ int tracer_prog_count(struct tracer *t);
 /* Events the kernel did not run the program for: see loader_skipped(). */
 uint64_t tracer_skipped(struct tracer *t);
 const struct record_counts *tracer_record_counts(struct tracer *t);
+
+/* hist_out.c: Aggregate='s dumps. Interval dumps of the selections due at
+ * now_usec (CLOCK_MONOTONIC); the last dump of a slot of st once it is
+ * detached (why: "final" at stop, "replaced" on reload), then its hist is
+ * freed. */
+void hist_out_tick(struct tracer *t, uint64_t now_usec);
+void hist_out_last(struct tracer *t, const struct sel_state *st, struct trace_slot *slot,
+		   const char *why);
+void hist_out_stop(struct tracer *t);
 
 /* apply.c: resolves every selection and compiles its filters against reg,
  * attaching nothing. */

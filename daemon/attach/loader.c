@@ -127,6 +127,14 @@ int loader_set_slot(struct loader *l, unsigned id, const struct event_desc *desc
 	return 0;
 }
 
+int loader_hist_maps(struct loader *l, struct hist_maps *m)
+{
+	return hist_maps_init(m, bpf_map__fd(l->skel->maps.agg_descs),
+			      bpf_map__fd(l->skel->maps.agg_budgets),
+			      bpf_map__fd(l->skel->maps.agg_small),
+			      bpf_map__fd(l->skel->maps.agg_large));
+}
+
 void loader_slot_stats(struct loader *l, unsigned id, struct event_stats *sum)
 {
 	int ncpu = libbpf_num_possible_cpus();
@@ -144,6 +152,8 @@ void loader_slot_stats(struct loader *l, unsigned id, struct event_stats *sum)
 		sum->filtered += v[c].filtered;
 		sum->lost += v[c].lost;
 		sum->truncated += v[c].truncated;
+		sum->aggregated += v[c].aggregated;
+		sum->agg_dropped += v[c].agg_dropped;
 	}
 }
 
@@ -177,6 +187,10 @@ struct bpf_program *loader_instance(struct loader *l, unsigned k, int *err)
 	    bpf_map__reuse_fd(s->maps.events, bpf_map__fd(l->skel->maps.events)) ||
 	    bpf_map__reuse_fd(s->maps.stats, bpf_map__fd(l->skel->maps.stats)) ||
 	    bpf_map__reuse_fd(s->maps.scratch, bpf_map__fd(l->skel->maps.scratch)) ||
+	    bpf_map__reuse_fd(s->maps.agg_descs, bpf_map__fd(l->skel->maps.agg_descs)) ||
+	    bpf_map__reuse_fd(s->maps.agg_budgets, bpf_map__fd(l->skel->maps.agg_budgets)) ||
+	    bpf_map__reuse_fd(s->maps.agg_small, bpf_map__fd(l->skel->maps.agg_small)) ||
+	    bpf_map__reuse_fd(s->maps.agg_large, bpf_map__fd(l->skel->maps.agg_large)) ||
 	    tracerd_bpf__load(s)) {
 		*err = -errno;
 		tracerd_bpf__destroy(s);

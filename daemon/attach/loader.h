@@ -11,6 +11,7 @@
 #include "diag.h"
 #include "kernel-events/events.h"
 #include "tracerd_record.h"
+#include "aggregate/hist_map.h"
 
 struct bpf_link;
 struct loader;
@@ -37,6 +38,8 @@ void loader_progress(struct loader *l, size_t done, size_t total);
 /* Zeroes slot id's counters and writes its descriptor: a slot about to be
  * attached starts from nothing. Returns -errno. */
 int loader_set_slot(struct loader *l, unsigned id, const struct event_desc *desc);
+/* Aggregate='s maps, for hist_map.c. */
+int loader_hist_maps(struct loader *l, struct hist_maps *m);
 /* Adds what the program counted for slot id, over every CPU, to sum. */
 void loader_slot_stats(struct loader *l, unsigned id, struct event_stats *sum);
 /* Programs loaded: the class program and its copies, however many events. */

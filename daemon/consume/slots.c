@@ -29,6 +29,7 @@ void trace_slot_free(struct trace_slot *s)
 	if (!s)
 		return;
 	out_slot_unref(s->out);
+	hist_free(s->hist);	/* normally gone with its last dump (hist_out.c) */
 	free(s);
 }
 

@@ -8,6 +8,7 @@
 #include <stdint.h>
 #include "attach/loader.h"
 #include "consume/out_record.h"
+#include "aggregate/hist.h"
 
 /* A selection's rate limit: a token bucket in events, shared by its slots.
  * A reload that keeps the selection sets the new limit and burst. */
@@ -25,12 +26,17 @@ struct trace_slot {
 	struct out_slot *out;		/* what sinks see; the sink queue refs it */
 	uint64_t suppressed;		/* dropped by the rate limit */
 	struct attachment att;		/* set and cleared by apply.c */
+	/* Aggregate=: the slot's histogram, NULL when it has records; its
+	 * desc.gen is the generation events go to (aggregate/hist_map.c). */
+	struct hist *hist;
+	bool hist_done;			/* nothing to dump any more: only clear the maps */
 };
 
 /* Per selection (or slot) accounting: every record the program saw ends up
  * in exactly one of these. */
 struct sel_totals {
 	uint64_t hits, filtered, lost, truncated;	/* from BPF */
+	uint64_t aggregated, agg_dropped;		/* Aggregate=, from BPF */
 	uint64_t delivered, suppressed, sink_errors;	/* from the daemon */
 	struct sink_errno_count errnos[TRACERD_SINK_ERRNOS];	/* sink_errors by errno */
 };
