@@ -66,7 +66,7 @@ int tracer_prog_count(struct tracer *t);
 uint64_t tracer_skipped(struct tracer *t);
 const struct record_counts *tracer_record_counts(struct tracer *t);
 
-/* hist_out.c: Aggregate='s dumps. Interval dumps of the selections due at
+/* report.c: Aggregate='s dumps. Interval dumps of the selections due at
  * now_usec (CLOCK_MONOTONIC); the last dump of a slot of st once it is
  * detached (why: "final" at stop, "replaced" on reload), then its hist is
  * freed. */
