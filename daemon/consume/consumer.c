@@ -119,8 +119,8 @@ static void check_record(struct consumer *c, const struct tp_event *e, const uin
 			break;
 		}
 		memcpy(&loc, rec + f->offset, 4);
-		off = (loc & 0xffff) + (f->kind == TP_FIELD_REL_LOC ? f->offset + 4ULL : 0);
-		bad_dyn = off + (loc >> 16) > len;
+		off = tracerd_loc_off(loc, f->offset, f->kind == TP_FIELD_REL_LOC);
+		bad_dyn = !tracerd_span_fits(off, tracerd_loc_len(loc), len);
 	}
 	if (bad_dyn)
 		c->counts.bad_dyn_records++;

@@ -131,8 +131,8 @@ static bool record_sane(const struct tp_event *e, const uint8_t *rec, size_t len
 		if (f->kind != TP_FIELD_DATA_LOC && f->kind != TP_FIELD_REL_LOC)
 			continue;
 		memcpy(&loc, rec + f->offset, 4);
-		off = (loc & 0xffff) + (f->kind == TP_FIELD_REL_LOC ? f->offset + 4 : 0);
-		if (off > len || (loc >> 16) > len - off)
+		off = tracerd_loc_off(loc, f->offset, f->kind == TP_FIELD_REL_LOC);
+		if (!tracerd_span_fits(off, tracerd_loc_len(loc), len))
 			return false;
 	}
 	return true;
@@ -213,9 +213,8 @@ static void symbolized(const struct tp_event *e, const struct tp_field *f,
 		return;
 	}
 	if (f->kind == TP_FIELD_SCALAR && f->offset + f->size <= len && f->size <= 8) {
-		memcpy(&v, rec + f->offset, f->size);
-		if (f->is_signed && f->size < 8 && (v >> (f->size * 8 - 1)) & 1)
-			v |= ~0ULL << (f->size * 8);	/* as the kernel's unsigned long */
+		/* Sign-extended, as the kernel's unsigned long. */
+		v = tracerd_load(rec + f->offset, f->size, f->is_signed);
 		render_symbols(t, v, f->is_pointer && !raw_pointers(e), val);
 		return;
 	}
