@@ -71,6 +71,15 @@ void tp_event_free(struct tp_event *e);
 const struct tp_field *tp_event_field(const struct tp_event *e, const char *name);
 int tp_event_load(const char *system, const char *name, struct tp_event **ret);
 
+/* What is wrong with a record of e, if anything: shorter than the fixed
+ * fields, or a __data_loc payload past its end. */
+enum tp_record_damage {
+	TP_REC_OK,
+	TP_REC_SHORT,
+	TP_REC_BAD_DYN,
+};
+enum tp_record_damage tp_record_check(const struct tp_event *e, const void *rec, size_t len);
+
 /* classes.c: groups events into classes; uses BTF when available. */
 struct tp_classes {
 	struct tp_class **classes;

@@ -4,6 +4,7 @@
 #include "events.h"
 #include "printfmt.h"
 #include "symbols.h"
+#include "tracerd_record.h"
 #include "util.h"
 
 void tp_event_free(struct tp_event *e)
@@ -225,4 +226,24 @@ int tp_event_load(const char *system, const char *name, struct tp_event **ret)
 	}
 	*ret = e;
 	return 0;
+}
+
+enum tp_record_damage tp_record_check(const struct tp_event *e, const void *rec, size_t len)
+{
+	if (len < e->fixed_size)
+		return TP_REC_SHORT;
+	for (size_t i = 0; i < e->n_fields && e->n_dyn_fields; i++) {
+		const struct tp_field *f = &e->fields[i];
+		uint32_t loc;
+
+		if (f->kind != TP_FIELD_DATA_LOC && f->kind != TP_FIELD_REL_LOC)
+			continue;
+		if ((uint64_t)f->offset + 4 > len)
+			return TP_REC_BAD_DYN;
+		memcpy(&loc, (const uint8_t *)rec + f->offset, 4);
+		if (!tracerd_span_fits(tracerd_loc_off(loc, f->offset, f->kind == TP_FIELD_REL_LOC),
+				       tracerd_loc_len(loc), len))
+			return TP_REC_BAD_DYN;
+	}
+	return TP_REC_OK;
 }

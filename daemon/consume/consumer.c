@@ -99,31 +99,18 @@ void consumer_drain_all(struct consumer *c)
 static void check_record(struct consumer *c, const struct tp_event *e, const uint8_t *rec,
 			 uint32_t len, uint32_t flags)
 {
-	bool bad_dyn = false;
-
 	if (flags & TRACERD_REC_TRUNCATED)
 		c->counts.truncated_records++;
-	if (len < e->fixed_size) {
+	switch (tp_record_check(e, rec, len)) {
+	case TP_REC_SHORT:
 		c->counts.short_records++;
-		return;
-	}
-	for (size_t i = 0; i < e->n_fields && e->n_dyn_fields && !bad_dyn; i++) {
-		const struct tp_field *f = &e->fields[i];
-		uint32_t loc;
-		uint64_t off;
-
-		if (f->kind != TP_FIELD_DATA_LOC && f->kind != TP_FIELD_REL_LOC)
-			continue;
-		if ((uint64_t)f->offset + 4 > len) {
-			bad_dyn = true;
-			break;
-		}
-		memcpy(&loc, rec + f->offset, 4);
-		off = tracerd_loc_off(loc, f->offset, f->kind == TP_FIELD_REL_LOC);
-		bad_dyn = !tracerd_span_fits(off, tracerd_loc_len(loc), len);
-	}
-	if (bad_dyn)
+		break;
+	case TP_REC_BAD_DYN:
 		c->counts.bad_dyn_records++;
+		break;
+	case TP_REC_OK:
+		break;
+	}
 }
 
 int consumer_on_record(void *ctx, void *data, size_t size)
