@@ -70,6 +70,7 @@ int tp_format_parse(const char *text, struct tp_event **ret, int *err_line);
 void tp_event_free(struct tp_event *e);
 const struct tp_field *tp_event_field(const struct tp_event *e, const char *name);
 int tp_event_load(const char *system, const char *name, struct tp_event **ret);
+unsigned tp_type_size(const char *type);
 
 /* What is wrong with a record of e, if anything: shorter than the fixed
  * fields, or a __data_loc payload past its end. */
