@@ -1,6 +1,7 @@
 // SPDX-License-Identifier: GPL-2.0
 /* The ring-buffer consumer: see consumer.h. */
 #include <time.h>
+#include "clock.h"
 #include "consume/consumer.h"
 #include "consume/ringbuf.h"
 #include "render/render.h"
@@ -61,11 +62,7 @@ void consumer_set_output(struct consumer *c, consumer_emit_fn emit, consumer_flu
 
 void consumer_refresh_clock(struct consumer *c)
 {
-	struct timespec rt, mono;
-
-	clock_gettime(CLOCK_REALTIME, &rt);
-	clock_gettime(CLOCK_MONOTONIC, &mono);
-	c->realtime_offset_ns = (rt.tv_sec - mono.tv_sec) * 1000000000LL + (rt.tv_nsec - mono.tv_nsec);
+	c->realtime_offset_ns = realtime_offset_ns();
 }
 
 int consumer_slot_alloc(const struct consumer *c)

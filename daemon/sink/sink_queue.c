@@ -30,6 +30,7 @@
 #include <pthread.h>
 #include <signal.h>
 #include <time.h>
+#include "clock.h"
 #include "sink.h"
 #include "util.h"
 
@@ -92,14 +93,6 @@ struct sink_queue {
 	uint64_t progress;	/* entries finished, atomically updated */
 	unsigned delay_us;	/* TRACERD_TEST_SINK_DELAY_US */
 };
-
-static uint64_t now_ms(void)
-{
-	struct timespec ts;
-
-	clock_gettime(CLOCK_MONOTONIC, &ts);
-	return ts.tv_sec * 1000ULL + ts.tv_nsec / 1000000;
-}
 
 /* Drops the lines of c and their references on slots; keeps the memory. */
 static void chunk_reset(struct tchunk *c)
@@ -483,7 +476,7 @@ static unsigned stall_ms(void)
 static void queue_close(struct sink *s)
 {
 	struct sink_queue *q = (struct sink_queue *)s;
-	uint64_t last = UINT64_MAX, since = now_ms();
+	uint64_t last = UINT64_MAX, since = now_msec(CLOCK_MONOTONIC);
 	unsigned limit = stall_ms();
 	bool cancelled = false;
 
@@ -502,8 +495,8 @@ static void queue_close(struct sink *s)
 			break;
 		if (p != last) {
 			last = p;
-			since = now_ms();
-		} else if (now_ms() - since >= limit) {
+			since = now_msec(CLOCK_MONOTONIC);
+		} else if (now_msec(CLOCK_MONOTONIC) - since >= limit) {
 			pthread_cancel(q->thread);
 			pthread_join(q->thread, NULL);
 			cancelled = true;
