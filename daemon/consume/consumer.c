@@ -2,6 +2,7 @@
 /* The ring-buffer consumer: see consumer.h. */
 #include <time.h>
 #include "clock.h"
+#include "knobs.h"
 #include "consume/consumer.h"
 #include "consume/ringbuf.h"
 #include "render/render.h"
@@ -15,9 +16,7 @@ static unsigned consumer_delay_us(void)
 	static int delay = -1;
 
 	if (delay < 0) {
-		const char *e = getenv("TRACERD_TEST_CONSUMER_DELAY_US");
-
-		delay = e ? atoi(e) : 0;
+		delay = knob_num(KNOB_TEST_CONSUMER_DELAY_US, 0);
 		if (delay < 0)
 			delay = 0;
 	}
