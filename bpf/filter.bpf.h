@@ -9,12 +9,7 @@ static __always_inline __s64 load_field(const __u8 *rec, const struct filter_ins
 {
 	__u32 off = in->off & (TRACERD_MAX_RECORD - 1);
 
-	switch (in->size) {
-	case 1: return in->is_signed ? (__s64)*(__s8 *)(rec + off) : *(__u8 *)(rec + off);
-	case 2: return in->is_signed ? (__s64)*(__s16 *)(rec + off) : *(__u16 *)(rec + off);
-	case 4: return in->is_signed ? (__s64)*(__s32 *)(rec + off) : *(__u32 *)(rec + off);
-	default: return *(__s64 *)(rec + off);
-	}
+	return (__s64)tracerd_load(rec + off, in->size, in->is_signed);
 }
 
 static __always_inline bool cmp_num(const struct filter_insn *in, __s64 v)
@@ -203,8 +198,8 @@ static __always_inline bool str_locate(const __u8 *rec, __u32 len, const struct 
 	case FSRC_DATA_LOC:
 	case FSRC_REL_LOC:
 		loc = *(__u32 *)(rec + off);
-		fs->base = (loc & 0xffff) + (in->src == FSRC_REL_LOC ? off + 4 : 0);
-		fs->n = loc >> 16;
+		fs->base = tracerd_loc_off(loc, off, in->src == FSRC_REL_LOC);
+		fs->n = tracerd_loc_len(loc);
 		/* A truncated record: compare what was copied. */
 		if (fs->base >= len)
 			fs->n = 0;

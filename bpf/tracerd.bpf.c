@@ -67,9 +67,7 @@ static __always_inline __u64 record_end(const struct event_desc *d, const __u8 *
 			break;
 		off = d->dyn_off[i] & (TRACERD_MAX_RECORD - 1);
 		loc = *(__u32 *)(rec + off);
-		e = (loc & 0xffff) + (loc >> 16);
-		if (d->dyn_rel & (1u << i))	/* __rel_loc: relative to the field's end */
-			e += off + 4;
+		e = (__u64)tracerd_loc_off(loc, off, d->dyn_rel & (1u << i)) + tracerd_loc_len(loc);
 		if (e > end)
 			end = e;
 	}

@@ -8,6 +8,7 @@
 #include <time.h>
 #include <systemd/sd-daemon.h>
 #include <systemd/sd-event.h>
+#include "clock.h"
 #include "log.h"
 #include "loop.h"
 #include "report.h"
@@ -315,14 +316,6 @@ static void log_attached(struct tracer *t, uint64_t usec, uint64_t cpu_usec)
 	}
 	log_info("attached %zu events, %d BPF program(s), %zu selections in %.1f ms (%.1f ms CPU)",
 		 tracer_attached(t), tracer_prog_count(t), t->n_sels, usec / 1000.0, cpu_usec / 1000.0);
-}
-
-static uint64_t now_usec(clockid_t clock)
-{
-	struct timespec ts;
-
-	clock_gettime(clock, &ts);
-	return ts.tv_sec * 1000000ULL + ts.tv_nsec / 1000;
 }
 
 /* A config error: on a terminal with the offending line and a caret; in the

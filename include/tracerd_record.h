@@ -5,11 +5,8 @@
 #ifndef TRACERD_RECORD_H
 #define TRACERD_RECORD_H
 
-#ifdef __bpf__
 #include <linux/types.h>
-#else
-#include <linux/types.h>
-#endif
+#include <stdbool.h>
 
 #define TRACERD_COMM_LEN	16
 /* perf's tracepoint buffer is 8 KiB (PERF_MAX_TRACE_SIZE): no record is larger. */
@@ -19,6 +16,77 @@
 #define TRACERD_FILTER_INSNS	64	/* filter bytecode per event */
 #define TRACERD_FILTER_STR	64	/* bytes of a string constant, NUL included */
 #define TRACERD_FILTER_STRS	8	/* string constants per event (a power of two) */
+
+/* Record layout, once for both sides: inline, so that the BPF hot path
+ * costs what it did when each place spelled it out. */
+#define TRACERD_INLINE static inline __attribute__((always_inline))
+
+/* A __data_loc word: payload length in the high 16 bits, offset in the low
+ * 16, from the record's start; a __rel_loc's offset is from the word's end.
+ * field_off is where the word lies in the record. */
+TRACERD_INLINE __u32 tracerd_loc_off(__u32 loc, __u32 field_off, bool rel)
+{
+	return (loc & 0xffff) + (rel ? field_off + 4 : 0);
+}
+
+TRACERD_INLINE __u32 tracerd_loc_len(__u32 loc)
+{
+	return loc >> 16;
+}
+
+/* Do n bytes at off lie within a record of len bytes? */
+TRACERD_INLINE bool tracerd_span_fits(__u64 off, __u64 n, __u64 len)
+{
+	return off <= len && n <= len - off;
+}
+
+/* The low size bytes of v as a C value of that size and signedness,
+ * widened to 64 bits; size 0 is 0, 8 or more is v. */
+TRACERD_INLINE __u64 tracerd_widen(__u64 v, unsigned size, bool is_signed)
+{
+	unsigned bits = size * 8;
+
+	if (size >= 8)
+		return v;
+	if (!size)
+		return 0;
+	v &= (1ULL << bits) - 1;
+	if (is_signed && (v >> (bits - 1)) & 1)
+		v |= ~0ULL << bits;
+	return v;
+}
+
+/* A field of size bytes at p, widened to 64 bits. Little endian. */
+TRACERD_INLINE __u64 tracerd_load(const void *p, unsigned size, bool is_signed)
+{
+#ifdef __bpf__
+	/* Typed loads: one instruction each, where a memcpy from a byte
+	 * pointer would be a load per byte. The filter compiler emits only
+	 * these sizes. */
+	switch (size) {
+	case 1: return is_signed ? (__u64)(__s64)*(const __s8 *)p : *(const __u8 *)p;
+	case 2: return is_signed ? (__u64)(__s64)*(const __s16 *)p : *(const __u16 *)p;
+	case 4: return is_signed ? (__u64)(__s64)*(const __s32 *)p : *(const __u32 *)p;
+	default: return *(const __u64 *)p;
+	}
+#else
+	__u64 v = 0;
+	__u32 v32;
+	__u16 v16;
+
+	/* Fixed-size copies for the usual sizes: a plain load each, where a
+	 * copy of a variable size is a call to memcpy. A format may say
+	 * size:3, or size:16: read what is there, at most 8 bytes. */
+	switch (size) {
+	case 1: v = *(const __u8 *)p; break;
+	case 2: __builtin_memcpy(&v16, p, 2); v = v16; break;
+	case 4: __builtin_memcpy(&v32, p, 4); v = v32; break;
+	case 8: __builtin_memcpy(&v, p, 8); break;
+	default: __builtin_memcpy(&v, p, size > 8 ? 8 : size); break;
+	}
+	return tracerd_widen(v, size, is_signed);
+#endif
+}
 
 /* Record flags set by the BPF side. */
 #define TRACERD_REC_TRUNCATED	(1u << 0)	/* dynamic payload ran past MAX_RECORD */

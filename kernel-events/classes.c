@@ -9,6 +9,7 @@
  * Without BTF, events with byte-identical layouts and print fmts share a
  * class named after the first of them. */
 #include <bpf/btf.h>
+#include "knobs.h"
 #include "events.h"
 #include "util.h"
 
@@ -154,8 +155,7 @@ static struct btf_index *btf_index_new(void)
 	if (!x)
 		return NULL;
 	/* TRACERD_BTF overrides the kernel's BTF (tests use it to play "no BTF"). */
-	x->btf = getenv("TRACERD_BTF") ? btf__parse(getenv("TRACERD_BTF"), NULL)
-				       : btf__load_vmlinux_btf();
+	x->btf = knob_str(KNOB_BTF) ? btf__parse(knob_str(KNOB_BTF), NULL) : btf__load_vmlinux_btf();
 	if (!x->btf)
 		fprintf(stderr, "tracerd: no kernel BTF (%s): event classes are inferred from layouts\n",
 			strerror(errno));

@@ -70,6 +70,16 @@ int tp_format_parse(const char *text, struct tp_event **ret, int *err_line);
 void tp_event_free(struct tp_event *e);
 const struct tp_field *tp_event_field(const struct tp_event *e, const char *name);
 int tp_event_load(const char *system, const char *name, struct tp_event **ret);
+unsigned tp_type_size(const char *type);
+
+/* What is wrong with a record of e, if anything: shorter than the fixed
+ * fields, or a __data_loc payload past its end. */
+enum tp_record_damage {
+	TP_REC_OK,
+	TP_REC_SHORT,
+	TP_REC_BAD_DYN,
+};
+enum tp_record_damage tp_record_check(const struct tp_event *e, const void *rec, size_t len);
 
 /* classes.c: groups events into classes; uses BTF when available. */
 struct tp_classes {

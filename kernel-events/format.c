@@ -4,6 +4,7 @@
 #include "events.h"
 #include "printfmt.h"
 #include "symbols.h"
+#include "tracerd_record.h"
 #include "util.h"
 
 void tp_event_free(struct tp_event *e)
@@ -24,18 +25,18 @@ void tp_event_free(struct tp_event *e)
 	free(e);
 }
 
-static unsigned type_size(const char *t)
+/* The size of a C type as formats and print fmts write them (x86_64):
+ * "unsigned long", "__u16", "int64_t", "char *"... */
+unsigned tp_type_size(const char *t)
 {
-	static const struct { const char *name; unsigned size; } sizes[] = {
-		{ "char", 1 }, { "u8", 1 }, { "__u8", 1 }, { "s8", 1 }, { "bool", 1 },
-		{ "u16", 2 }, { "__u16", 2 }, { "short", 2 }, { "s16", 2 },
-		{ "u64", 8 }, { "__u64", 8 }, { "s64", 8 }, { "long", 8 },
-		{ "cpumask_t", 8 },	/* a bitmask of unsigned longs */
-	};
-
-	for (size_t i = 0; i < ARRAY_SIZE(sizes); i++)
-		if (strstr(t, sizes[i].name))
-			return sizes[i].size;
+	/* cpumask_t: a bitmask of unsigned longs. */
+	if (strchr(t, '*') || strstr(t, "long") || strstr(t, "64") || strstr(t, "size_t") ||
+	    strstr(t, "cpumask_t"))
+		return 8;
+	if (strstr(t, "short") || strstr(t, "16"))
+		return 2;
+	if (strstr(t, "char") || strstr(t, "8") || strstr(t, "bool"))
+		return 1;
 	return 4;
 }
 
@@ -114,11 +115,11 @@ static int parse_field(const char *line, struct tp_field *f)
 	if (!strncmp(f->type, "__data_loc ", 11) || !strncmp(f->type, "__rel_loc ", 10)) {
 		/* "__data_loc char[]": the name came after the brackets. */
 		f->kind = f->type[2] == 'd' ? TP_FIELD_DATA_LOC : TP_FIELD_REL_LOC;
-		f->elem_size = type_size(f->type + (f->type[2] == 'd' ? 11 : 10));
+		f->elem_size = tp_type_size(f->type + (f->type[2] == 'd' ? 11 : 10));
 	} else if (f->kind == TP_FIELD_ARRAY) {
 		f->elem_size = f->size / f->array_len;
 	} else if (f->kind == TP_FIELD_FLEX) {
-		f->elem_size = type_size(f->type);
+		f->elem_size = tp_type_size(f->type);
 	} else {
 		f->elem_size = f->size;
 	}
@@ -225,4 +226,24 @@ int tp_event_load(const char *system, const char *name, struct tp_event **ret)
 	}
 	*ret = e;
 	return 0;
+}
+
+enum tp_record_damage tp_record_check(const struct tp_event *e, const void *rec, size_t len)
+{
+	if (len < e->fixed_size)
+		return TP_REC_SHORT;
+	for (size_t i = 0; i < e->n_fields && e->n_dyn_fields; i++) {
+		const struct tp_field *f = &e->fields[i];
+		uint32_t loc;
+
+		if (f->kind != TP_FIELD_DATA_LOC && f->kind != TP_FIELD_REL_LOC)
+			continue;
+		if ((uint64_t)f->offset + 4 > len)
+			return TP_REC_BAD_DYN;
+		memcpy(&loc, (const uint8_t *)rec + f->offset, 4);
+		if (!tracerd_span_fits(tracerd_loc_off(loc, f->offset, f->kind == TP_FIELD_REL_LOC),
+				       tracerd_loc_len(loc), len))
+			return TP_REC_BAD_DYN;
+	}
+	return TP_REC_OK;
 }

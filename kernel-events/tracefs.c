@@ -4,6 +4,7 @@
 #include <sys/mount.h>
 #include <sys/stat.h>
 #include <sys/statfs.h>
+#include "knobs.h"
 #include "events.h"
 #include "util.h"
 
@@ -38,7 +39,7 @@ static int probe(const char *dir, bool told)
 int tracefs_find(const char **path)
 {
 	static const char *const candidates[] = { "/sys/kernel/tracing", "/sys/kernel/debug/tracing" };
-	const char *env = getenv("TRACERD_TRACEFS");
+	const char *env = knob_str(KNOB_TRACEFS);
 	int r;
 
 	if (tracefs_path)

@@ -3,6 +3,7 @@
 #include <bpf/bpf.h>
 #include <bpf/libbpf.h>
 #include <time.h>
+#include "clock.h"
 #include "attach/loader_priv.h"
 #include "self_tgid.skel.h"
 #include "util.h"
@@ -93,17 +94,9 @@ void loader_set_progress(struct loader *l, loader_progress_fn fn, void *userdata
 	l->progress_userdata = userdata;
 }
 
-static uint64_t mono_usec(void)
-{
-	struct timespec ts;
-
-	clock_gettime(CLOCK_MONOTONIC, &ts);
-	return ts.tv_sec * 1000000ULL + ts.tv_nsec / 1000;
-}
-
 void loader_progress(struct loader *l, size_t done, size_t total)
 {
-	uint64_t now = mono_usec();
+	uint64_t now = now_usec(CLOCK_MONOTONIC);
 
 	if (!l->progress || now - l->progress_last_usec < 1000000)
 		return;

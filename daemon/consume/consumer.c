@@ -1,6 +1,8 @@
 // SPDX-License-Identifier: GPL-2.0
 /* The ring-buffer consumer: see consumer.h. */
 #include <time.h>
+#include "clock.h"
+#include "knobs.h"
 #include "consume/consumer.h"
 #include "consume/ringbuf.h"
 #include "render/render.h"
@@ -14,9 +16,7 @@ static unsigned consumer_delay_us(void)
 	static int delay = -1;
 
 	if (delay < 0) {
-		const char *e = getenv("TRACERD_TEST_CONSUMER_DELAY_US");
-
-		delay = e ? atoi(e) : 0;
+		delay = knob_num(KNOB_TEST_CONSUMER_DELAY_US, 0);
 		if (delay < 0)
 			delay = 0;
 	}
@@ -61,11 +61,7 @@ void consumer_set_output(struct consumer *c, consumer_emit_fn emit, consumer_flu
 
 void consumer_refresh_clock(struct consumer *c)
 {
-	struct timespec rt, mono;
-
-	clock_gettime(CLOCK_REALTIME, &rt);
-	clock_gettime(CLOCK_MONOTONIC, &mono);
-	c->realtime_offset_ns = (rt.tv_sec - mono.tv_sec) * 1000000000LL + (rt.tv_nsec - mono.tv_nsec);
+	c->realtime_offset_ns = realtime_offset_ns();
 }
 
 int consumer_slot_alloc(const struct consumer *c)
@@ -99,31 +95,18 @@ void consumer_drain_all(struct consumer *c)
 static void check_record(struct consumer *c, const struct tp_event *e, const uint8_t *rec,
 			 uint32_t len, uint32_t flags)
 {
-	bool bad_dyn = false;
-
 	if (flags & TRACERD_REC_TRUNCATED)
 		c->counts.truncated_records++;
-	if (len < e->fixed_size) {
+	switch (tp_record_check(e, rec, len)) {
+	case TP_REC_SHORT:
 		c->counts.short_records++;
-		return;
-	}
-	for (size_t i = 0; i < e->n_fields && e->n_dyn_fields && !bad_dyn; i++) {
-		const struct tp_field *f = &e->fields[i];
-		uint32_t loc;
-		uint64_t off;
-
-		if (f->kind != TP_FIELD_DATA_LOC && f->kind != TP_FIELD_REL_LOC)
-			continue;
-		if ((uint64_t)f->offset + 4 > len) {
-			bad_dyn = true;
-			break;
-		}
-		memcpy(&loc, rec + f->offset, 4);
-		off = (loc & 0xffff) + (f->kind == TP_FIELD_REL_LOC ? f->offset + 4ULL : 0);
-		bad_dyn = off + (loc >> 16) > len;
-	}
-	if (bad_dyn)
+		break;
+	case TP_REC_BAD_DYN:
 		c->counts.bad_dyn_records++;
+		break;
+	case TP_REC_OK:
+		break;
+	}
 }
 
 int consumer_on_record(void *ctx, void *data, size_t size)

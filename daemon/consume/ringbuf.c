@@ -14,6 +14,7 @@
 #include <sys/mman.h>
 #include <time.h>
 #include <unistd.h>
+#include "clock.h"
 #include "ringbuf.h"
 
 /* A 64 KiB step: a few hundred records, under 1% of the default ring. */
@@ -75,14 +76,6 @@ void rb_reader_free(struct rb_reader *r)
 	free(r);
 }
 
-static uint64_t now_usec(void)
-{
-	struct timespec ts;
-
-	clock_gettime(CLOCK_MONOTONIC, &ts);
-	return ts.tv_sec * 1000000ULL + ts.tv_nsec / 1000;
-}
-
 /* The clock is read once per this many records: a vDSO call is ~20-50 ns,
  * a record ~1 us to render, so the check costs under 1%. */
 #define RINGBUF_CLOCK_EVERY 32
@@ -90,7 +83,7 @@ static uint64_t now_usec(void)
 int rb_reader_consume(struct rb_reader *r, rb_record_fn fn, void *ctx, size_t budget,
 		      uint64_t max_usec)
 {
-	uint64_t deadline = max_usec ? now_usec() + max_usec : 0;
+	uint64_t deadline = max_usec ? now_usec(CLOCK_MONOTONIC) + max_usec : 0;
 	unsigned long cons = __atomic_load_n(r->consumer_pos, __ATOMIC_RELAXED);
 	unsigned long released = cons, prod;
 	size_t n = 0;
@@ -114,7 +107,7 @@ int rb_reader_consume(struct rb_reader *r, rb_record_fn fn, void *ctx, size_t bu
 				released = cons;
 			}
 			if (n >= budget || (deadline && n % RINGBUF_CLOCK_EVERY == 0 &&
-					    now_usec() >= deadline)) {
+					    now_usec(CLOCK_MONOTONIC) >= deadline)) {
 				more = 1;
 				break;
 			}

@@ -1,6 +1,7 @@
 // SPDX-License-Identifier: GPL-2.0
 /* Slots: their output descriptor, rate limit and counters. */
 #include <time.h>
+#include "clock.h"
 #include "consume/slots.h"
 #include "util.h"
 
@@ -33,14 +34,6 @@ void trace_slot_free(struct trace_slot *s)
 	free(s);
 }
 
-static uint64_t now_ns(void)
-{
-	struct timespec ts;
-
-	clock_gettime(CLOCK_MONOTONIC, &ts);
-	return ts.tv_sec * 1000000000ULL + ts.tv_nsec;
-}
-
 /* A token bucket of burst events, refilled at per_sec a second. */
 bool rate_limit_allows(struct rate_limit *rl)
 {
@@ -48,7 +41,7 @@ bool rate_limit_allows(struct rate_limit *rl)
 
 	if (!rl->per_sec)
 		return true;
-	now = now_ns();
+	now = now_ns(CLOCK_MONOTONIC);
 	if (rl->last_refill_ns) {
 		rl->tokens += (double)(now - rl->last_refill_ns) * rl->per_sec / 1e9;
 		if (rl->tokens > rl->burst)

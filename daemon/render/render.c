@@ -119,25 +119,6 @@ static void render_plain(const struct tp_event *e, const uint8_t *rec, size_t le
 	}
 }
 
-/* libtraceevent trusts __data_loc words: check them before it reads. */
-static bool record_sane(const struct tp_event *e, const uint8_t *rec, size_t len)
-{
-	if (len < e->fixed_size)
-		return false;
-	for (size_t i = 0; i < e->n_fields; i++) {
-		const struct tp_field *f = &e->fields[i];
-		uint32_t loc, off;
-
-		if (f->kind != TP_FIELD_DATA_LOC && f->kind != TP_FIELD_REL_LOC)
-			continue;
-		memcpy(&loc, rec + f->offset, 4);
-		off = (loc & 0xffff) + (f->kind == TP_FIELD_REL_LOC ? f->offset + 4 : 0);
-		if (off > len || (loc >> 16) > len - off)
-			return false;
-	}
-	return true;
-}
-
 static void render_tep(const struct tp_event *e, const uint8_t *rec, size_t len,
 		       struct strbuf *out)
 {
@@ -145,7 +126,8 @@ static void render_tep(const struct tp_event *e, const uint8_t *rec, size_t len,
 	struct tep_record r = { .data = (void *)rec, .size = len, .record_size = len };
 	struct trace_seq s;
 
-	if (!record_sane(e, rec, len)) {
+	/* libtraceevent trusts __data_loc words: check them before it reads. */
+	if (tp_record_check(e, rec, len) != TP_REC_OK) {
 		render_plain(e, rec, len, out);
 		return;
 	}
@@ -213,9 +195,8 @@ static void symbolized(const struct tp_event *e, const struct tp_field *f,
 		return;
 	}
 	if (f->kind == TP_FIELD_SCALAR && f->offset + f->size <= len && f->size <= 8) {
-		memcpy(&v, rec + f->offset, f->size);
-		if (f->is_signed && f->size < 8 && (v >> (f->size * 8 - 1)) & 1)
-			v |= ~0ULL << (f->size * 8);	/* as the kernel's unsigned long */
+		/* Sign-extended, as the kernel's unsigned long. */
+		v = tracerd_load(rec + f->offset, f->size, f->is_signed);
 		render_symbols(t, v, f->is_pointer && !raw_pointers(e), val);
 		return;
 	}

@@ -102,14 +102,7 @@ static int cast_node(struct cc *c, const char *type, struct rnode **ret)
 		return -ENOMEM;
 	n->is_signed = !strstr(type, "unsigned") && !strchr(type, '*') && type[0] != 'u' &&
 		       strncmp(type, "__u", 3) && strncmp(type, "bool", 4) && strncmp(type, "size_t", 6);
-	if (strchr(type, '*') || strstr(type, "long") || strstr(type, "64") || strstr(type, "size_t"))
-		n->size = 8;
-	else if (strstr(type, "short") || strstr(type, "16"))
-		n->size = 2;
-	else if (strstr(type, "char") || strstr(type, "8") || strstr(type, "bool"))
-		n->size = 1;
-	else
-		n->size = 4;
+	n->size = tp_type_size(type);
 	*ret = n;
 	return 0;
 }

@@ -14,35 +14,6 @@ static struct rval num(uint64_t n, bool is_signed)
 	return (struct rval){ .kind = RV_NUM, .n = n, .is_signed = is_signed };
 }
 
-static uint64_t load(const uint8_t *p, unsigned size, bool is_signed)
-{
-	uint64_t v = 0;
-	uint32_t v32;
-	uint16_t v16;
-
-	/* Fixed-size copies for the usual sizes: a plain load each, where a
-	 * copy of a variable size is a call to memcpy. Little endian. */
-	switch (size) {
-	case 1: v = *p; break;
-	case 2: memcpy(&v16, p, 2); v = v16; break;
-	case 4: memcpy(&v32, p, 4); v = v32; break;
-	case 8: memcpy(&v, p, 8); break;
-	default: memcpy(&v, p, size > 8 ? 8 : size); break;
-	}
-	if (is_signed && size && size < 8 && (v >> (size * 8 - 1)) & 1)
-		v |= ~0ULL << (size * 8);
-	return v;
-}
-
-/* v as a C value of size bytes and the given signedness, widened to 64 bits. */
-static uint64_t narrow(uint64_t v, unsigned size, bool is_signed)
-{
-	if (size >= 8)
-		return v;
-	v &= (1ULL << (size * 8)) - 1;
-	return is_signed ? load((const uint8_t *)&v, size, true) : v;
-}
-
 static struct rval eval_field(const struct rnode *n, const struct rctx *c)
 {
 	uint32_t loc, off, len;
@@ -51,7 +22,7 @@ static struct rval eval_field(const struct rnode *n, const struct rctx *c)
 		return bad("[field past the record]");
 	switch (n->kind) {
 	case RN_FIELD:
-		return num(load(c->rec + n->off, n->size, n->is_signed), n->is_signed);
+		return num(tracerd_load(c->rec + n->off, n->size, n->is_signed), n->is_signed);
 	case RN_ARRAY:
 		return (struct rval){ .kind = RV_BUF, .p = c->rec + n->off, .is_string = n->is_string,
 				      .len = n->size ? n->size : c->len - n->off };
@@ -59,9 +30,9 @@ static struct rval eval_field(const struct rnode *n, const struct rctx *c)
 		break;
 	}
 	memcpy(&loc, c->rec + n->off, 4);
-	off = (loc & 0xffff) + (n->is_rel ? n->off + 4 : 0);
-	len = loc >> 16;
-	if (off > c->len || len > c->len - off)
+	off = tracerd_loc_off(loc, n->off, n->is_rel);
+	len = tracerd_loc_len(loc);
+	if (!tracerd_span_fits(off, len, c->len))
 		return bad("[bad __data_loc]");
 	if (n->kind == RN_DYN_LEN)
 		return num(len, true);
@@ -124,7 +95,7 @@ static struct rval eval_index(const struct rnode *n, const struct rctx *c)
 		return bad("[bad index]");
 	if (i.n >= a.len / es)
 		return es == 1 && i.n == a.len ? num(0, true) : bad("[index past the array]");
-	return num(load(a.p + i.n * es, es, n->a->is_signed), n->a->is_signed);
+	return num(tracerd_load(a.p + i.n * es, es, n->a->is_signed), n->a->is_signed);
 }
 
 /* A value and its signedness: small enough to come back in registers. */
@@ -149,10 +120,10 @@ static struct nval eval_num(const struct rnode *n, const struct rctx *c, bool *b
 			*bad = true;
 			return (struct nval){ 0, false };
 		}
-		return (struct nval){ load(c->rec + n->off, n->size, n->is_signed), n->is_signed };
+		return (struct nval){ tracerd_load(c->rec + n->off, n->size, n->is_signed), n->is_signed };
 	case RN_CAST:
 		a = eval_num(n->a, c, bad);
-		return (struct nval){ narrow(a.n, n->size, n->is_signed), n->is_signed };
+		return (struct nval){ tracerd_widen(a.n, n->size, n->is_signed), n->is_signed };
 	case RN_COND:
 		a = eval_num(n->a, c, bad);
 		return eval_num(a.n ? n->b : n->c, c, bad);
@@ -219,7 +190,7 @@ struct rval rn_eval(const struct rnode *n, const struct rctx *c)
 		return eval_field(n, c);
 	case RN_CAST:
 		a = rn_eval(n->a, c);
-		return a.kind == RV_NUM ? num(narrow(a.n, n->size, n->is_signed), n->is_signed) : a;
+		return a.kind == RV_NUM ? num(tracerd_widen(a.n, n->size, n->is_signed), n->is_signed) : a;
 	case RN_COND:
 		a = rn_eval(n->a, c);
 		return a.kind == RV_BAD ? a : rn_eval(a.n ? n->b : n->c, c);
@@ -355,7 +326,7 @@ void rprog_render(const struct rprog *p, const uint8_t *rec, size_t len, struct 
 		if (s->lit_len)
 			sb_put(out, s->lit, s->lit_len);
 		if (s->fast && s->arg->off + s->arg->size <= len) {
-			uint64_t v = load(rec + s->arg->off, s->arg->size, s->arg->is_signed);
+			uint64_t v = tracerd_load(rec + s->arg->off, s->arg->size, s->arg->is_signed);
 
 			if (s->fast == RS_FIELD_POINTER)
 				render_plain_pointer(v, p->raw_pointers, out);

@@ -2,6 +2,7 @@
 /* %pS and %ps through /proc/kallsyms, loaded once: "name+0xoff/0xsize [mod]".
  * Without CAP_SYSLOG every address there reads 0 and nothing is loaded:
  * then no lookup succeeds, and the caller prints a hash. */
+#include "knobs.h"
 #include "render_priv.h"
 #include "util.h"
 
@@ -26,7 +27,7 @@ static int cmp_ksym(const void *a, const void *b)
 
 static void load(void)
 {
-	const char *path = getenv("TRACERD_KALLSYMS");	/* tests: a file without addresses */
+	const char *path = knob_str(KNOB_KALLSYMS);	/* tests: a file without addresses */
 	_cleanup_fclose_ FILE *f = fopen(path ? path : "/proc/kallsyms", "re");
 	char line[512], name[256], mod[128], type;
 	unsigned long long addr;

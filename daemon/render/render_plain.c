@@ -4,34 +4,10 @@
 #include <string.h>
 #include "render_priv.h"
 
-static uint64_t load_uint(const uint8_t *p, unsigned size)
-{
-	uint8_t v8; uint16_t v16; uint32_t v32; uint64_t v64 = 0;
-
-	switch (size) {
-	case 1: memcpy(&v8, p, 1); return v8;
-	case 2: memcpy(&v16, p, 2); return v16;
-	case 4: memcpy(&v32, p, 4); return v32;
-	default:
-		/* Odd sizes (a format can say size:3) read only what is there. */
-		memcpy(&v64, p, size < 8 ? size : 8);
-		return v64;
-	}
-}
-
-static int64_t sign_extend(uint64_t v, unsigned size)
-{
-	unsigned bits = size * 8;
-
-	if (!bits)	/* a size:0 field */
-		return 0;
-	return bits >= 64 ? (int64_t)v : (int64_t)(v << (64 - bits)) >> (64 - bits);
-}
-
 static void put_number(const struct tp_field *f, const uint8_t *p, unsigned size, bool raw,
 		       struct strbuf *out)
 {
-	uint64_t v = load_uint(p, size);
+	uint64_t v = tracerd_load(p, size, f->is_signed && !f->is_pointer);
 
 	/* Not sb_printf: a few numbers per event, and printf's format parsing
 	 * cost more than the conversion. */
@@ -39,7 +15,7 @@ static void put_number(const struct tp_field *f, const uint8_t *p, unsigned size
 		sb_put(out, "0x", 2);
 		sb_put_hex(out, raw ? v : render_hash_pointer(v));
 	} else if (f->is_signed) {
-		sb_put_i64(out, sign_extend(v, size));
+		sb_put_i64(out, (int64_t)v);
 	} else {
 		sb_put_u64(out, v);
 	}
@@ -58,7 +34,8 @@ static void put_array(const struct tp_field *f, const uint8_t *p, size_t bytes, 
 	sb_putc(out, '{');
 	for (size_t i = 0; i + es <= bytes; i += es)
 		sb_printf(out, "%s0x%llx", i ? "," : "", (unsigned long long)(hash ?
-			  render_hash_pointer(load_uint(p + i, es)) : load_uint(p + i, es)));
+			  render_hash_pointer(tracerd_load(p + i, es, false)) :
+			  tracerd_load(p + i, es, false)));
 	sb_putc(out, '}');
 }
 
@@ -84,9 +61,9 @@ void render_field_plain(const struct tp_field *f, const uint8_t *rec, size_t len
 	case TP_FIELD_DATA_LOC:
 	case TP_FIELD_REL_LOC:
 		memcpy(&loc, rec + f->offset, 4);
-		off = (loc & 0xffff) + (f->kind == TP_FIELD_REL_LOC ? f->offset + 4 : 0);
-		n = loc >> 16;
-		if (f->offset + 4 > len || off > len || n > len - off) {
+		off = tracerd_loc_off(loc, f->offset, f->kind == TP_FIELD_REL_LOC);
+		n = tracerd_loc_len(loc);
+		if (f->offset + 4 > len || !tracerd_span_fits(off, n, len)) {
 			sb_puts(out, "[bad __data_loc]");
 			return;
 		}

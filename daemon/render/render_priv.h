@@ -8,6 +8,7 @@
 
 #include "render.h"
 #include "kernel-events/symbols.h"
+#include "tracerd_record.h"
 
 struct tep_print_arg;
 

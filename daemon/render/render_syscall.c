@@ -158,16 +158,7 @@ void rsys_release(struct rprog *p)
 /* The argument (unsigned long) or return value (long) as a 64-bit word. */
 static uint64_t load_word(const uint8_t *p, const struct rsys_arg *a)
 {
-	uint64_t v = 0;
-
-	if (a->size == 8) {
-		memcpy(&v, p, 8);
-		return v;
-	}
-	memcpy(&v, p, a->size);
-	if (a->is_signed && (v >> (a->size * 8 - 1)) & 1)
-		v |= ~0ULL << (a->size * 8);
-	return v;
+	return tracerd_load(p, a->size, a->is_signed);
 }
 
 void rsys_render(const struct rprog *p, const uint8_t *rec, size_t len, struct strbuf *out)

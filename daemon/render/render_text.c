@@ -74,11 +74,7 @@ void render_number(const struct rseg *s, uint64_t v, struct strbuf *out)
 	size_t nd, zeros = 0, len, plen;
 	int width = s->width < 0 ? 0 : s->width;
 
-	if (s->int_size < 8) {
-		v &= (1ULL << (s->int_size * 8)) - 1;
-		if (is_signed && (v >> (s->int_size * 8 - 1)) & 1)
-			v |= ~0ULL << (s->int_size * 8);
-	}
+	v = tracerd_widen(v, s->int_size, is_signed);
 	if (s->flags & RF_HASH && !v && base == 16) {
 		hash_zero(s, out);
 		return;

@@ -17,6 +17,7 @@
 #include <syslog.h>
 #include <systemd/sd-journal.h>
 #include "render/render.h"
+#include "journal_fields.h"
 #include "sink.h"
 #include "util.h"
 
@@ -54,10 +55,17 @@ struct sink_journal {
 	size_t cap_iov;
 };
 
+/* "TRACE_CPU=" and so on, for the writer: each is used, or it warns. */
+#define JF_EQ(id, name) static const char jf_##id[] = name "=";
+TRACE_HEADER_FIELDS(JF_EQ)
+#undef JF_EQ
+
+#define JF_ID(id, name) #id,
 static const char *const reserved[] = {
-	"EVENT", "CLASS", "SELECTION", "CPU", "PID", "TID", "COMM", "TIMESTAMP_NS",
-	"TIME_REALTIME_USEC", "STATS", "SUPPRESSED", "RELOAD",
+	TRACE_HEADER_FIELDS(JF_ID)
+	TRACE_MARKER_FIELDS(JF_ID)
 };
+#undef JF_ID
 
 /* A journal field name for an event field: A-Z, 0-9 and _, at most 64
  * characters with the TRACE_ prefix and a _RAW suffix, clear of the fields
@@ -71,7 +79,8 @@ void journal_field_name(const char *field, char *out, size_t size)
 		up[k++] = isalnum((unsigned char)*p) ? toupper((unsigned char)*p) : '_';
 	up[k] = 0;
 	for (size_t i = 0; i < ARRAY_SIZE(reserved); i++)
-		if (!strcmp(up, reserved[i]) || !strncmp(up, "STATS_", 6)) {
+		if (!strcmp(up, reserved[i]) ||
+		    !strncmp(up, TRACE_RESERVED_PREFIX, strlen(TRACE_RESERVED_PREFIX))) {
 			/* 64 - "TRACE_FIELD_" - "_RAW" */
 			snprintf(out, size, PREFIX "FIELD_%.48s", up);
 			return;
@@ -173,9 +182,9 @@ static struct jslot *jslot_new(const struct tp_event *e, const char *selection, 
 	c->n_fields = e->n_fields;
 	c->priority = priority;
 	c->selection = strdup(selection);
-	n = asprintf(&c->fixed, "PRIORITY=%d%cTRACE_EVENT=%s:%s%cTRACE_CLASS=%s%cTRACE_SELECTION=%s",
-		     priority, 0, e->system, e->name, 0, e->class ? e->class->name : e->name, 0,
-		     selection);
+	n = asprintf(&c->fixed, "PRIORITY=%d%c%s%s:%s%c%s%s%c%s%s",
+		     priority, 0, jf_EVENT, e->system, e->name, 0,
+		     jf_CLASS, e->class ? e->class->name : e->name, 0, jf_SELECTION, selection);
 	c->names = names_new(e);
 	if (n < 0 || !c->selection || !c->names) {
 		if (n < 0)
@@ -257,7 +266,7 @@ static void add_u64(struct sink_journal *j, const char *key_eq, size_t key_len, 
 	sb_put(&j->sb, p, buf + sizeof(buf) - p);
 	end_entry(j);
 }
-#define ADD_U64(j, key, v) add_u64(j, key "=", sizeof(key), v)
+#define ADD_U64(j, key_eq, v) add_u64(j, key_eq, sizeof(key_eq) - 1, v)
 
 static void add_kv(struct sink_journal *j, const char *key_eq, size_t key_len, const char *value)
 {
@@ -347,16 +356,16 @@ static int journal_emit(struct sink *s, const struct out_record *r)
 		sb_puts(&j->sb, r->text);
 		end_entry(j);
 	}
-	ADD_U64(j, "TRACE_CPU", h->cpu);
-	ADD_U64(j, "TRACE_PID", h->pid);
-	ADD_U64(j, "TRACE_TID", h->tid);
+	ADD_U64(j, jf_CPU, h->cpu);
+	ADD_U64(j, jf_PID, h->pid);
+	ADD_U64(j, jf_TID, h->tid);
 	if (begin_entry(j) >= 0) {
-		sb_puts(&j->sb, "TRACE_COMM=");
+		sb_put(&j->sb, jf_COMM, sizeof(jf_COMM) - 1);
 		sb_put(&j->sb, h->comm, strnlen(h->comm, TRACERD_COMM_LEN));
 		end_entry(j);
 	}
-	ADD_U64(j, "TRACE_TIMESTAMP_NS", h->ts_ns);
-	ADD_U64(j, "TRACE_TIME_REALTIME_USEC", ((int64_t)h->ts_ns + r->realtime_offset_ns) / 1000);
+	ADD_U64(j, jf_TIMESTAMP_NS, h->ts_ns);
+	ADD_U64(j, jf_TIME_REALTIME_USEC, ((int64_t)h->ts_ns + r->realtime_offset_ns) / 1000);
 	/* Field values as the journal wants them, one per field: journal
 	 * formatting of the record's fields, so it stays here; the line
 	 * (MESSAGE) is the consumer's rendering. */

@@ -30,6 +30,8 @@
 #include <pthread.h>
 #include <signal.h>
 #include <time.h>
+#include "clock.h"
+#include "knobs.h"
 #include "sink.h"
 #include "util.h"
 
@@ -92,14 +94,6 @@ struct sink_queue {
 	uint64_t progress;	/* entries finished, atomically updated */
 	unsigned delay_us;	/* TRACERD_TEST_SINK_DELAY_US */
 };
-
-static uint64_t now_ms(void)
-{
-	struct timespec ts;
-
-	clock_gettime(CLOCK_MONOTONIC, &ts);
-	return ts.tv_sec * 1000ULL + ts.tv_nsec / 1000000;
-}
 
 /* Drops the lines of c and their references on slots; keeps the memory. */
 static void chunk_reset(struct tchunk *c)
@@ -474,8 +468,7 @@ static void fail_list(struct qentry *list, int err)
 
 static unsigned stall_ms(void)
 {
-	const char *e = getenv("TRACERD_QUEUE_STALL_MS");
-	int v = e ? atoi(e) : 0;
+	long long v = knob_num(KNOB_QUEUE_STALL_MS, 0);
 
 	return v > 0 ? (unsigned)v : 1000;
 }
@@ -483,7 +476,7 @@ static unsigned stall_ms(void)
 static void queue_close(struct sink *s)
 {
 	struct sink_queue *q = (struct sink_queue *)s;
-	uint64_t last = UINT64_MAX, since = now_ms();
+	uint64_t last = UINT64_MAX, since = now_msec(CLOCK_MONOTONIC);
 	unsigned limit = stall_ms();
 	bool cancelled = false;
 
@@ -502,8 +495,8 @@ static void queue_close(struct sink *s)
 			break;
 		if (p != last) {
 			last = p;
-			since = now_ms();
-		} else if (now_ms() - since >= limit) {
+			since = now_msec(CLOCK_MONOTONIC);
+		} else if (now_msec(CLOCK_MONOTONIC) - since >= limit) {
 			pthread_cancel(q->thread);
 			pthread_join(q->thread, NULL);
 			cancelled = true;
@@ -548,7 +541,6 @@ static const struct sink_ops queue_ops = {
 int sink_queue_new(struct sink **ret, struct sink *inner, size_t max_entries)
 {
 	struct sink_queue *q = calloc(1, sizeof(*q));
-	const char *delay = getenv("TRACERD_TEST_SINK_DELAY_US");
 	sigset_t all, old;
 	int r;
 
@@ -560,7 +552,7 @@ int sink_queue_new(struct sink **ret, struct sink *inner, size_t max_entries)
 	q->tail = &q->head;
 	q->max_entries = max_entries ? max_entries : 65536;
 	q->max_bytes = 64 << 20;
-	q->delay_us = delay ? (unsigned)atoi(delay) : 0;
+	q->delay_us = knob_num(KNOB_TEST_SINK_DELAY_US, 0);
 	pthread_mutex_init(&q->lock, NULL);
 	pthread_cond_init(&q->cond, NULL);
 	/* Every signal blocked in the writer: the main loop takes SIGTERM, SIGHUP
@@ -581,9 +573,8 @@ int sink_queue_new(struct sink **ret, struct sink *inner, size_t max_entries)
 
 int sink_queue_wrap(struct sink **s)
 {
-	const char *n = getenv("TRACERD_QUEUE_ENTRIES");
 	struct sink *q;
-	int r = sink_queue_new(&q, *s, n ? strtoul(n, NULL, 0) : 0);
+	int r = sink_queue_new(&q, *s, knob_num(KNOB_QUEUE_ENTRIES, 0));
 
 	if (r < 0)
 		return r;

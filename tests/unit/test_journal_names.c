@@ -5,6 +5,7 @@
 #include <ctype.h>
 #include <stdlib.h>
 #include "kernel-events/events.h"
+#include "sink/journal_fields.h"
 #include "sink/sink.h"
 #include "test.h"
 #include "util.h"
@@ -29,6 +30,27 @@ static void plain_and_reserved(void)
 	EXPECT_STREQ(name_of("stats"), "TRACE_FIELD_STATS");
 	EXPECT_STREQ(name_of("stats_lost"), "TRACE_FIELD_STATS_LOST");
 	EXPECT_STREQ(name_of("timestamp_ns"), "TRACE_FIELD_TIMESTAMP_NS");
+}
+
+/* Every field tracerd writes itself, from the one list: a field named
+ * like it (any case) moves aside to TRACE_FIELD_<NAME>. */
+static void header_fields_reserved(void)
+{
+#define CHECK(id, name) do {						\
+		char lower[64];						\
+		size_t k = 0;						\
+									\
+		for (const char *p = #id; *p; p++)			\
+			lower[k++] = tolower((unsigned char)*p);	\
+		lower[k] = 0;						\
+		EXPECT_STREQ(name, "TRACE_" #id);			\
+		EXPECT_STREQ(name_of(lower), "TRACE_FIELD_" #id);	\
+		EXPECT_STREQ(name_of(#id), "TRACE_FIELD_" #id);		\
+	} while (0);
+	TRACE_HEADER_FIELDS(CHECK)
+	TRACE_MARKER_FIELDS(CHECK)
+#undef CHECK
+	EXPECT_STREQ(name_of(TRACE_RESERVED_PREFIX "x"), "TRACE_FIELD_" TRACE_RESERVED_PREFIX "X");
 }
 
 static bool valid(const char *n)
@@ -98,6 +120,7 @@ static void distinct_within_an_event(void)
 int main(void)
 {
 	RUN(plain_and_reserved);
+	RUN(header_fields_reserved);
 	RUN(distinct_within_an_event);
 	return TEST_EXIT();
 }

@@ -1,0 +1,31 @@
+/* SPDX-License-Identifier: GPL-2.0 */
+/* The journal fields tracerd writes itself, listed once: the journal sink
+ * expands them for its writer and for the names event fields must keep
+ * clear of (a field named like one becomes TRACE_FIELD_<NAME>), and the
+ * tests for what they check. X(id, name): name is "TRACE_" #id. */
+#ifndef TRACERD_JOURNAL_FIELDS_H
+#define TRACERD_JOURNAL_FIELDS_H
+
+/* Every event entry: the slot's constants and the record header. */
+#define TRACE_HEADER_FIELDS(X)					\
+	X(EVENT, "TRACE_EVENT")					\
+	X(CLASS, "TRACE_CLASS")					\
+	X(SELECTION, "TRACE_SELECTION")				\
+	X(CPU, "TRACE_CPU")					\
+	X(PID, "TRACE_PID")					\
+	X(TID, "TRACE_TID")					\
+	X(COMM, "TRACE_COMM")					\
+	X(TIMESTAMP_NS, "TRACE_TIMESTAMP_NS")			\
+	X(TIME_REALTIME_USEC, "TRACE_TIME_REALTIME_USEC")
+
+/* What marks tracerd's own entries (journalctl TRACE_STATS=1): reserved
+ * too, and so is every TRACE_STATS_* (TRACE_RESERVED_PREFIX). Their other
+ * fields (TRACE_RELOAD_SEQ, TRACE_CONFIG_*) share no entry with an event's. */
+#define TRACE_MARKER_FIELDS(X)					\
+	X(STATS, "TRACE_STATS")					\
+	X(SUPPRESSED, "TRACE_SUPPRESSED")			\
+	X(RELOAD, "TRACE_RELOAD")
+
+#define TRACE_RESERVED_PREFIX "STATS_"
+
+#endif

@@ -1,0 +1,32 @@
+// SPDX-License-Identifier: GPL-2.0
+#include <stdlib.h>
+#include "knobs.h"
+
+static const char *const knob_names[_KNOB_MAX] = {
+	/* A tracefs mount to use instead of /sys/kernel/tracing. */
+	[KNOB_TRACEFS] = "TRACERD_TRACEFS",
+	/* A BTF file instead of the kernel's (a bad one plays "no BTF"). */
+	[KNOB_BTF] = "TRACERD_BTF",
+	/* A kallsyms file instead of /proc/kallsyms. */
+	[KNOB_KALLSYMS] = "TRACERD_KALLSYMS",
+	/* Queue sink capacity in records (default 65536). */
+	[KNOB_QUEUE_ENTRIES] = "TRACERD_QUEUE_ENTRIES",
+	/* How long a stalled sink may hold up shutdown (default 1000 ms). */
+	[KNOB_QUEUE_STALL_MS] = "TRACERD_QUEUE_STALL_MS",
+	/* Consumer sleep per record, to overrun the ring buffer on purpose. */
+	[KNOB_TEST_CONSUMER_DELAY_US] = "TRACERD_TEST_CONSUMER_DELAY_US",
+	/* Queue writer sleep per record, to fill the queue on purpose. */
+	[KNOB_TEST_SINK_DELAY_US] = "TRACERD_TEST_SINK_DELAY_US",
+};
+
+const char *knob_str(enum knob k)
+{
+	return k < _KNOB_MAX ? getenv(knob_names[k]) : NULL;
+}
+
+long long knob_num(enum knob k, long long dflt)
+{
+	const char *s = knob_str(k);
+
+	return s ? strtoll(s, NULL, 0) : dflt;
+}
