@@ -176,7 +176,8 @@ make_instance "tracerd-filter-$$-all" || { not_ok "tracefs instance"; exit 0; }
 BASE=$INSTANCE
 echo 0 >"$BASE/options/irq-info"
 on_exit "echo 0 > $BASE/events/enable"
-printf '[Daemon]\nRingBufferSize=64M\nStatsIntervalSec=0\n[Selection]\nName=all\nEvents=%s\n' \
+# Addresses raw, as the kernel prints them: records pair by every number they print.
+printf '[Daemon]\nRawPointers=yes\nRingBufferSize=64M\nStatsIntervalSec=0\n[Selection]\nName=all\nEvents=%s\n' \
 	"$(cut -f2 "$TMP/corpus" | sort -u | tr '\n' ' ')" >"$TMP/base.conf"
 for event in $(cut -f2 "$TMP/corpus" | sort -u); do
 	echo 1 >"$BASE/events/${event%%:*}/${event#*:}/enable"
@@ -190,7 +191,7 @@ for ((r = 0; r < rounds; r++)); do
 	echo 4096 >"$INSTANCE/buffer_size_kb"
 	echo 0 >"$INSTANCE/options/irq-info"
 	on_exit "echo 0 > $INSTANCE/events/enable"
-	printf '[Daemon]\nRingBufferSize=32M\nStatsIntervalSec=0\n' >"$TMP/round-$r.conf"
+	printf '[Daemon]\nRawPointers=yes\nRingBufferSize=32M\nStatsIntervalSec=0\n' >"$TMP/round-$r.conf"
 	while IFS=$'\t' read -r rr event expr kexpr; do
 		[ "$rr" = "$r" ] || continue
 		dir=$INSTANCE/events/${event%%:*}/${event#*:}
