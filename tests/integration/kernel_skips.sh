@@ -44,21 +44,23 @@ ids=$(cat /proc/"$TRACERD_PID"/fdinfo/* 2>/dev/null | awk '$1 == "prog_id:" {pri
 progs=$(for id in $ids; do echo "--watch-prog $id"; done)
 
 # Interrupts and timers: threads sleeping 100 us in a loop (hrtimer_start in
-# task context, expiry and wakeup in hardirq, softirqs), beside a busy loop.
+# task context, expiry and wakeup in hardirq, softirqs), beside a loop of
+# getppid(), whose syscall event the program beside spins on too: its handler
+# runs with interrupts enabled, so interrupts land while a BPF program runs.
 python3 -c '
-import threading, time
+import os, threading, time
 def sleeper():
     while True:
         time.sleep(0.0001)
 for _ in range(4):
     threading.Thread(target=sleeper, daemon=True).start()
 while True:
-    pass
+    os.getppid()
 ' &
 WL=$!
 on_exit "kill $WL"
 
-"$BESIDE" --spin "$SPIN" --exclude-tgid "$TRACERD_PID" $progs --seconds "$SECS" >"$TMP/beside" 2>"$TMP/beside.err"
+"$BESIDE" --spin "$SPIN" --also syscalls:sys_enter_getppid --exclude-tgid "$TRACERD_PID" $progs --seconds "$SECS" >"$TMP/beside" 2>"$TMP/beside.err"
 rc=$?
 sleep 0.5	# tracerd drains within FlushIntervalMSec
 kill "$WL"

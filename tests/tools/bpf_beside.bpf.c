@@ -75,6 +75,7 @@ struct sample {
 	__u32 pad;
 	__u64 prev_ts;
 	char comm[16];
+	__u64 stack[32];	/* the kernel stack: which handler held the slot */
 };
 
 struct {
@@ -140,7 +141,7 @@ int beside(void *ctx)
 #define HARDIRQ_MASK 0x000f0000
 #define NMI_MASK 0x00f00000
 
-static __always_inline int observe(__u32 ev)
+static __always_inline int observe(void *ctx, __u32 ev)
 {
 	struct task_struct *task = (void *)bpf_get_current_task();
 	__u64 now = bpf_ktime_get_ns(), pid_tgid = bpf_get_current_pid_tgid(), base;
@@ -206,6 +207,7 @@ static __always_inline int observe(__u32 ev)
 			s->prev_event = l->event[level];
 			s->prev_ts = l->ts[level];
 			bpf_get_current_comm(s->comm, sizeof(s->comm));
+			bpf_get_stack(ctx, s->stack, sizeof(s->stack), 0);
 		}
 	} else if (active) {
 		c->bpf_busy++;
@@ -218,9 +220,9 @@ out:
 }
 
 /* The events of the issue, in this order (bpf_beside.c names them). */
-SEC("tp_btf/sched_switch") int obs_sched_switch(void *ctx) { (void)ctx; return observe(0); }
-SEC("tp_btf/sched_wakeup") int obs_sched_wakeup(void *ctx) { (void)ctx; return observe(1); }
-SEC("tp_btf/hrtimer_start") int obs_hrtimer_start(void *ctx) { (void)ctx; return observe(2); }
-SEC("tp_btf/hrtimer_expire_entry") int obs_hrtimer_expire_entry(void *ctx) { (void)ctx; return observe(3); }
-SEC("tp_btf/softirq_raise") int obs_softirq_raise(void *ctx) { (void)ctx; return observe(4); }
-SEC("tp_btf/softirq_entry") int obs_softirq_entry(void *ctx) { (void)ctx; return observe(5); }
+SEC("tp_btf/sched_switch") int obs_sched_switch(void *ctx) { return observe(ctx, 0); }
+SEC("tp_btf/sched_wakeup") int obs_sched_wakeup(void *ctx) { return observe(ctx, 1); }
+SEC("tp_btf/hrtimer_start") int obs_hrtimer_start(void *ctx) { return observe(ctx, 2); }
+SEC("tp_btf/hrtimer_expire_entry") int obs_hrtimer_expire_entry(void *ctx) { return observe(ctx, 3); }
+SEC("tp_btf/softirq_raise") int obs_softirq_raise(void *ctx) { return observe(ctx, 4); }
+SEC("tp_btf/softirq_entry") int obs_softirq_entry(void *ctx) { return observe(ctx, 5); }

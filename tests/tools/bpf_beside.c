@@ -4,7 +4,7 @@
  * bpf_beside.bpf.c). For tests/integration/kernel_skips.sh.
  *
  *   bpf_beside [--spin N] [--no-beside] [--exclude-tgid PID] [--watch-prog ID]...
- *              [--seconds S]
+ *              [--also SYS:EVENT]... [--seconds S]
  *
  * Attaches, prints "ready", counts for S seconds (or until SIGINT/SIGTERM),
  * then prints per event what the observers saw in that window (CLOCK_MONOTONIC,
@@ -43,6 +43,7 @@ struct sample {
 	__u32 prev_event, pad;
 	__u64 prev_ts;
 	char comm[16];
+	__u64 stack[32];
 };
 
 static volatile sig_atomic_t stop;
@@ -119,6 +120,59 @@ static int cmp_sample(const void *a, const void *b)
 	return r;
 }
 
+static int cmp_sym(const void *a, const void *b)
+{
+	__u64 x = *(const __u64 *)a, y = *(const __u64 *)b;
+
+	return x < y ? -1 : x > y;
+}
+
+/* The text symbol at or below addr, from /proc/kallsyms (loaded once). */
+static const char *ksym(__u64 addr)
+{
+	static struct { __u64 a; char *name; } *syms;
+	static size_t n;
+	static char buf[160];
+	size_t lo = 0, hi;
+
+	if (!syms) {
+		FILE *f = fopen("/proc/kallsyms", "r");
+		char line[256], t, name[128];
+		unsigned long long a;
+		size_t cap = 0;
+
+		if (!f)
+			return "?";
+		while (fgets(line, sizeof(line), f))
+			if (sscanf(line, "%llx %c %127s", &a, &t, name) == 3 && (t == 't' || t == 'T')) {
+				if (n == cap) {
+					void *p = realloc(syms, (cap = cap ? 2 * cap : 65536) * sizeof(*syms));
+
+					if (!p)
+						break;
+					syms = p;
+				}
+				syms[n].a = a;
+				syms[n++].name = strdup(name);
+			}
+		fclose(f);
+		qsort(syms, n, sizeof(*syms), cmp_sym);
+	}
+	hi = n;
+	while (lo + 1 < hi) {	/* kallsyms is sorted by address */
+		size_t mid = (lo + hi) / 2;
+
+		if (syms[mid].a <= addr)
+			lo = mid;
+		else
+			hi = mid;
+	}
+	if (!n || syms[lo].a > addr)
+		return "?";
+	snprintf(buf, sizeof(buf), "%s+0x%llx", syms[lo].name, (unsigned long long)(addr - syms[lo].a));
+	return buf;
+}
+
 static const char *ev_name(__u32 i)
 {
 	return i < N_EVENTS ? events[i][1] : "-";
@@ -132,13 +186,16 @@ int main(int argc, char **argv)
 		{ "exclude-tgid", required_argument, NULL, 'x' },
 		{ "watch-prog", required_argument, NULL, 'w' },
 		{ "seconds", required_argument, NULL, 't' },
+		{ "also", required_argument, NULL, 'a' },
 		{}
 	};
 	unsigned long long spin = 0, seconds = 0;
 	unsigned exclude = 0;
 	int watch[64], n_watch = 0, beside_on = 1, c, ncpu = libbpf_num_possible_cpus();
 	struct bpf_beside_bpf *skel;
-	struct bpf_link *links[N_EVENTS] = {};
+	struct bpf_link *links[N_EVENTS + 16] = {};
+	char *also[16];
+	int n_also = 0;
 	__u64 w0, w1, t0, t1;
 
 	while ((c = getopt_long(argc, argv, "", opts, NULL)) != -1) {
@@ -147,6 +204,11 @@ int main(int argc, char **argv)
 		case 'n': beside_on = 0; break;
 		case 'x': exclude = strtoul(optarg, NULL, 0); break;
 		case 't': seconds = strtoull(optarg, NULL, 0); break;
+		case 'a':
+			if (n_also == 16 || !strchr(optarg, ':'))
+				return 2;
+			also[n_also++] = optarg;
+			break;
 		case 'w':
 			if (n_watch == 64)
 				return 2;
@@ -187,6 +249,20 @@ int main(int argc, char **argv)
 							       events[i][1], &o);
 		if (!links[i]) {
 			fprintf(stderr, "attach %s:%s: %m\n", events[i][0], events[i][1]);
+			return 1;
+		}
+	}
+	/* More events for the spinning program only (uncounted): ones whose
+	 * handlers run with interrupts enabled, so that interrupts land inside. */
+	for (int i = 0; beside_on && i < n_also; i++) {
+		LIBBPF_OPTS(bpf_tracepoint_opts, o, .bpf_cookie = N_EVENTS);
+		char *sep = strchr(also[i], ':');
+
+		*sep = 0;
+		links[N_EVENTS + i] = bpf_program__attach_tracepoint_opts(skel->progs.beside, also[i],
+									  sep + 1, &o);
+		if (!links[N_EVENTS + i]) {
+			fprintf(stderr, "attach %s:%s: %m\n", also[i], sep + 1);
 			return 1;
 		}
 	}
@@ -266,6 +342,16 @@ int main(int argc, char **argv)
 			return 1;
 		for (__u32 i = 0; i < n; i++)
 			bpf_map_lookup_elem(bpf_map__fd(skel->maps.samples), &i, &s[i]);
+		for (__u32 i = 0; i < n && i < 50; i++)
+			printf("drop ts %llu %s level %u preempt_count 0x%x comm %.16s tid %u cpu %u\n",
+			       (unsigned long long)s[i].ts, ev_name(s[i].event), s[i].level,
+			       s[i].preempt_count, s[i].comm, s[i].pid, s[i].cpu);
+		for (__u32 i = 0; i < n && i < 5; i++) {
+			printf("stack of drop %u:", i);
+			for (int k = 0; k < 32 && s[i].stack[k]; k++)
+				printf(" %s", ksym(s[i].stack[k]));
+			printf("\n");
+		}
 		qsort(s, n, sizeof(*s), cmp_sample);
 		for (__u32 i = 0; i < n && g < 40; g++) {
 			__u32 j = i;
@@ -281,7 +367,7 @@ int main(int argc, char **argv)
 		}
 		free(s);
 	}
-	for (int i = 0; i < N_EVENTS; i++)
+	for (int i = 0; i < N_EVENTS + 16; i++)
 		bpf_link__destroy(links[i]);
 	bpf_beside_bpf__destroy(skel);
 	return 0;
