@@ -4,6 +4,7 @@
 #include "inspect.h"
 #include "log.h"
 #include "loop.h"
+#include "render/render.h"
 #include "tracer.h"
 #include "util.h"
 
@@ -20,7 +21,8 @@ static void help(void)
 	       "     --list-events [GLOB]  list events, e.g. 'sched:*'\n"
 	       "     --list-classes [GLOB] list event classes with their events\n"
 	       "     --describe SYS:EVENT  fields, class and symbol tables of an event\n"
-	       "     --version             print the version\n"
+	       "     --version             print the version, and the libbpf, libsystemd,\n"
+	       "                           libtraceevent and kernel it runs with\n"
 	       "  -h --help               this text\n");
 }
 
@@ -28,17 +30,17 @@ enum { ARG_CHECK = 0x100, ARG_LIST_EVENTS, ARG_LIST_CLASSES, ARG_DESCRIBE, ARG_V
 
 static int check_config(const char *path)
 {
-	struct tracer *t = NULL;
+	struct registry *reg = NULL;
 	struct diag d = { 0 };
 	struct config cfg;
 	int r = config_load(path, &cfg, &d);
 
 	if (r >= 0) {
-		r = tracer_new(&t, NULL, &d);
+		r = registry_new(&reg, &d);
 		if (r >= 0)
-			r = tracer_check(t, &cfg, &d);
+			r = tracer_check(reg, &cfg, &d);
 		config_free(&cfg);
-		tracer_free(t);
+		registry_free(reg, render_release);
 	}
 	if (r < 0) {
 		if (d.msg[0])
@@ -53,21 +55,21 @@ static int check_config(const char *path)
 
 static int inspect(int what, const char *arg)
 {
-	struct tracer *t = NULL;
+	struct registry *reg = NULL;
 	struct diag d = { 0 };
-	int r = tracer_new(&t, NULL, &d);
+	int r = registry_new(&reg, &d);
 
 	if (r < 0) {
 		diag_print(&d, stderr);
 		return 1;
 	}
 	if (what == ARG_LIST_EVENTS)
-		r = inspect_list_events(t, arg);
+		r = inspect_list_events(reg, arg);
 	else if (what == ARG_LIST_CLASSES)
-		r = inspect_list_classes(t, arg);
+		r = inspect_list_classes(reg, arg);
 	else
-		r = inspect_describe(t, arg);
-	tracer_free(t);
+		r = inspect_describe(reg, arg);
+	registry_free(reg, render_release);
 	return r < 0 ? 1 : 0;
 }
 
@@ -93,7 +95,7 @@ int main(int argc, char **argv)
 		case 'c': o.config_path = optarg; break;
 		case 'f': o.foreground = true; break;
 		case 'h': help(); return 0;
-		case ARG_VERSION: printf("tracerd %s\n", TRACERD_VERSION); return 0;
+		case ARG_VERSION: inspect_version(stdout); return 0;
 		case ARG_CHECK: case ARG_LIST_EVENTS: case ARG_LIST_CLASSES: case ARG_DESCRIBE:
 			action = c;
 			/* "--opt VALUE" as well as "--opt=VALUE" for the optional ones */

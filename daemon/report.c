@@ -37,17 +37,19 @@ static void report_selection(struct tracer *t, struct sel_state *s, bool final)
 
 void report_stats(struct tracer *t, bool final)
 {
+	const struct record_counts *c = tracer_record_counts(t);
+
 	for (size_t i = 0; i < t->n_sels; i++)
 		report_selection(t, t->sels[i], final);
-	if (t->malformed || t->late || t->short_records || t->bad_dyn_records || t->truncated_records)
+	if (c->malformed || c->late || c->short_records || c->bad_dyn_records || c->truncated_records)
 		sink_message(t->sink, LOG_WARNING, NULL, 0,
 			     "%llu malformed records, %llu records for detached events; delivered "
 			     "damaged: %llu shorter than their format, %llu with a __data_loc past the "
 			     "record, %llu truncated",
-			     (unsigned long long)t->malformed, (unsigned long long)t->late,
-			     (unsigned long long)t->short_records,
-			     (unsigned long long)t->bad_dyn_records,
-			     (unsigned long long)t->truncated_records);
+			     (unsigned long long)c->malformed, (unsigned long long)c->late,
+			     (unsigned long long)c->short_records,
+			     (unsigned long long)c->bad_dyn_records,
+			     (unsigned long long)c->truncated_records);
 }
 
 /* Per event, for the foreground summary. */
@@ -77,16 +79,16 @@ void report_suppressed(struct tracer *t)
 		const char *fields[2] = { f[0], f[1] };
 		struct sel_totals tot;
 
-		if (!s->suppressed_unreported)
+		if (!s->rl.suppressed_unreported)
 			continue;
 		tracer_totals(t, s, &tot);
 		snprintf(f[0], sizeof(f[0]), "TRACE_SELECTION=%s", s->conf->name);
 		snprintf(f[1], sizeof(f[1]), "TRACE_SUPPRESSED=%llu",
-			 (unsigned long long)s->suppressed_unreported);
+			 (unsigned long long)s->rl.suppressed_unreported);
 		sink_message(t->sink, LOG_WARNING, fields, 2,
 			     "selection %s: suppressed %llu events of %llu by RateLimit=%u/s",
-			     s->conf->name, (unsigned long long)s->suppressed_unreported,
+			     s->conf->name, (unsigned long long)s->rl.suppressed_unreported,
 			     (unsigned long long)(tot.delivered + tot.suppressed), s->conf->rate_limit);
-		s->suppressed_unreported = 0;
+		s->rl.suppressed_unreported = 0;
 	}
 }
