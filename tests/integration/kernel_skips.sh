@@ -101,7 +101,7 @@ if [ "$SPIN" -gt 0 ]; then
 	check "the program beside made the kernel skip tracerd's program ($ws times)" [ "$ws" -gt 0 ]
 fi
 u=$(field "$total" unexplained)
-note "missing $(field "$total" missing) of $(field "$total" kernel): skipped (counted) $(field "$total" bpf_busy), perf path (uncounted) $(field "$total" perf_busy), tasks no BPF program runs for (uncounted) $(field "$total" hidden); unexplained $u"
+note "missing $(field "$total" missing) of $(field "$total" kernel): skipped (counted) $(field "$total" bpf_busy), perf path (uncounted) $(field "$total" perf_busy), tasks no BPF program runs for (uncounted) $(field "$total" hidden); the oracle lacked $(field "$total" oracle_lacks) tracerd has; unexplained $u"
 check "every record the kernel has and tracerd lacks is one of those ($u unexplained)" [ "${u#-}" -le 12 ]
 reported=$(grep -Eo "[0-9]+ skipped" "$TMP/out.err" | tail -1 | grep -Eo "^[0-9]+")
 note "tracerd reported ${reported:-no} skipped; its programs' recursion_misses before the stop: $before"
