@@ -1,7 +1,9 @@
 // SPDX-License-Identifier: GPL-2.0
 /* Statistics entries: periodic and final, per selection, and the
  * "suppressed N events" entries of the rate limit. */
+#include <string.h>
 #include <syslog.h>
+#include "log.h"
 #include "report.h"
 #include "sink/sink.h"
 #include "util.h"
@@ -44,10 +46,14 @@ void report_stats(struct tracer *t, bool final)
 	uint64_t skipped = tracer_skipped(t);
 	char f[64];
 	const char *fields[1] = { f };
+	int r;
 
 	/* One read of the program's counters for every selection below (and
 	 * for report_events() after the final one). */
-	(void)tracer_read_stats(t);
+	r = tracer_read_stats(t);
+	if (r < 0)
+		log_warning("cannot read the BPF program's counters (%s): lost and filtered below are "
+			    "as last read", strerror(-r));
 	for (size_t i = 0; i < t->n_sels; i++)
 		report_selection(t, t->sels[i], final, skipped);
 	/* Not a TRACE_STATS=1 entry: those are one per selection. */

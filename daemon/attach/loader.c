@@ -145,19 +145,20 @@ int loader_read_stats(struct loader *l, unsigned n)
 		return ncpu < 0 ? ncpu : -EINVAL;
 	if (n > TRACERD_MAX_EVENTS)
 		n = TRACERD_MAX_EVENTS;
+	keys = calloc(n ? n : 1, sizeof(*keys));
+	if (!keys)
+		return -ENOMEM;
 	if (n > l->snap_cap) {
 		v = reallocarray(l->snap, (size_t)n * ncpu, sizeof(*v));
-		if (!v)
-			return -ENOMEM;
+		if (!v) {
+			free(keys);
+			return -ENOMEM;	/* the last snapshot stays */
+		}
 		l->snap = v;
 		l->snap_cap = n;
 	}
 	/* The kernel fills every CPU's value; valgrind believes only the first. */
 	memset(l->snap, 0, (size_t)n * ncpu * sizeof(*l->snap));
-	l->snap_n = 0;
-	keys = calloc(n ? n : 1, sizeof(*keys));
-	if (!keys)
-		return -ENOMEM;
 	while (done < n) {
 		__u32 count = n - done;
 		int r = bpf_map_lookup_batch(fd, done ? &next : NULL, &next, keys + done,
