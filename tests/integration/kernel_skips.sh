@@ -105,5 +105,10 @@ note "missing $(field "$total" missing) of $(field "$total" kernel): skipped (co
 check "every record the kernel has and tracerd lacks is one of those ($u unexplained)" [ "${u#-}" -le 12 ]
 reported=$(grep -Eo "[0-9]+ skipped" "$TMP/out.err" | tail -1 | grep -Eo "^[0-9]+")
 note "tracerd reported ${reported:-no} skipped; its programs' recursion_misses before the stop: $before"
-check "tracerd's 'skipped' is the kernel's count for its programs" \
-	[ -n "$reported" ] && [ "$reported" -ge "$before" ] && [ "$reported" -le $((before + 5)) ]
+# It keeps counting until the stop detaches the programs, and other BPF users
+# on the machine can make the kernel skip it meanwhile: at least what bpftool
+# read, and not far above.
+reported_ok() {
+	[ -n "$reported" ] && [ "$reported" -ge "$before" ] && [ "$reported" -le $((before + before / 20 + 20)) ]
+}
+check "tracerd's 'skipped' is the kernel's count for its programs" reported_ok

@@ -89,7 +89,8 @@ if NOTIFY_SOCKET=$TMP/notify TRACERD_TEST_CONSUMER_DELAY_US=5 start_tracerd "$TM
 	L=$(grep -m1 " $EVENT delivered=" "$TMP/st.err" | sed -n 's/.* lost=\([0-9]*\).*/\1/p')
 	sl=$(grep -Eo "[0-9]+ lost" "$TMP/status" | tail -1 | grep -Eo "^[0-9]+")
 	note "$(grep " lost" "$TMP/status" | tail -1); summary: lost=$L"
-	check "STATUS= says the records lost that the summary counts ($sl == $L)" [ -n "$L" ] && [ "${sl:-x}" = "$L" ] && [ "$L" -gt 0 ]
+	status_lost_ok() { [ -n "$L" ] && [ "${sl:-x}" = "$L" ] && [ "$L" -gt 0 ]; }
+	check "STATUS= says the records lost that the summary counts ($sl == $L)" status_lost_ok
 else
 	not_ok "status: tracerd ran"
 fi

@@ -327,8 +327,8 @@ check "stop: a final summary entry for each of the 8 selections ($n)" [ "$n" = 8
 skips=$(entries TRACE_STATS=1 TRACE_STATS_FINAL=1 | jq -r '.TRACE_STATS_SKIPPED // "none"' | sort -u)
 daemon_skips=$(entries TRACE_STATS_SKIPPED="$skips" | jq -r 'select(.TRACE_STATS == null) | .MESSAGE' | grep -c "^summary: $skips skipped by the kernel")
 note "skipped by the kernel: $skips (final entries), $daemon_skips daemon-wide summary line(s)"
-check "stop: TRACE_STATS_SKIPPED= in every final entry, one figure, and a summary line saying it" \
-	[ "$(wc -l <<<"$skips")" = 1 ] && [[ "$skips" =~ ^[0-9]+$ ]] && [ "$daemon_skips" -ge 1 ]
+skips_ok() { [ "$(wc -l <<<"$skips")" = 1 ] && [[ "$skips" =~ ^[0-9]+$ ]] && [ "$daemon_skips" -ge 1 ]; }
+check "stop: TRACE_STATS_SKIPPED= in every final entry, one figure, and a summary line saying it" skips_ok
 entries TRACE_STATS_FINAL=1 TRACE_SELECTION=limited >"$TMP/limited.json"
 supp_reported=$(suppressed | jq -s 'map(.TRACE_SUPPRESSED | tonumber) | add')
 delivered=$(entries TRACE_SELECTION=limited TRACE_EVENT=syscalls:sys_enter_getpgid | wc -l)
