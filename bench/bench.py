@@ -370,6 +370,10 @@ class Tracerd:
         m4 = re.search(r"aggregated=(\d+) agg_dropped=(\d+)", text)
         if self.aggregate and m4:
             delivered, lost = int(m4.group(1)), lost + int(m4.group(2))
+        # Events the kernel did not run tracerd's program for (a BPF program
+        # already ran on that CPU): counted by the kernel, not lost by tracerd.
+        m4 = re.search(r"summary: (\d+) skipped", text)
+        skipped = int(m4.group(1)) if m4 else 0
         if self.output == "journal" and not m and not m2:
             # The final statistics went to the journal, as a structured entry.
             j = subprocess.run(["journalctl", "-o", "json", "--no-pager", "-n", "1",
@@ -380,7 +384,8 @@ class Tracerd:
                 delivered = int(e.get("TRACE_STATS_DELIVERED", 0))
                 lost = int(e.get("TRACE_STATS_LOST", 0)) + \
                     int(e.get("TRACE_STATS_SINK_ERRORS", 0))
-        return {"delivered": delivered, "lost": lost, "cpu_s": cpu_s, "rss_kb": rss,
+                skipped = int(e.get("TRACE_STATS_SKIPPED", 0))
+        return {"delivered": delivered, "lost": lost, "skipped": skipped, "cpu_s": cpu_s, "rss_kb": rss,
                 "hung": hung}
 
 
@@ -486,7 +491,7 @@ def bench_event(evname, args, tmp, journal, out):
     base_p10 = median([r["p10"] for r in none])
     summary = {}
     for name, rs in rows.items():
-        added, added_p10, lost, missing, cpu, rss, hung = [], [], 0, 0, [], 0, False
+        added, added_p10, lost, skipped, missing, cpu, rss, hung = [], [], 0, 0, 0, [], 0, False
         for r in rs:
             if "error" in r:
                 continue
@@ -495,9 +500,10 @@ def bench_event(evname, args, tmp, journal, out):
             if name == "none":
                 continue
             lost += r["lost"]
+            skipped += r.get("skipped", 0)
             expect = 0 if "reject" in name else r["fired"]
             if r["delivered"] is not None and r["delivered"] < expect:
-                missing = max(missing, expect - r["delivered"] - r["lost"])
+                missing = max(missing, expect - r["delivered"] - r["lost"] - r.get("skipped", 0))
             if r["delivered"] and "reject" not in name:
                 cpu.append(r["cpu_s"] / r["delivered"] * 1e9)  # ms per million
             rss = max(rss, r["rss_kb"])
@@ -505,7 +511,7 @@ def bench_event(evname, args, tmp, journal, out):
         summary[name] = {
             "added": median(added), "min": min(added) if added else float("nan"),
             "max": max(added) if added else float("nan"), "added_p10": median(added_p10),
-            "lost": lost, "missing": missing, "cpu_per_M": median(cpu), "rss_kb": rss,
+            "lost": lost, "skipped": skipped, "missing": missing, "cpu_per_M": median(cpu), "rss_kb": rss,
             "hung": hung, "runs": len(added),
             "ns_iter": median([r["ns_per_iter"] for r in rs if "error" not in r]),
         }
@@ -515,14 +521,14 @@ def bench_event(evname, args, tmp, journal, out):
     p(f"filters: accept `{ev['accept']}`, reject `{ev['reject']}`; "
       f"no consumer: {fmt(summary['none']['ns_iter'])} ns per iteration (median)")
     p(f"{'consumer':<24} {'ns added/event':>15} {'min..max':>15} {'p10-based':>10} "
-      f"{'lost':>8} {'missing':>8} {'vs ftrace':>10} {'CPU ms/M ev':>12} {'peak RSS':>10}")
+      f"{'lost':>8} {'skipped':>8} {'missing':>8} {'vs ftrace':>10} {'CPU ms/M ev':>12} {'peak RSS':>10}")
     for name, s in summary.items():
         if name == "none":
             continue
         base = summary.get(BASE.get(name, "ftrace"))
         ratio = s["added"] / base["added"] if base and base["added"] > 0 else float("nan")
         p(f"{name:<24} {fmt(s['added']):>15} {fmt(s['min']) + '..' + fmt(s['max']):>15} "
-          f"{fmt(s['added_p10']):>10} {s['lost']:>8} {s['missing']:>8} "
+          f"{fmt(s['added_p10']):>10} {s['lost']:>8} {s['skipped']:>8} {s['missing']:>8} "
           f"{(fmt(ratio, 2) + 'x') if ratio == ratio else 'n/a':>10} {fmt(s['cpu_per_M'], 1):>12} "
           f"{str(s['rss_kb'] // 1024) + ' MiB':>10}{'  (hung on SIGINT)' if s['hung'] else ''}")
     for name, why in skipped.items():
@@ -531,7 +537,8 @@ def bench_event(evname, args, tmp, journal, out):
       "others against plain ftrace. CPU: the consumer's own processes from ready to exit "
       "(tracerd journal: and journald's). "
       "lost: in the kernel (ring full) or, for tracerd, also in a sink (its queue full); "
-      "missing: events neither delivered nor counted as lost.)")
+      "skipped: tracerd's program not run by the kernel (another BPF program ran on the CPU), "
+      "as the kernel counts it; missing: events neither delivered nor counted as lost or skipped.)")
     return summary, skipped
 
 
@@ -902,7 +909,8 @@ def update_readme(now, results, verdicts, fp, path):
             base = summ.get(BASE.get(n, "ftrace"))
             ratio = x["added"] / base["added"] if base and base["added"] > 0 else float("nan")
             lost = x["lost"] + x["missing"]
-            cells.append(f"{fmt(x['added'])} ns ({fmt(ratio, 2)}x), lost {lost}")
+            skipped = f", skipped {x['skipped']}" if x.get("skipped") else ""
+            cells.append(f"{fmt(x['added'])} ns ({fmt(ratio, 2)}x), lost {lost}{skipped}")
         L.append(f"| {n} | " + " | ".join(cells) + " |")
     L.append("")
     for e in evs:

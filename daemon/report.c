@@ -3,6 +3,7 @@
  * (periodic and final, per selection), the "suppressed N events" entries of
  * the rate limit, and the dumps of Aggregate= selections. */
 #include <inttypes.h>
+#include <string.h>
 #include <syslog.h>
 #include <time.h>
 #include "report.h"
@@ -12,11 +13,11 @@
 #include "log.h"
 #include "tracer.h"
 
-static void report_selection(struct tracer *t, struct sel_state *s, bool final)
+static void report_selection(struct tracer *t, struct sel_state *s, bool final, uint64_t skipped)
 {
 	struct sel_totals tot;
-	char f[12][160], errs[128];
-	const char *fields[12];
+	char f[13][160], errs[128];
+	const char *fields[13];
 
 	tracer_totals(t, s, &tot);
 	sink_errnos_format(tot.errnos, errs, sizeof(errs));
@@ -32,6 +33,9 @@ static void report_selection(struct tracer *t, struct sel_state *s, bool final)
 	snprintf(f[9], sizeof(f[9]), "TRACE_STATS_SINK_ERRNOS=%s", errs);
 	snprintf(f[10], sizeof(f[10]), "TRACE_STATS_AGGREGATED=%llu", (unsigned long long)tot.aggregated);
 	snprintf(f[11], sizeof(f[11]), "TRACE_STATS_AGG_DROPPED=%llu", (unsigned long long)tot.agg_dropped);
+	/* The daemon's figure, the same in every selection's entry: the one
+	 * shared program does not tell the kernel's skips apart by event. */
+	snprintf(f[12], sizeof(f[12]), "TRACE_STATS_SKIPPED=%llu", (unsigned long long)skipped);
 	for (size_t i = 0; i < ARRAY_SIZE(f); i++)
 		fields[i] = f[i];
 	sink_message(t->sink, LOG_INFO, fields, ARRAY_SIZE(fields),
@@ -47,9 +51,25 @@ static void report_selection(struct tracer *t, struct sel_state *s, bool final)
 void report_stats(struct tracer *t, bool final)
 {
 	const struct record_counts *c = tracer_record_counts(t);
+	uint64_t skipped = tracer_skipped(t);
+	char f[64];
+	const char *fields[1] = { f };
+	int r;
 
+	/* One read of the program's counters for every selection below (and
+	 * for report_events() after the final one). */
+	r = tracer_read_stats(t);
+	if (r < 0)
+		log_warning("cannot read the BPF program's counters (%s): lost and filtered below are "
+			    "as last read", strerror(-r));
 	for (size_t i = 0; i < t->n_sels; i++)
-		report_selection(t, t->sels[i], final);
+		report_selection(t, t->sels[i], final, skipped);
+	/* Not a TRACE_STATS=1 entry: those are one per selection. */
+	snprintf(f, sizeof(f), "TRACE_STATS_SKIPPED=%llu", (unsigned long long)skipped);
+	sink_message(t->sink, skipped ? LOG_WARNING : LOG_INFO, fields, 1,
+		     "%s: %llu skipped by the kernel, all selections (a BPF program already ran on "
+		     "the CPU; the kernel does not say which event)",
+		     final ? "summary" : "stats", (unsigned long long)skipped);
 	if (c->malformed || c->late || c->short_records || c->bad_dyn_records || c->truncated_records)
 		sink_message(t->sink, LOG_WARNING, NULL, 0,
 			     "%llu malformed records, %llu records for detached events; delivered "
@@ -61,7 +81,8 @@ void report_stats(struct tracer *t, bool final)
 			     (unsigned long long)c->truncated_records);
 }
 
-/* Per event, for the foreground summary. */
+/* Per event, for the foreground summary: the program's counters as
+ * report_stats() read them. */
 void report_events(struct tracer *t, FILE *out)
 {
 	for (size_t i = 0; i < t->n_sels; i++)

@@ -141,19 +141,32 @@ void tracer_totals(struct tracer *t, const struct sel_state *s, struct sel_total
 		tracer_slot_totals(t, s->slots[i], tot);
 }
 
+int tracer_read_stats(struct tracer *t)
+{
+	unsigned n = 0;
+
+	for (size_t i = 0; i < t->n_sels; i++)
+		for (size_t k = 0; k < t->sels[i]->n_slots; k++)
+			if (t->sels[i]->slots[k]->id >= n)
+				n = t->sels[i]->slots[k]->id + 1;
+	return loader_read_stats(t->ld, n);
+}
+
 void tracer_all_totals(struct tracer *t, struct sel_totals *sum)
 {
 	*sum = (struct sel_totals){ 0 };
-	for (size_t i = 0; i < t->n_sels; i++) {
-		struct sel_totals tot;
+	for (size_t i = 0; i < t->n_sels; i++)
+		for (size_t k = 0; k < t->sels[i]->n_slots; k++) {
+			const struct trace_slot *slot = t->sels[i]->slots[k];
+			struct event_stats bpf = { 0 };
 
-		tracer_totals(t, t->sels[i], &tot);
-		sum->delivered += tot.delivered;
-		sum->lost += tot.lost;
-		sum->suppressed += tot.suppressed;
-		sum->sink_errors += tot.sink_errors;
-		sum->agg_dropped += tot.agg_dropped;
-	}
+			trace_slot_add_counts(slot, sum);
+			/* As of the last stats read (per report, not per STATUS). */
+			loader_slot_stats(t->ld, slot->id, &bpf);
+			sum->agg_dropped += bpf.agg_dropped;
+		}
+	/* One element, not every slot's counters: this runs every 2 s. */
+	sum->lost = loader_lost_total(t->ld);
 }
 
 size_t tracer_attached(struct tracer *t)

@@ -56,9 +56,16 @@ int tracer_drain(struct tracer *t);
 void tracer_drain_all(struct tracer *t);
 int tracer_ring_fd(struct tracer *t);
 void tracer_refresh_clock(struct tracer *t);
+/* Reads the program's per-slot counters for the totals below (one map read,
+ * however many slots: see loader_read_stats()). Returns -errno. */
+int tracer_read_stats(struct tracer *t);
+/* A selection's or slot's accounting: the daemon's counters now, the
+ * program's as of the last tracer_read_stats(). */
 void tracer_totals(struct tracer *t, const struct sel_state *s, struct sel_totals *tot);
 void tracer_slot_totals(struct tracer *t, const struct trace_slot *slot, struct sel_totals *tot);
-/* The daemon-wide sums of the per-selection accounting. */
+/* The daemon-wide sums for STATUS: delivered, suppressed and sink errors
+ * of the current selections, and lost since the start (from BPF, but one
+ * element, not the per-slot counters). */
 void tracer_all_totals(struct tracer *t, struct sel_totals *sum);
 size_t tracer_attached(struct tracer *t);
 int tracer_prog_count(struct tracer *t);

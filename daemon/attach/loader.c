@@ -2,6 +2,7 @@
 /* Loading the class program (and copies of it on demand), and its maps. */
 #include <bpf/bpf.h>
 #include <bpf/libbpf.h>
+#include <stdbool.h>
 #include <time.h>
 #include "clock.h"
 #include "attach/loader_priv.h"
@@ -80,6 +81,7 @@ void loader_free(struct loader *l)
 	for (unsigned k = 1; k < TRACERD_PROG_INSTANCES; k++)
 		tracerd_bpf__destroy(l->extra[k]);
 	tracerd_bpf__destroy(l->skel);
+	free(l->snap);
 	free(l);
 }
 
@@ -128,26 +130,86 @@ int loader_hist_maps(struct loader *l, struct hist_maps *m)
 			      bpf_map__fd(l->skel->maps.agg_large));
 }
 
+/* Every bpf() map read raises this CPU's bpf_prog_active while it copies,
+ * and the kernel skips tracepoint programs (ours too) for what fires then:
+ * so the per-slot counters are read only when a report needs them, slots
+ * [0, n) in one BPF_MAP_LOOKUP_BATCH (the kernel still copies slot by slot,
+ * but in one call instead of one per slot). */
+int loader_read_stats(struct loader *l, unsigned n)
+{
+	int ncpu = libbpf_num_possible_cpus(), fd = bpf_map__fd(l->skel->maps.stats);
+	__u32 *keys, done = 0, next = 0;
+	struct event_stats *v;
+	bool batch = true;
+
+	if (ncpu <= 0)
+		return ncpu < 0 ? ncpu : -EINVAL;
+	if (n > TRACERD_MAX_EVENTS)
+		n = TRACERD_MAX_EVENTS;
+	keys = calloc(n ? n : 1, sizeof(*keys));
+	if (!keys)
+		return -ENOMEM;
+	if (n > l->snap_cap) {
+		v = reallocarray(l->snap, (size_t)n * ncpu, sizeof(*v));
+		if (!v) {
+			free(keys);
+			return -ENOMEM;	/* the last snapshot stays */
+		}
+		l->snap = v;
+		l->snap_cap = n;
+	}
+	/* The kernel fills every CPU's value; valgrind believes only the first. */
+	memset(l->snap, 0, (size_t)n * ncpu * sizeof(*l->snap));
+	while (done < n) {
+		__u32 count = n - done;
+		int r = bpf_map_lookup_batch(fd, done ? &next : NULL, &next, keys + done,
+					     l->snap + (size_t)done * ncpu, &count, NULL);
+
+		done += count;
+		if (r < 0) {
+			batch = errno == ENOENT;	/* ENOENT: the map's end */
+			break;
+		}
+	}
+	/* A kernel without batch lookups for this map type: one slot at a time. */
+	for (; !batch && done < n; done++)
+		if (bpf_map_lookup_elem(fd, &done, l->snap + (size_t)done * ncpu) < 0)
+			break;
+	free(keys);
+	l->snap_n = done;
+	return 0;
+}
+
 void loader_slot_stats(struct loader *l, unsigned id, struct event_stats *sum)
 {
 	int ncpu = libbpf_num_possible_cpus();
-	struct event_stats v[ncpu > 0 ? ncpu : 1];
 
-	if (ncpu <= 0)
-		return;
-	/* The kernel fills every CPU's value; valgrind believes only the first,
-	 * and would flag every sum below without this. */
-	memset(v, 0, sizeof(v));
-	if (bpf_map_lookup_elem(bpf_map__fd(l->skel->maps.stats), &id, v))
+	if (ncpu <= 0 || id >= l->snap_n)
 		return;
 	for (int c = 0; c < ncpu; c++) {
-		sum->hits += v[c].hits;
-		sum->filtered += v[c].filtered;
-		sum->lost += v[c].lost;
-		sum->truncated += v[c].truncated;
-		sum->aggregated += v[c].aggregated;
-		sum->agg_dropped += v[c].agg_dropped;
+		const struct event_stats *v = &l->snap[(size_t)id * ncpu + c];
+
+		sum->hits += v->hits;
+		sum->filtered += v->filtered;
+		sum->lost += v->lost;
+		sum->truncated += v->truncated;
+		sum->aggregated += v->aggregated;
+		sum->agg_dropped += v->agg_dropped;
 	}
+}
+
+uint64_t loader_lost_total(struct loader *l)
+{
+	int ncpu = libbpf_num_possible_cpus();
+	__u64 v[ncpu > 0 ? ncpu : 1], sum = 0;
+	__u32 zero = 0;
+
+	memset(v, 0, sizeof(v));
+	if (ncpu <= 0 || bpf_map_lookup_elem(bpf_map__fd(l->skel->maps.lost_total), &zero, v) < 0)
+		return 0;
+	for (int c = 0; c < ncpu; c++)
+		sum += v[c];
+	return sum;
 }
 
 int loader_prog_count(struct loader *l)
@@ -179,6 +241,7 @@ struct bpf_program *loader_instance(struct loader *l, unsigned k, int *err)
 	if (bpf_map__reuse_fd(s->maps.rb, bpf_map__fd(l->skel->maps.rb)) ||
 	    bpf_map__reuse_fd(s->maps.events, bpf_map__fd(l->skel->maps.events)) ||
 	    bpf_map__reuse_fd(s->maps.stats, bpf_map__fd(l->skel->maps.stats)) ||
+	    bpf_map__reuse_fd(s->maps.lost_total, bpf_map__fd(l->skel->maps.lost_total)) ||
 	    bpf_map__reuse_fd(s->maps.scratch, bpf_map__fd(l->skel->maps.scratch)) ||
 	    bpf_map__reuse_fd(s->maps.agg_descs, bpf_map__fd(l->skel->maps.agg_descs)) ||
 	    bpf_map__reuse_fd(s->maps.agg_budgets, bpf_map__fd(l->skel->maps.agg_budgets)) ||

@@ -40,8 +40,15 @@ void loader_progress(struct loader *l, size_t done, size_t total);
 int loader_set_slot(struct loader *l, unsigned id, const struct event_desc *desc);
 /* Aggregate='s maps, for hist_map.c. */
 int loader_hist_maps(struct loader *l, struct hist_maps *m);
-/* Adds what the program counted for slot id, over every CPU, to sum. */
+/* Reads the program's counters of slots [0, n) (one map read per report,
+ * not per slot: see loader.c). Returns -errno. */
+int loader_read_stats(struct loader *l, unsigned n);
+/* Adds what the program counted for slot id, over every CPU, to sum, as of
+ * the last loader_read_stats(). */
 void loader_slot_stats(struct loader *l, unsigned id, struct event_stats *sum);
+/* Records lost (ring buffer full) since the start, every slot that ever
+ * was: one element, read at once. */
+uint64_t loader_lost_total(struct loader *l);
 /* Programs loaded: the class program and its copies, however many events. */
 int loader_prog_count(struct loader *l);
 /* Events the kernel did not run the program for (bpf_prog_info.recursion_misses,

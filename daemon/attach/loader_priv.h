@@ -17,6 +17,8 @@ struct loader {
 	struct tracerd_bpf *extra[TRACERD_PROG_INSTANCES];	/* [0] unused: skel */
 	unsigned extra_users[TRACERD_PROG_INSTANCES];
 	uint64_t skipped_retired;	/* kernel skips of program copies since freed */
+	struct event_stats *snap;	/* the last loader_read_stats(): [slot][cpu] */
+	unsigned snap_n, snap_cap;	/* slots read, slots allocated */
 	loader_progress_fn progress;
 	void *progress_userdata;
 	uint64_t progress_last_usec;

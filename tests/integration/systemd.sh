@@ -322,6 +322,13 @@ check "stop: exit status 0, result success ($stop_ms ms)" [ "$status" = 0 -a "$r
 check "stop: well inside TimeoutStopSec=90s" [ "$stop_ms" -lt 5000 ]
 n=$(entries TRACE_STATS=1 TRACE_STATS_FINAL=1 | jq -r .TRACE_SELECTION | sort -u | wc -l)
 check "stop: a final summary entry for each of the 8 selections ($n)" [ "$n" = 8 ]
+# The kernel's skips are the daemon's figure (one shared program): the same in
+# every selection's final entry, and in the daemon-wide summary line.
+skips=$(entries TRACE_STATS=1 TRACE_STATS_FINAL=1 | jq -r '.TRACE_STATS_SKIPPED // "none"' | sort -u)
+daemon_skips=$(entries TRACE_STATS_SKIPPED="$skips" | jq -r 'select(.TRACE_STATS == null) | .MESSAGE' | grep -c "^summary: $skips skipped by the kernel")
+note "skipped by the kernel: $skips (final entries), $daemon_skips daemon-wide summary line(s)"
+skips_ok() { [ "$(wc -l <<<"$skips")" = 1 ] && [[ "$skips" =~ ^[0-9]+$ ]] && [ "$daemon_skips" -ge 1 ]; }
+check "stop: TRACE_STATS_SKIPPED= in every final entry, one figure, and a summary line saying it" skips_ok
 entries TRACE_STATS_FINAL=1 TRACE_SELECTION=limited >"$TMP/limited.json"
 supp_reported=$(suppressed | jq -s 'map(.TRACE_SUPPRESSED | tonumber) | add')
 delivered=$(entries TRACE_SELECTION=limited TRACE_EVENT=syscalls:sys_enter_getpgid | wc -l)
