@@ -67,6 +67,7 @@ struct store_event {
 	char *selection;
 	int priority;
 	void *userdata;			/* the reader's user's, per event */
+	bool wanted;			/* want_event() said yes */
 };
 
 struct store_rec {

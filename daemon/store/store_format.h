@@ -50,7 +50,7 @@ _Static_assert(sizeof(struct store_chunk_hdr) == 48, "chunk header layout");
 /* A block's raw payload is its columns in this order, each a varint byte
  * count and the bytes. */
 enum store_column {
-	STORE_COL_TS,		/* zigzag varint: ts - previous ts (first: - ts_first) */
+	STORE_COL_TS,		/* zigzag varint: ts - previous ts (first: - 0) */
 	STORE_COL_EVENT,	/* varint: file-local event id */
 	STORE_COL_CPU,		/* varint */
 	STORE_COL_TASK,		/* varint: index into STORE_COL_TASKS */

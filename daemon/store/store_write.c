@@ -276,7 +276,8 @@ int store_writer_append(struct store_writer *w, unsigned id, const struct trace_
 		return -EINVAL;
 	if (!b) {
 		b = w->open = take_block(w);
-		b->ts_first = b->prev_ts = b->ts_min = b->ts_max = h->ts_ns;
+		b->ts_first = b->ts_min = b->ts_max = h->ts_ns;
+		b->prev_ts = 0;	/* the first delta is the timestamp itself */
 	}
 	if (count(b, id) < 0)
 		return -ENOMEM;
