@@ -83,6 +83,8 @@ struct store_reader_opts {
 	/* Called once per event as its description is read; false: its records
 	 * are skipped. NULL: every event. */
 	bool (*want_event)(struct store_event *ev, void *userdata);
+	/* With follow: called before waiting for more (to flush output). */
+	void (*idle)(void *userdata);
 	void *userdata;
 };
 

@@ -168,6 +168,8 @@ static void follow_wait(struct store_reader *r)
 {
 	struct timespec t = { 0, 200 * 1000 * 1000 };
 
+	if (r->o.idle)
+		r->o.idle(r->o.userdata);
 	nanosleep(&t, NULL);
 	for (size_t i = 0; i < r->n_dirs; i++)
 		(void)scan_dir(r, r->dirs[i]);

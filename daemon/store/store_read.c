@@ -8,6 +8,7 @@
 #include <fcntl.h>
 #include <sys/stat.h>
 #include "kernel-events/events.h"
+#include "render/render.h"
 #include "store/store_read_priv.h"
 #include "util.h"
 
@@ -42,6 +43,8 @@ static void event_free(struct store_event *ev)
 {
 	if (!ev)
 		return;
+	if (ev->event)
+		render_release(ev->event);
 	tp_event_free(ev->event);
 	free(ev->class_name);
 	free(ev->selection);

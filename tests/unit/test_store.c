@@ -278,8 +278,33 @@ static void test_enums_stored(void)
 	rm_dir(dir);
 }
 
+/* TRACERD_STORE_SEEDS=DIR: leave a small store file there (the fuzz seeds). */
+static void write_seeds(const char *dir)
+{
+	for (enum store_codec c = STORE_CODEC_NONE; c <= STORE_CODEC_ZSTD; c++) {
+		struct store_writer_opts o = { .directory = dir, .codec = c, .flush_usec = 100000 };
+		struct store_writer *w;
+
+		make_recs();
+		if (store_writer_new(&w, &o) < 0)
+			return;
+		for (int i = 0; i < 3; i++)
+			store_writer_add_event(w, find(evs[i][0], evs[i][1]), NULL, "seed", 6, NULL);
+		for (size_t i = 0; i < 12; i++) {
+			store_writer_append(w, recs[i].h.slot, &recs[i].h, recs[i].data, recs[i].h.len);
+			if (i % 4 == 3)
+				store_writer_flush(w, true);
+		}
+		store_writer_free(w);
+	}
+}
+
 int main(void)
 {
+	if (getenv("TRACERD_STORE_SEEDS")) {
+		write_seeds(getenv("TRACERD_STORE_SEEDS"));
+		return 0;
+	}
 	RUN(test_round_trip_zstd);
 	RUN(test_round_trip_zlib);
 	RUN(test_round_trip_none);
