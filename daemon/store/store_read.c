@@ -107,6 +107,7 @@ static int parse_event(struct store_cursor *c, struct rcur *rc)
 
 	if (!ev)
 		return -ENOMEM;
+	(void)name;	/* the format's own "name:" line is what counts */
 	ev->id = id;
 	ev->class_name = rcur_string(rc);
 	ev->selection = rcur_string(rc);

@@ -4,7 +4,7 @@
  * record it yields is rendered, as tracerd --read does: no chunk header,
  * length, varint, event description or record may make the reader read out
  * of bounds, loop, or hand out a record longer than its bytes. */
-#define _GNU_SOURCE
+#include <unistd.h>
 #include <stdint.h>
 #include <sys/mman.h>
 #include "render/render.h"
