@@ -46,7 +46,7 @@ TEST_SRCS := $(wildcard tests/unit/*.c) $(filter-out %.bpf.c,$(wildcard tests/to
 TEST_BINS := $(TEST_SRCS:tests/%.c=$(BUILD)/tests/%)
 
 .SECONDARY:
-.PHONY: all deps run test test-unit check install uninstall clean help fuzz fuzz-ci fuzzers bench \
+.PHONY: all deps run test test-unit check check-layers install uninstall clean help fuzz fuzz-ci fuzzers bench \
 	bench-render bench-deps bench-build
 all: $(BUILD)/tracerd $(TEST_BINS)
 
@@ -56,6 +56,7 @@ help:
 	@echo "make run       deps + build + run in the foreground on conf/tracerd.conf"
 	@echo "make test      all tests (root: real BPF, tracefs, journald, systemd)"
 	@echo "make test SANITIZE=1   the same under ASan+UBSan"
+	@echo "make check-layers   no stage includes a header of a later stage"
 	@echo "make fuzz      every libFuzzer harness for FUZZ_SECONDS (default 600) each"
 	@echo "make fuzz-ci   every libFuzzer harness for 60 s each; fails on any crash"
 	@echo "make install   install binary, unit and config (PREFIX, DESTDIR)"
@@ -124,16 +125,24 @@ run: deps all
 test: all
 	BUILD=$(BUILD) tests/run.sh
 
+# No stage includes a header of a later one (scripts/check-layers.py has the
+# order); tests/run.sh runs it too.
+check-layers:
+	scripts/check-layers.py
+
 install: $(BUILD)/tracerd
 	install -D -m 0755 $(BUILD)/tracerd $(DESTDIR)$(PREFIX)/bin/tracerd
 	install -D -m 0644 units/tracerd.service $(DESTDIR)$(UNITDIR)/tracerd.service
+	install -D -m 0644 conf/bash-completion/tracerd \
+		$(DESTDIR)$(PREFIX)/share/bash-completion/completions/tracerd
 	sed -i 's|@BINDIR@|$(PREFIX)/bin|g; s|@SYSCONFDIR@|$(SYSCONFDIR)|g' $(DESTDIR)$(UNITDIR)/tracerd.service
 	install -d $(DESTDIR)$(SYSCONFDIR)/tracerd/tracerd.conf.d
 	test -e $(DESTDIR)$(SYSCONFDIR)/tracerd/tracerd.conf || \
 		install -m 0644 conf/tracerd.conf $(DESTDIR)$(SYSCONFDIR)/tracerd/tracerd.conf
 
 uninstall:
-	rm -f $(DESTDIR)$(PREFIX)/bin/tracerd $(DESTDIR)$(UNITDIR)/tracerd.service
+	rm -f $(DESTDIR)$(PREFIX)/bin/tracerd $(DESTDIR)$(UNITDIR)/tracerd.service \
+		$(DESTDIR)$(PREFIX)/share/bash-completion/completions/tracerd
 
 # The benchmark (README, "Benchmark"): not part of `make test`. BENCH_ARGS is
 # passed to bench/bench.py, e.g. BENCH_ARGS="--quick".

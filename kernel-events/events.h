@@ -36,6 +36,8 @@ struct tp_field {
 	unsigned array_len;	/* TP_FIELD_ARRAY: number of elements */
 	unsigned elem_size;	/* element size for arrays and dynamic arrays */
 	bool is_string;		/* char arrays and __data_loc char[] */
+	bool is_pointer;	/* holds addresses: a pointer type, or (render_prepare
+				 * adds) printed with %p; hashed unless RawPointers=yes */
 };
 
 struct tp_event {

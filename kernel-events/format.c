@@ -127,6 +127,7 @@ static int parse_field(const char *line, struct tp_field *f)
 	}
 	/* The kernel's filter treats any char array as a string: do the same. */
 	f->is_string = f->kind != TP_FIELD_SCALAR && strstr(f->type, "char");
+	f->is_pointer = strchr(f->type, '*');
 	return 0;
 }
 

@@ -164,6 +164,19 @@ static void print_flags(const struct tp_symtab *t, uint64_t v, struct strbuf *ou
 	}
 }
 
+bool tp_symtab_names_all(const struct tp_symtab *t, uint64_t v)
+{
+	for (size_t i = 0; i < t->n && (v || t->kind != TP_SYM_FLAGS); i++) {
+		uint64_t mask = t->syms[i].value;
+
+		if (t->kind != TP_SYM_FLAGS && mask == v)
+			return true;
+		if (t->kind == TP_SYM_FLAGS && (v & mask) == mask)
+			v &= ~mask;	/* print_flags' loop */
+	}
+	return t->kind == TP_SYM_FLAGS && !v;
+}
+
 void tp_symtab_print(const struct tp_symtab *t, uint64_t v, struct strbuf *out)
 {
 	if (t->kind == TP_SYM_FLAGS) {

@@ -38,5 +38,7 @@ void tp_event_free_symbols(struct tp_event *e);
 
 /* v as the kernel's trace_print_flags_seq / trace_print_symbols_seq show it. */
 void tp_symtab_print(const struct tp_symtab *t, uint64_t v, struct strbuf *out);
+/* Whether tp_symtab_print prints v with names only, no number. */
+bool tp_symtab_names_all(const struct tp_symtab *t, uint64_t v);
 
 #endif

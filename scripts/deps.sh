@@ -6,6 +6,7 @@ pkgs=(
 	libsystemd-dev libtraceevent-dev libzstd-dev
 	systemd-container e2fsprogs xfsprogs util-linux iproute2 procps python3 jq
 	libclang-rt-14-dev valgrind
+	bash-completion	# tests/integration/completion.sh
 	linux-perf	# tests/integration/perf_beside.sh: perf still sees what tracerd passes on
 )
 missing=()

@@ -6,29 +6,10 @@
 #include <dirent.h>
 #include <fcntl.h>
 #include <stdlib.h>
-#include <strings.h>
-#include <syslog.h>
 #include <sys/stat.h>
-#include "config.h"
-#include "util.h"
+#include "config_parser.h"
 
-enum section { SEC_NONE, SEC_DAEMON, SEC_SELECTION };
-
-struct parser {
-	struct config *c;
-	struct diag *d;
-	const char *file;
-	int line;
-	const char *source;	/* the current logical line */
-	enum section sec;
-	/* A logical line joins physical lines ending in '\\': where each one
-	 * starts in it, so that a column maps back to the physical line. */
-	size_t seg[64];
-	int n_seg;
-};
-
-/* Physical line, column and text for a 1-based column of the logical line. */
-static void locate(const struct parser *p, int col, int *line, int *pcol, char *src, size_t size)
+void config_locate(const struct config_parser *p, int col, int *line, int *pcol, char *src, size_t size)
 {
 	int k = 0;
 	size_t end;
@@ -43,13 +24,47 @@ static void locate(const struct parser *p, int col, int *line, int *pcol, char *
 			 p->source ? p->source + p->seg[k] : "");
 }
 
+int config_error(struct config_parser *p, int col, const char *fmt, ...)
+{
+	va_list ap;
+	int line, pcol;
+
+	if (!p->d)
+		return -EINVAL;
+	config_locate(p, col, &line, &pcol, p->d->source, sizeof(p->d->source));
+	diag_set(p->d, p->file, line, pcol, "%s", "");
+	va_start(ap, fmt);
+	vsnprintf(p->d->msg, sizeof(p->d->msg), fmt, ap);
+	va_end(ap);
+	return -EINVAL;
+}
+
+void config_list_append(char *buf, size_t size, size_t i, size_t n, const char *word)
+{
+	size_t len = strlen(buf);
+
+	snprintf(buf + len, size - len, "%s%s", i == 0 ? "" : i + 1 < n ? ", " : " or ", word);
+}
+
+/* The fields of [section] in base (a struct config or struct selection) at
+ * the table's defaults. Each default parses (tests/unit/test_config.c checks
+ * it) and none allocates today, so nothing here can fail; a string default
+ * that failed to allocate would leave its field NULL. */
+static void apply_defaults(struct config *c, const char *section, void *base)
+{
+	struct config_parser p = { .c = c, .file = "", .section = section };
+	size_t n;
+	const struct config_item *t = config_table(&n);
+
+	for (size_t i = 0; i < n; i++)
+		if (t[i].def && !strcmp(t[i].section, section))
+			(void)t[i].type->parse(&p, &t[i], t[i].def, 0, (char *)base + t[i].offset, base);
+}
+
 void config_init(struct config *c)
 {
 	memset(c, 0, sizeof(*c));
-	c->ring_buffer_size = 8 << 20;
-	c->flush_interval_ms = 100;
-	c->stats_interval_sec = 60;
-	c->output = OUTPUT_JOURNAL;
+	apply_defaults(c, "Daemon", c);
 }
 
 static void pos_free(struct conf_pos *p)
@@ -80,224 +95,41 @@ void config_free(struct config *c)
 	memset(c, 0, sizeof(*c));
 }
 
-static int perr(struct parser *p, int col, const char *fmt, ...) _printf_(3, 4);
-static int perr(struct parser *p, int col, const char *fmt, ...)
-{
-	va_list ap;
-
-	int line, pcol;
-
-	locate(p, col, &line, &pcol, p->d ? p->d->source : NULL, p->d ? sizeof(p->d->source) : 0);
-	diag_set(p->d, p->file, line, pcol, "%s", "");
-	va_start(ap, fmt);
-	vsnprintf(p->d->msg, sizeof(p->d->msg), fmt, ap);
-	va_end(ap);
-	return -EINVAL;
-}
-
-int parse_size(const char *s, uint64_t *ret)
-{
-	char *end;
-	unsigned long long v;
-	unsigned shift = 0;
-
-	errno = 0;
-	if (!isdigit((unsigned char)*s))
-		return -EINVAL;
-	v = strtoull(s, &end, 10);
-	if (errno)
-		return -ERANGE;
-	switch (toupper((unsigned char)*end)) {
-	case 'K': shift = 10; end++; break;
-	case 'M': shift = 20; end++; break;
-	case 'G': shift = 30; end++; break;
-	}
-	if (*end == 'i' || *end == 'B')	/* tolerate KiB, MB */
-		end += *end == 'i' && end[1] == 'B' ? 2 : 1;
-	if (*end)
-		return -EINVAL;
-	if (v > (UINT64_MAX >> shift))
-		return -ERANGE;
-	*ret = v << shift;
-	return 0;
-}
-
-static int parse_uint(struct parser *p, const char *v, int col, unsigned lo, unsigned hi,
-		      unsigned *ret)
-{
-	char *end;
-	unsigned long x;
-
-	errno = 0;
-	x = strtoul(v, &end, 10);
-	if (!isdigit((unsigned char)*v) || *end || errno || x < lo || x > hi)
-		return perr(p, col, "expected a whole number from %u to %u, got '%s'", lo, hi, v);
-	*ret = x;
-	return 0;
-}
-
-static int parse_bool(struct parser *p, const char *v, int col, bool *ret)
-{
-	static const char *const yes[] = { "1", "yes", "true", "on" }, *const no[] = { "0", "no", "false", "off" };
-
-	for (size_t i = 0; i < ARRAY_SIZE(yes); i++) {
-		if (!strcasecmp(v, yes[i]))
-			return *ret = true, 0;
-		if (!strcasecmp(v, no[i]))
-			return *ret = false, 0;
-	}
-	return perr(p, col, "expected a boolean (yes or no), got '%s'", v);
-}
-
-static int set_pos(struct parser *p, struct conf_pos *pos, int col)
+static int set_pos(struct config_parser *p, struct conf_pos *pos, int col)
 {
 	char src[512];
 
 	pos_free(pos);
-	locate(p, col, &pos->line, &pos->col, src, sizeof(src));
+	config_locate(p, col, &pos->line, &pos->col, src, sizeof(src));
 	pos->file = strdup(p->file);
 	pos->source = strdup(src);
 	return pos->file && pos->source ? 0 : -ENOMEM;
 }
 
-static int daemon_key(struct parser *p, const char *key, const char *v, int vcol)
-{
-	struct config *c = p->c;
-	uint64_t sz;
-
-	if (!strcmp(key, "RingBufferSize")) {
-		if (parse_size(v, &sz) < 0 || sz < 4096 || sz > (1ULL << 30) || (sz & (sz - 1)))
-			return perr(p, vcol, "expected a power of two from 4K to 1G, got '%s'", v);
-		c->ring_buffer_size = sz;
-	} else if (!strcmp(key, "WakeupBytes")) {
-		if (parse_size(v, &sz) < 0 || sz > (1ULL << 30))
-			return perr(p, vcol, "expected a size such as 256K, got '%s'", v);
-		c->wakeup_bytes = sz;
-		return set_pos(p, &c->wakeup_pos, vcol);
-	} else if (!strcmp(key, "Output")) {
-		if (!strcmp(v, "journal"))
-			c->output = OUTPUT_JOURNAL;
-		else if (!strcmp(v, "stdout"))
-			c->output = OUTPUT_STDOUT;
-		else
-			return perr(p, vcol, "expected 'journal' or 'stdout', got '%s'", v);
-	} else if (!strcmp(key, "FlushIntervalMSec")) {
-		return parse_uint(p, v, vcol, 1, 10000, &c->flush_interval_ms);
-	} else if (!strcmp(key, "StatsIntervalSec")) {
-		return parse_uint(p, v, vcol, 0, 86400, &c->stats_interval_sec);
-	} else if (!strcmp(key, "RawPointers")) {
-		return parse_bool(p, v, vcol, &c->raw_pointers);
-	} else {
-		return -ENOKEY;
-	}
-	return 0;
-}
-
-static int parse_priority(struct parser *p, const char *v, int col, int *ret)
-{
-	static const char *const names[] = { "emerg", "alert", "crit", "err",
-					     "warning", "notice", "info", "debug" };
-
-	for (int i = 0; i < (int)ARRAY_SIZE(names); i++)
-		if (!strcasecmp(v, names[i]) || (v[0] == '0' + i && !v[1]))
-			return *ret = i, 0;
-	return perr(p, col, "expected a syslog priority (emerg..debug or 0..7), got '%s'", v);
-}
-
-static int add_events(struct parser *p, struct selection *s, const char *v, int vcol)
-{
-	_cleanup_free_ char *copy = strdup(v);
-	char *save = NULL;
-
-	if (!copy)
-		return -ENOMEM;
-	for (char *g = strtok_r(copy, " \t", &save); g; g = strtok_r(NULL, " \t", &save)) {
-		const char *colon = strchr(g, ':');
-
-		if (!colon || colon == g || !colon[1] || strchr(colon + 1, ':'))
-			return perr(p, vcol + (int)(g - copy),
-				    "expected subsystem:event (globs allowed), got '%s'", g);
-		if (s->n_events == s->cap_events) {
-			size_t cap = s->cap_events;
-
-			if (GROW(s->event_lines, cap, s->n_events) < 0)
-				return -ENOMEM;
-			cap = s->cap_events;
-			if (GROW(s->event_cols, cap, s->n_events) < 0)
-				return -ENOMEM;
-			if (GROW(s->events, s->cap_events, s->n_events) < 0)
-				return -ENOMEM;
-		}
-		if (!(s->events[s->n_events] = strdup(g)))
-			return -ENOMEM;
-		locate(p, vcol + (int)(g - copy), &s->event_lines[s->n_events],
-		       &s->event_cols[s->n_events], NULL, 0);
-		s->n_events++;
-	}
-	return 0;
-}
-
-static int selection_key(struct parser *p, const char *key, const char *v, int vcol)
-{
-	struct selection *s = &p->c->sels[p->c->n_sels - 1];
-
-	if (!strcmp(key, "Name")) {
-		for (const char *q = v; *q; q++)
-			if (!isalnum((unsigned char)*q) && !strchr("-_.", *q))
-				return perr(p, vcol + (int)(q - v),
-					    "expected a name of letters, digits, '-', '_' and '.'");
-		if (!*v)
-			return perr(p, vcol, "expected a name");
-		free(s->name);
-		return (s->name = strdup(v)) ? 0 : -ENOMEM;
-	}
-	if (!strcmp(key, "Events")) {
-		if (!*v) {	/* an empty assignment resets the list, as in systemd */
-			strv_free(s->events, s->n_events);
-			free(s->event_lines);
-			free(s->event_cols);
-			s->events = NULL;
-			s->event_lines = s->event_cols = NULL;
-			s->n_events = s->cap_events = 0;
-			return 0;
-		}
-		free(s->events_file);
-		if (!(s->events_file = strdup(p->file)))
-			return -ENOMEM;
-		return add_events(p, s, v, vcol);
-	}
-	if (!strcmp(key, "Filter")) {
-		free(s->filter);
-		s->filter = strdup(v);
-		return s->filter ? set_pos(p, &s->filter_pos, vcol) : -ENOMEM;
-	}
-	if (!strcmp(key, "Priority"))
-		return parse_priority(p, v, vcol, &s->priority);
-	if (!strcmp(key, "RateLimit"))
-		return parse_uint(p, v, vcol, 0, 100000000, &s->rate_limit);
-	if (!strcmp(key, "RateLimitBurst"))
-		return parse_uint(p, v, vcol, 0, 100000000, &s->rate_burst);
-	return -ENOKEY;
-}
-
-static int begin_section(struct parser *p, const char *name, int col)
+static int begin_section(struct config_parser *p, const char *name, int col)
 {
 	struct config *c = p->c;
 	struct selection *s;
 
 	if (!strcmp(name, "Daemon")) {
-		p->sec = SEC_DAEMON;
+		p->section = "Daemon";
 		return 0;
 	}
 	if (strcmp(name, "Selection"))
-		return perr(p, col, "unknown section [%s], expected [Daemon] or [Selection]", name);
+		return config_error(p, col, "unknown section [%s], expected [Daemon] or [Selection]", name);
 	if (GROW(c->sels, c->cap_sels, c->n_sels) < 0)
 		return -ENOMEM;
 	s = &c->sels[c->n_sels++];
 	memset(s, 0, sizeof(*s));
-	s->priority = LOG_INFO;
-	p->sec = SEC_SELECTION;
+	apply_defaults(c, "Selection", s);
+	p->section = "Selection";
 	return set_pos(p, &s->pos, col);
+}
+
+/* What the keys of the current section write into. */
+static void *section_base(struct config_parser *p)
+{
+	return !strcmp(p->section, "Daemon") ? (void *)p->c : (void *)&p->c->sels[p->c->n_sels - 1];
 }
 
 /* Cuts a " # comment" outside quotes, and trailing blanks. */
@@ -322,46 +154,60 @@ static void strip_comment(char *s)
 		*--e = 0;
 }
 
-static const char *const daemon_keys[] = {
-	"RingBufferSize", "WakeupBytes", "Output", "FlushIntervalMSec", "StatsIntervalSec",
-	"RawPointers", NULL,
-};
-static const char *const selection_keys[] = {
-	"Name", "Events", "Filter", "Priority", "RateLimit", "RateLimitBurst", NULL,
-};
-
-static int unknown_key(struct parser *p, const char *key, int col)
+/* "did you mean" the closest key of the section, or the list of them. */
+static int unknown_key(struct config_parser *p, const char *key, int col)
 {
-	const char *const *keys = p->sec == SEC_DAEMON ? daemon_keys : selection_keys;
+	size_t n, n_keys = 0, bd = SIZE_MAX;
+	const struct config_item *t = config_table(&n);
 	const char *best = NULL;
-	size_t bd = SIZE_MAX;
+	char keys[512] = "";
 
-	for (size_t i = 0; keys[i]; i++) {
-		size_t dist = diag_edit_distance(key, keys[i], true);
+	for (size_t i = 0; i < n; i++)
+		n_keys += !strcmp(t[i].section, p->section);
+	for (size_t i = 0, k = 0; i < n; i++) {
+		size_t dist;
 
+		if (strcmp(t[i].section, p->section))
+			continue;
+		config_list_append(keys, sizeof(keys), k++, n_keys, t[i].key);
+		dist = diag_edit_distance(key, t[i].key, true);
 		if (dist < bd) {
 			bd = dist;
-			best = keys[i];
+			best = t[i].key;
 		}
 	}
 	/* Close enough to be a typo: at most a third of the name wrong. */
 	if (best && *key && bd <= (strlen(best) + 2) / 3)
-		return perr(p, col, "unknown key '%s' in [%s]; did you mean '%s'?", key,
-			    p->sec == SEC_DAEMON ? "Daemon" : "Selection", best);
-	return perr(p, col, "unknown key '%s' in [%s]; expected %s", key,
-		    p->sec == SEC_DAEMON ? "Daemon" : "Selection",
-		    p->sec == SEC_DAEMON ?
-		    "RingBufferSize, WakeupBytes, Output, FlushIntervalMSec, StatsIntervalSec or RawPointers" :
-		    "Name, Events, Filter, Priority, RateLimit or RateLimitBurst");
+		return config_error(p, col, "unknown key '%s' in [%s]; did you mean '%s'?", key,
+				    p->section, best);
+	return config_error(p, col, "unknown key '%s' in [%s]; expected %s", key, p->section, keys);
 }
 
-static int parse_assignment(struct parser *p, char *line, int indent)
+/* Key=value: the table says which field the value goes into, and how. */
+static int assign(struct config_parser *p, const char *key, const char *v, int vcol, int kcol)
+{
+	const struct config_item *it = config_find(p->section, key);
+	void *base;
+	int r;
+
+	if (!it)
+		return unknown_key(p, key, kcol);
+	base = section_base(p);
+	r = it->type->parse(p, it, v, vcol, (char *)base + it->offset, base);
+	if (r < 0 || !it->pos_offset)
+		return r;
+	return set_pos(p, (struct conf_pos *)((char *)base + it->pos_offset), vcol);
+}
+
+static int parse_assignment(struct config_parser *p, char *line, int indent)
 {
 	char *eq = strchr(line, '='), *key = line, *v, *ke;
-	int vcol, r;
 
 	if (!eq)
-		return perr(p, indent + 1, "expected Key=Value or [Section]");
+		return config_error(p, indent + 1, "expected Key=Value or [Section]");
+	if (!p->section)
+		return config_error(p, indent + 1,
+				    "assignment outside a section, expected [Daemon] or [Selection] first");
 	ke = eq;
 	while (ke > key && isspace((unsigned char)ke[-1]))
 		ke--;
@@ -370,23 +216,10 @@ static int parse_assignment(struct parser *p, char *line, int indent)
 	while (isspace((unsigned char)*v))
 		v++;
 	strip_comment(v);
-	vcol = indent + (int)(v - line) + 1;
-	switch (p->sec) {
-	case SEC_DAEMON:
-		r = daemon_key(p, key, v, vcol);
-		break;
-	case SEC_SELECTION:
-		r = selection_key(p, key, v, vcol);
-		break;
-	default:
-		return perr(p, indent + 1, "assignment outside a section, expected [Daemon] or [Selection] first");
-	}
-	if (r == -ENOKEY)
-		return unknown_key(p, key, indent + 1);
-	return r;
+	return assign(p, key, v, indent + (int)(v - line) + 1, indent + 1);
 }
 
-static int parse_line(struct parser *p, char *raw)
+static int parse_line(struct config_parser *p, char *raw)
 {
 	char *line = raw, *end;
 	int indent;
@@ -401,14 +234,14 @@ static int parse_line(struct parser *p, char *raw)
 	strip_comment(line);
 	end = strchr(line, ']');
 	if (!end || end[1])
-		return perr(p, indent + (int)strlen(line) + 1, "expected ']' to end the section header");
+		return config_error(p, indent + (int)strlen(line) + 1, "expected ']' to end the section header");
 	*end = 0;
 	return begin_section(p, line + 1, indent + 2);
 }
 
 int config_parse_text(struct config *c, const char *file, const char *text, struct diag *d)
 {
-	struct parser p = { .c = c, .d = d, .file = file };
+	struct config_parser p = { .c = c, .d = d, .file = file };
 	const char *q = text;
 	int line_no = 0;
 
@@ -627,21 +460,4 @@ int config_load(const char *path, struct config *c, struct diag *d)
 	if (r < 0)
 		config_free(c);
 	return r;
-}
-
-static bool str_eq(const char *a, const char *b)
-{
-	return !strcmp(a ? a : "", b ? b : "");
-}
-
-bool selection_equal(const struct selection *a, const struct selection *b)
-{
-	if (!str_eq(a->name, b->name) || !str_eq(a->filter, b->filter) ||
-	    a->n_events != b->n_events || a->priority != b->priority ||
-	    a->rate_limit != b->rate_limit || a->rate_burst != b->rate_burst)
-		return false;
-	for (size_t i = 0; i < a->n_events; i++)
-		if (strcmp(a->events[i], b->events[i]))
-			return false;
-	return true;
 }

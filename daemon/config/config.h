@@ -4,6 +4,7 @@
 #define TRACERD_CONFIG_H
 
 #include <stdbool.h>
+#include <stddef.h>
 #include <stdint.h>
 #include "diag.h"
 
@@ -48,10 +49,53 @@ int config_load(const char *path, struct config *c, struct diag *d);
 /* Parses one file's text into c (applied on top of what c holds). */
 int config_parse_text(struct config *c, const char *file, const char *text, struct diag *d);
 int config_finish(struct config *c, struct diag *d);
+/* Every [Daemon] key at its table default (config_table.c). */
 void config_init(struct config *c);
 void config_free(struct config *c);
-bool selection_equal(const struct selection *a, const struct selection *b);
 
 int parse_size(const char *s, uint64_t *ret);
+
+/* The keys, one table (config_table.c): it drives parsing, defaults, "did
+ * you mean" and the list of expected keys in errors, and is read here so
+ * that tracerd.conf(5) can be generated or checked from it. */
+struct config_parser;		/* config.c's state while it reads one file */
+struct config_item;
+
+/* A value type: how a value is read into its field, and what it must look
+ * like. */
+struct config_type {
+	const char *name;	/* as tracerd.conf(5) calls it */
+	/* Stores v (written at column col) into field, which lies in section
+	 * (a struct config or a struct selection); negative errno, with the
+	 * diagnostic set, for a bad value. */
+	int (*parse)(struct config_parser *p, const struct config_item *it, const char *v, int col,
+		     void *field, void *section);
+	/* "a whole number from 1 to 10000": what follows "expected" in errors,
+	 * and the limits the man page states. */
+	void (*expects)(const struct config_item *it, char *buf, size_t size);
+};
+
+extern const struct config_type config_type_uint, config_type_size, config_type_pow2,
+	config_type_bool, config_type_enum, config_type_priority, config_type_name,
+	config_type_events, config_type_filter;
+
+struct config_item {
+	const char *section;	/* "Daemon" or "Selection" */
+	const char *key;
+	const struct config_type *type;
+	size_t offset;		/* of the field in struct config or struct selection */
+	size_t pos_offset;	/* of a struct conf_pos to keep where it was written; 0: not kept */
+	uint64_t min, max;	/* numbers and sizes */
+	const char *const *names;	/* enums: NULL-terminated, the value is a name's index */
+	const char *def;	/* the default, as written in a file; NULL: none, it is required */
+	const char *description;	/* one line, for tracerd.conf(5) */
+};
+
+/* The table, in the order errors list the keys. */
+const struct config_item *config_table(size_t *n);
+/* The item for key in [section], or NULL. Keys are case-sensitive. */
+const struct config_item *config_find(const char *section, const char *key);
+/* What a value of it must be, as the errors say after "expected". */
+void config_item_expects(const struct config_item *it, char *buf, size_t size);
 
 #endif

@@ -16,22 +16,36 @@ static const char *mode_name(enum rmode m)
 	       m == RM_SYSCALL ? "the kernel's syscall output" : "field=value";
 }
 
-/* A %p without an extension, which libtraceevent would print raw. */
-static bool has_plain_pointer(const char *fmt)
+/* Whether libtraceevent would print an address: it hashes nothing, and
+ * prints a %pS it cannot symbolize (it has no kallsyms) as the address. */
+static bool tep_leaks(const struct tp_event *e)
 {
-	for (const char *p = strstr(fmt, "%p"); p; p = strstr(p + 2, "%p"))
-		if (!isalnum((unsigned char)p[2]))
+	for (size_t i = 0; i < e->n_fields; i++)
+		if (!e->fields[i].is_common && e->fields[i].is_pointer)
 			return true;
+	for (const char *p = strstr(e->print_fmt, "%p"); p; p = strstr(p + 2, "%p")) {
+		char ext[8] = "";
+
+		for (size_t k = 0; k < sizeof(ext) - 1 && isalnum((unsigned char)p[2 + k]); k++)
+			ext[k] = p[2 + k];
+		if (render_ext_prints_address(ext))
+			return true;
+	}
 	return false;
+}
+
+static enum rmode fallback_mode(const struct tp_event *e, const struct rprog *p)
+{
+	return p->tep_ok && (p->raw_pointers || !tep_leaks(e)) ? RM_TEP : RM_PLAIN;
 }
 
 static void choose_fallback(struct tp_event *e, struct rprog *p)
 {
 	const struct tp_printfmt *pf = e->printfmt;
 
-	p->mode = RM_PLAIN;
-	if (pf && pf->ev && !pf->unresolved && (p->raw_pointers || !has_plain_pointer(e->print_fmt)))
-		p->mode = RM_TEP;
+	render_mark_pointer_fields_text(e);
+	p->tep_ok = pf && pf->ev && !pf->unresolved;
+	p->mode = fallback_mode(e, p);
 	log_warning("%s:%s: tracerd cannot compile the print fmt (%s); rendering it %s",
 		    strna(e->system), e->name, p->why ? p->why : "an unknown construct",
 		    p->mode == RM_TEP ? "with libtraceevent" : "as field=value pairs");
@@ -44,10 +58,9 @@ int render_prepare(struct tp_event *e, const struct render_opts *o)
 
 	if (p) {
 		/* Idempotent; only the pointer policy can change on reload. */
-		if (p->raw_pointers != o->raw_pointers && p->mode == RM_TEP && !o->raw_pointers &&
-		    has_plain_pointer(e->print_fmt))
-			p->mode = RM_PLAIN;
 		p->raw_pointers = o->raw_pointers;
+		if (p->mode == RM_TEP || p->mode == RM_PLAIN)	/* the fallbacks */
+			p->mode = fallback_mode(e, p);
 		return 0;
 	}
 	p = calloc(1, sizeof(*p));
@@ -82,6 +95,14 @@ void render_release(struct tp_event *e)
 	e->render = NULL;
 }
 
+/* Without a compiled print fmt, or before render_prepare: hashed. */
+static bool raw_pointers(const struct tp_event *e)
+{
+	const struct rprog *p = e->render;
+
+	return p && p->raw_pointers;
+}
+
 static void render_plain(const struct tp_event *e, const uint8_t *rec, size_t len,
 			 struct strbuf *out)
 {
@@ -93,7 +114,7 @@ static void render_plain(const struct tp_event *e, const uint8_t *rec, size_t le
 		if (f->is_common)
 			continue;
 		sb_printf(out, "%s%s=", first ? "" : " ", f->name);
-		render_field_plain(f, rec, len, out);
+		render_field_plain(f, rec, len, raw_pointers(e), out);
 		first = false;
 	}
 }
@@ -195,10 +216,10 @@ static void symbolized(const struct tp_event *e, const struct tp_field *f,
 		memcpy(&v, rec + f->offset, f->size);
 		if (f->is_signed && f->size < 8 && (v >> (f->size * 8 - 1)) & 1)
 			v |= ~0ULL << (f->size * 8);	/* as the kernel's unsigned long */
-		tp_symtab_print(t, v, val);
+		render_symbols(t, v, f->is_pointer && !raw_pointers(e), val);
 		return;
 	}
-	render_field_plain(f, rec, len, val);
+	render_field_plain(f, rec, len, raw_pointers(e), val);
 }
 
 void render_fields(const struct tp_event *e, const uint8_t *rec, size_t len,
@@ -214,7 +235,7 @@ void render_fields(const struct tp_event *e, const uint8_t *rec, size_t len,
 			continue;
 		sb_reset(&val);
 		sb_reset(&raw);
-		render_field_plain(f, rec, len, t ? &raw : &val);
+		render_field_plain(f, rec, len, raw_pointers(e), t ? &raw : &val);
 		if (t)
 			symbolized(e, f, t, rec, len, &scratch, &val);
 		cb(ctx, f, sb_str(&val), t ? sb_str(&raw) : NULL);

@@ -39,8 +39,9 @@ void render_fields(const struct tp_event *e, const uint8_t *rec, size_t len,
 /* Prints e's flag and symbol tables, for --describe. */
 void render_describe(const struct tp_event *e, FILE *out);
 
-/* One field's value as a plain number, string or array: the fallback form. */
+/* One field's value as a plain number, string or array: the fallback form.
+ * A pointer field (f->is_pointer) prints "0x" and its hash unless raw_pointers. */
 void render_field_plain(const struct tp_field *f, const uint8_t *rec, size_t len,
-			struct strbuf *out);
+			bool raw_pointers, struct strbuf *out);
 
 #endif

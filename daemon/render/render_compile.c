@@ -58,6 +58,7 @@ static int field_node(struct cc *c, const char *name, enum rn_kind want, struct 
 		return refuse(c, "'%s' used as a dynamic array", f->name);
 	if (!(n = rn_new(want)))
 		return -ENOMEM;
+	n->field = f;
 	n->off = f->offset;
 	n->size = f->size;
 	n->elem_size = f->elem_size ? f->elem_size : 1;
@@ -433,6 +434,47 @@ static bool mark_numeric(struct rnode *n)
 	return n->numeric;
 }
 
+static bool is_addr(const struct rnode *n)
+{
+	return n && n->addr;
+}
+
+/* Marks the nodes whose value is an address: a pointer field, cast to a
+ * type as wide, chosen by ?: or read from an array of pointers; and the
+ * tables over such a value. */
+static void mark_addr(struct rnode *n)
+{
+	if (!n)
+		return;
+	mark_addr(n->a);
+	mark_addr(n->b);
+	mark_addr(n->c);
+	if (n->kind == RN_FIELD)
+		n->addr = n->field->is_pointer;
+	else if (n->kind == RN_CAST)
+		n->addr = n->size == 8 && is_addr(n->a);
+	else if (n->kind == RN_COND)
+		n->addr = is_addr(n->b) || is_addr(n->c);
+	else if (n->kind == RN_INDEX)
+		n->addr = n->a && n->a->field && n->a->field->is_pointer;
+	else if (n->kind == RN_SYMTAB)
+		n->addr = is_addr(n->a);
+}
+
+/* Pointer fields first (those a %p prints), then what holds their values. */
+static void mark_addresses(struct tp_event *e, struct rprog *p)
+{
+	for (size_t i = 0; i < p->n_segs; i++)
+		if (p->segs[i].conv == 'p' && render_ext_prints_address(p->segs[i].ext))
+			render_mark_pointer_fields(e, p->segs[i].arg);
+	for (size_t i = 0; i < p->n_segs; i++) {
+		struct rseg *s = &p->segs[i];
+
+		mark_addr(s->arg);
+		s->addr = s->conv && strchr("diuxXo", s->conv) && is_addr(s->arg);
+	}
+}
+
 int rprog_compile(struct tp_event *e, struct rprog *p)
 {
 	const struct tp_printfmt *pf;
@@ -457,6 +499,7 @@ int rprog_compile(struct tp_event *e, struct rprog *p)
 		rprog_free_segs(p);
 		return r;
 	}
+	mark_addresses(e, p);
 	for (size_t i = 0; i < p->n_segs; i++) {
 		struct rseg *s = &p->segs[i];
 

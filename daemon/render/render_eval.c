@@ -183,7 +183,7 @@ static struct rval eval_text(const struct rnode *n, const struct rctx *c)
 	if (n->kind == RN_SYMTAB) {
 		if (a.kind != RV_NUM)
 			return bad("[not a number]");
-		tp_symtab_print(n->tab, a.n, sb);
+		render_symbols(n->tab, a.n, n->addr && !c->prog->raw_pointers, sb);
 	} else if (a.kind != RV_BUF) {
 		return bad("[not an array]");
 	} else if (n->kind == RN_BITMASK) {
@@ -261,6 +261,12 @@ static const struct rseg *dynamic_spec(const struct rseg *seg, const struct rctx
 	return s;
 }
 
+/* A number; an address printed as one ("%lx" of a pointer) is hashed too. */
+static void number(const struct rseg *s, uint64_t v, const struct rprog *p, struct strbuf *out)
+{
+	render_number(s, s->addr && !p->raw_pointers ? render_hash_pointer(v) : v, out);
+}
+
 static void print_value(const struct rseg *s, const struct rval *v, const struct rctx *c,
 			struct strbuf *out)
 {
@@ -277,7 +283,7 @@ static void print_value(const struct rseg *s, const struct rval *v, const struct
 	else if (s->conv == 'c')
 		sb_putc(out, (char)v->n);
 	else
-		render_number(s, v->n, out);
+		number(s, v->n, c->prog, out);
 }
 
 /* Most arguments are numbers, fields or a few operators over them: their
@@ -299,7 +305,7 @@ static bool print_number(const struct rseg *s, const struct rnode *arg, const st
 	} else if (s->conv == 'c') {
 		sb_putc(out, (char)x.n);
 	} else {
-		render_number(s, x.n, out);
+		number(s, x.n, c->prog, out);
 	}
 	return true;
 }
@@ -316,7 +322,7 @@ static bool print_symbols(const struct rseg *s, const struct rctx *c, struct str
 	x = eval_num(a, c, &bad);
 	if (bad)
 		return false;
-	tp_symtab_print(s->arg->tab, x.n, out);
+	render_symbols(s->arg->tab, x.n, s->arg->addr && !c->prog->raw_pointers, out);
 	return true;
 }
 
@@ -354,7 +360,7 @@ void rprog_render(const struct rprog *p, const uint8_t *rec, size_t len, struct 
 			if (s->fast == RS_FIELD_POINTER)
 				render_plain_pointer(v, p->raw_pointers, out);
 			else
-				render_number(s, v, out);
+				number(s, v, p, out);
 		} else if (s->conv) {
 			render_seg(s, &c, out);
 		}

@@ -2,7 +2,7 @@
 /* The plain form of a field: a number, a string or an array. It is what
  * events print when their print fmt cannot be rendered. */
 #include <string.h>
-#include "render.h"
+#include "render_priv.h"
 
 static uint64_t load_uint(const uint8_t *p, unsigned size)
 {
@@ -28,15 +28,16 @@ static int64_t sign_extend(uint64_t v, unsigned size)
 	return bits >= 64 ? (int64_t)v : (int64_t)(v << (64 - bits)) >> (64 - bits);
 }
 
-static void put_number(const struct tp_field *f, const uint8_t *p, unsigned size, struct strbuf *out)
+static void put_number(const struct tp_field *f, const uint8_t *p, unsigned size, bool raw,
+		       struct strbuf *out)
 {
 	uint64_t v = load_uint(p, size);
 
 	/* Not sb_printf: a few numbers per event, and printf's format parsing
 	 * cost more than the conversion. */
-	if (strchr(f->type, '*')) {
+	if (f->is_pointer) {
 		sb_put(out, "0x", 2);
-		sb_put_hex(out, v);
+		sb_put_hex(out, raw ? v : render_hash_pointer(v));
 	} else if (f->is_signed) {
 		sb_put_i64(out, sign_extend(v, size));
 	} else {
@@ -44,9 +45,11 @@ static void put_number(const struct tp_field *f, const uint8_t *p, unsigned size
 	}
 }
 
-static void put_array(const struct tp_field *f, const uint8_t *p, size_t bytes, struct strbuf *out)
+static void put_array(const struct tp_field *f, const uint8_t *p, size_t bytes, bool raw,
+		      struct strbuf *out)
 {
 	unsigned es = f->elem_size ? f->elem_size : 1;
+	bool hash = f->is_pointer && !raw;	/* ftrace's caller[8]: "%ps" of each */
 
 	if (f->is_string) {
 		sb_put(out, (const char *)p, strnlen((const char *)p, bytes));
@@ -54,12 +57,13 @@ static void put_array(const struct tp_field *f, const uint8_t *p, size_t bytes, 
 	}
 	sb_putc(out, '{');
 	for (size_t i = 0; i + es <= bytes; i += es)
-		sb_printf(out, "%s0x%llx", i ? "," : "", (unsigned long long)load_uint(p + i, es));
+		sb_printf(out, "%s0x%llx", i ? "," : "", (unsigned long long)(hash ?
+			  render_hash_pointer(load_uint(p + i, es)) : load_uint(p + i, es)));
 	sb_putc(out, '}');
 }
 
 void render_field_plain(const struct tp_field *f, const uint8_t *rec, size_t len,
-			struct strbuf *out)
+			bool raw, struct strbuf *out)
 {
 	uint32_t loc, off, n;
 
@@ -69,13 +73,13 @@ void render_field_plain(const struct tp_field *f, const uint8_t *rec, size_t len
 	}
 	switch (f->kind) {
 	case TP_FIELD_SCALAR:
-		put_number(f, rec + f->offset, f->size, out);
+		put_number(f, rec + f->offset, f->size, raw, out);
 		return;
 	case TP_FIELD_ARRAY:
-		put_array(f, rec + f->offset, f->size, out);
+		put_array(f, rec + f->offset, f->size, raw, out);
 		return;
 	case TP_FIELD_FLEX:
-		put_array(f, rec + f->offset, len - f->offset, out);
+		put_array(f, rec + f->offset, len - f->offset, raw, out);
 		return;
 	case TP_FIELD_DATA_LOC:
 	case TP_FIELD_REL_LOC:
@@ -86,7 +90,7 @@ void render_field_plain(const struct tp_field *f, const uint8_t *rec, size_t len
 			sb_puts(out, "[bad __data_loc]");
 			return;
 		}
-		put_array(f, rec + off, n, out);
+		put_array(f, rec + off, n, raw, out);
 		return;
 	}
 }

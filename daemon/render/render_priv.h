@@ -35,6 +35,9 @@ struct rnode {
 	unsigned off, size, elem_size;	/* fields; size is also a cast's width */
 	bool is_signed, is_string, is_rel;
 	bool numeric;		/* a number all the way down: eval_num() takes it */
+	bool addr;		/* its value is an address (a pointer field, cast or not);
+				 * RN_SYMTAB: its argument is, so unnamed values are hashed */
+	const struct tp_field *field;	/* RN_FIELD, RN_ARRAY, RN_DYN: the field read */
 	uint64_t num;
 	char *text;
 	size_t text_len;
@@ -65,6 +68,7 @@ struct rseg {
 	int width, prec;	/* -1: none; taken from width_arg/prec_arg when set */
 	unsigned int_size;	/* bytes the length modifier gives the value */
 	enum { RS_TREE, RS_FIELD_NUMBER, RS_FIELD_POINTER } fast;	/* a plain field's shortcut */
+	bool addr;		/* prints an address as a number ("%lx"): hashed too */
 	struct rnode *arg, *width_arg, *prec_arg;
 };
 
@@ -87,6 +91,7 @@ struct rprog {
 	struct rseg *segs;
 	size_t n_segs;
 	bool raw_pointers;
+	bool tep_ok;		/* libtraceevent can print it: RM_TEP unless that leaks */
 	bool has_char;		/* a %c, which can print a NUL */
 	char *why;		/* RM_TEP/RM_PLAIN: the construct the compiler refused */
 	struct rspan *spans;	/* one per flag or symbolic field the line shows */
@@ -124,10 +129,18 @@ const struct rspan *rprog_span(const struct rprog *p, const struct tp_field *f);
 /* render_ptr.c: %p and its extensions */
 void render_pointer(const struct rseg *s, const struct rval *v, bool raw, struct strbuf *out);
 void render_plain_pointer(uint64_t v, bool raw, struct strbuf *out);	/* %p */
+uint64_t render_hash_pointer(uint64_t v);	/* the hash %p prints; NULL, ERR_PTR as is */
 void render_bitmap(const uint8_t *p, size_t bytes, unsigned nbits, bool list, struct strbuf *out);
+/* t applied to v; with hash, a v that t does not name all of prints as "0x" and its hash. */
+void render_symbols(const struct tp_symtab *t, uint64_t v, bool hash, struct strbuf *out);
 
-/* render_kallsyms.c */
-void kallsyms_lookup_print(uint64_t addr, bool with_offset, struct strbuf *out);
+/* render_addr.c: which fields hold addresses (tp_field.is_pointer) */
+bool render_ext_prints_address(const char *ext);
+void render_mark_pointer_fields(struct tp_event *e, const struct rnode *n);
+void render_mark_pointer_fields_text(struct tp_event *e);
+
+/* render_kallsyms.c: false (nothing printed) if no symbol holds addr */
+bool kallsyms_lookup_print(uint64_t addr, bool with_offset, struct strbuf *out);
 
 /* render_text.c: the kernel's trace_seq helpers */
 void render_hex(const uint8_t *p, size_t n, bool concatenate, struct strbuf *out);

@@ -88,12 +88,15 @@ static void put_hex16(uint64_t v, struct strbuf *out)
 	sb_put(out, (const char *)d, sizeof(d));
 }
 
+uint64_t render_hash_pointer(uint64_t v)
+{
+	/* NULL and error pointers stay as they are: they are not addresses. */
+	return v && v < (uint64_t)-4095 ? hashed_pointer(v) : v;
+}
+
 static void plain_pointer(uint64_t v, bool raw, struct strbuf *out)
 {
-	/* NULL and error pointers print as they are: they are not addresses. */
-	if (!raw && v && v < (uint64_t)-4095)
-		v = hashed_pointer(v);
-	put_hex16(v, out);
+	put_hex16(raw ? v : render_hash_pointer(v), out);
 }
 
 void render_plain_pointer(uint64_t v, bool raw, struct strbuf *out)
@@ -185,14 +188,29 @@ void render_pointer(const struct rseg *s, const struct rval *v, bool raw, struct
 			sb_puts(out, "[unsupported %p extension]");
 		return;
 	}
-	if (x[0] == 'S' || x[0] == 's' || x[0] == 'B' || x[0] == 'F' || x[0] == 'f')
-		kallsyms_lookup_print(v->n, x[0] == 'S' || x[0] == 'B' || x[0] == 'F', out);
-	else if (x[0] == 'x')
-		put_hex16(v->n, out);
-	else if (!x[0] || x[0] == 'K' || x[0] == 'p')
-		plain_pointer(v->n, raw, out);
+	if (x[0] == 'S' || x[0] == 's' || x[0] == 'B' || x[0] == 'F' || x[0] == 'f') {
+		if (kallsyms_lookup_print(v->n, x[0] == 'S' || x[0] == 'B' || x[0] == 'F', out))
+			return;
+		/* The kernel prints the address itself ("0x%lx"): that is what
+		 * RawPointers=no must never let out. */
+		if (raw)
+			sb_printf(out, "0x%llx", (unsigned long long)v->n);
+		else
+			plain_pointer(v->n, false, out);
+	} else if (!x[0] || x[0] == 'K' || x[0] == 'p' || x[0] == 'x')
+		plain_pointer(v->n, raw, out);	/* %px too: the kernel's "raw" is ours to refuse */
 	else
 		sb_puts(out, "[unsupported %p extension]");
+}
+
+void render_symbols(const struct tp_symtab *t, uint64_t v, bool hash, struct strbuf *out)
+{
+	if (!hash || tp_symtab_names_all(t, v)) {
+		tp_symtab_print(t, v, out);
+		return;
+	}
+	sb_put(out, "0x", 2);
+	sb_put_hex(out, render_hash_pointer(v));
 }
 
 static void range(struct strbuf *out, bool *first, unsigned lo, unsigned hi)

@@ -21,6 +21,7 @@ struct rsys_arg {
 	size_t lit_len;
 	unsigned off, size;
 	bool is_signed;
+	bool is_pointer;	/* hashed unless RawPointers=yes, like every pointer */
 };
 
 struct rsys {
@@ -112,6 +113,7 @@ static int rsys_build(struct rsys *s, const char *suffix, const struct tp_field 
 		a->off = f[i].offset;
 		a->size = f[i].size;
 		a->is_signed = f[i].is_signed;
+		a->is_pointer = f[i].is_pointer;
 		s->n_args++;
 	}
 	if (s->is_exit)
@@ -182,6 +184,8 @@ void rsys_render(const struct rprog *p, const uint8_t *rec, size_t len, struct s
 			continue;
 		}
 		v = load_word(rec + a->off, a);
+		if (a->is_pointer && !p->raw_pointers)
+			v = render_hash_pointer(v);
 		if (s->is_exit)
 			sb_put_hex(out, v);		/* after "-> 0x" */
 		else if (v < 10)

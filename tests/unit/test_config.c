@@ -1,6 +1,7 @@
 // SPDX-License-Identifier: GPL-2.0
 /* The config parser: what it accepts, and every error message it can give,
  * each with its file:line:column. A second text plays a drop-in. */
+#include <limits.h>
 #include <syslog.h>
 #include "config/config.h"
 #include "test.h"
@@ -184,11 +185,203 @@ static void a_byte_order_mark_is_skipped(void)
 	config_free(&c);
 }
 
+/* The key table (config_table.c): every row works as it says. */
+
+static int parse_one(const char *section, const char *key, const char *v, struct diag *d)
+{
+	char text[512];
+	struct config c;
+	int r;
+
+	snprintf(text, sizeof(text), "[%s]\n%s=%s\n", section, key, v);
+	config_init(&c);
+	r = config_parse_text(&c, "t.conf", text, d);
+	config_free(&c);
+	return r;
+}
+
+/* A valid value: the default, or for a required key (no default) one here. */
+static const char *valid_value(const struct config_item *it)
+{
+	if (it->def)
+		return it->def;
+	if (!strcmp(it->key, "Name"))
+		return "s";
+	if (!strcmp(it->key, "Events"))
+		return "sched:sched_switch";
+	return NULL;
+}
+
+/* Values outside the item's limits or names; none for Filter=, which is
+ * only checked against an event's fields when compiled (test_filter.c). */
+static size_t bad_values(const struct config_item *it, char bad[2][64])
+{
+	const struct config_type *t = it->type;
+	size_t n = 0;
+
+	if (t == &config_type_uint || t == &config_type_size || t == &config_type_pow2) {
+		/* for a power of two, one that is a power of two but too big */
+		snprintf(bad[n++], 64, "%llu", t == &config_type_pow2 ? (unsigned long long)it->max * 2 :
+			 (unsigned long long)it->max + 1);
+		if (it->min)
+			snprintf(bad[n++], 64, "%llu", t == &config_type_pow2 ? (unsigned long long)it->min / 2 :
+				 (unsigned long long)it->min - 1);
+	} else if (t == &config_type_bool) {
+		snprintf(bad[n++], 64, "maybe");
+	} else if (t == &config_type_enum || t == &config_type_priority) {
+		snprintf(bad[n++], 64, "no-such-value");
+	} else if (t == &config_type_name) {
+		snprintf(bad[n++], 64, "bad name!");
+	} else if (t == &config_type_events) {
+		snprintf(bad[n++], 64, "sched");
+	}
+	return n;
+}
+
+static void every_key_takes_a_valid_value_and_refuses_a_bad_one(void)
+{
+	size_t n, n_bad = 0;
+	const struct config_item *t = config_table(&n);
+
+	for (size_t i = 0; i < n; i++) {
+		const char *v = valid_value(&t[i]);
+		char bad[2][64], want[512], what[256];
+		size_t k = bad_values(&t[i], bad);
+		struct diag d = { 0 };
+
+		EXPECT(v, "no valid value for %s= to try", t[i].key);
+		EXPECT(!v || parse_one(t[i].section, t[i].key, v, &d) == 0, "%s=%s: %s", t[i].key, v, d.msg);
+		EXPECT(k || t[i].type == &config_type_filter, "no bad value for %s= to try", t[i].key);
+		config_item_expects(&t[i], what, sizeof(what));
+		snprintf(want, sizeof(want), "expected %s", what);
+		for (size_t j = 0; j < k; j++, n_bad++) {
+			memset(&d, 0, sizeof(d));
+			EXPECT(parse_one(t[i].section, t[i].key, bad[j], &d) == -EINVAL, "%s=%s", t[i].key, bad[j]);
+			EXPECT(d.line == 2 && !strncmp(d.msg, want, strlen(want)),
+			       "%s=%s: %d: '%s', want '%s...'", t[i].key, bad[j], d.line, d.msg, want);
+		}
+	}
+	printf("#   %zu keys, %zu bad values\n", n, n_bad);
+}
+
+static size_t field_size(const struct config_type *t)
+{
+	if (t == &config_type_uint)
+		return sizeof(unsigned);
+	if (t == &config_type_size || t == &config_type_pow2)
+		return sizeof(uint64_t);
+	if (t == &config_type_bool)
+		return sizeof(bool);
+	if (t == &config_type_enum || t == &config_type_priority)
+		return sizeof(int);
+	return 0;	/* strings: compared as such */
+}
+
+/* A fresh config (and a fresh [Selection]) holds each key's table default:
+ * the default parsed on its own into that field gives the same bytes. */
+static void the_defaults_are_the_tables(void)
+{
+	size_t n;
+	const struct config_item *t = config_table(&n);
+	struct diag d = { 0 };
+	struct config c;
+
+	config_init(&c);
+	EXPECT(config_parse_text(&c, "t.conf", "[Selection]\n", &d) == 0, "%s", d.msg);
+	for (size_t i = 0; i < n && c.n_sels == 1; i++) {
+		bool daemon = !strcmp(t[i].section, "Daemon");
+		struct config zc = { 0 };
+		struct selection zs = { 0 };
+		void *base = daemon ? (void *)&zc : (void *)&zs;
+		char *want = (char *)base + t[i].offset;
+		const char *got = (const char *)(daemon ? (void *)&c : (void *)&c.sels[0]) + t[i].offset;
+		size_t size = field_size(t[i].type);
+
+		if (!t[i].def || parse_one(t[i].section, t[i].key, t[i].def, &d) < 0)
+			continue;	/* required, or reported above */
+		/* no parser state: a valid value needs none (checked just above) */
+		EXPECT(t[i].type->parse(NULL, &t[i], t[i].def, 1, want, base) == 0, "%s", t[i].key);
+		if (size) {
+			EXPECT(!memcmp(want, got, size), "%s: config_init is not the table's '%s'",
+			       t[i].key, t[i].def);
+		} else {
+			const char *a = *(char **)want, *b = *(char *const *)got;
+
+			EXPECT(!strcmp(a ? a : "", b ? b : ""), "%s: '%s', want '%s'", t[i].key, b, a);
+			free(*(char **)want);
+		}
+	}
+	/* and what they are, as README states them */
+	EXPECT(c.ring_buffer_size == 8 << 20 && !c.wakeup_bytes && c.output == OUTPUT_JOURNAL &&
+	       c.flush_interval_ms == 100 && c.stats_interval_sec == 60 && !c.raw_pointers, "daemon");
+	EXPECT(c.n_sels == 1 && c.sels[0].priority == LOG_INFO && !c.sels[0].rate_limit &&
+	       !c.sels[0].rate_burst && !c.sels[0].filter, "selection");
+	config_free(&c);
+}
+
+/* The "expected ..." list of an unknown key is the table's keys in order. */
+static void the_expected_keys_are_the_tables(void)
+{
+	static const struct { const char *section, *pinned; } sections[] = {
+		{ "Daemon", "RingBufferSize, WakeupBytes, Output, FlushIntervalMSec, StatsIntervalSec or RawPointers" },
+		{ "Selection", "Name, Events, Filter, Priority, RateLimit or RateLimitBurst" },
+	};
+	size_t n;
+	const struct config_item *t = config_table(&n);
+
+	for (size_t s = 0; s < ARRAY_SIZE(sections); s++) {
+		char list[512] = "", want[1024], text[64];
+		size_t n_keys = 0, k = 0;
+		struct diag d = { 0 };
+		struct config c;
+
+		for (size_t i = 0; i < n; i++)
+			n_keys += !strcmp(t[i].section, sections[s].section);
+		for (size_t i = 0; i < n; i++) {
+			if (strcmp(t[i].section, sections[s].section))
+				continue;
+			snprintf(list + strlen(list), sizeof(list) - strlen(list), "%s%s",
+				 k == 0 ? "" : k + 1 == n_keys ? " or " : ", ", t[i].key);
+			k++;
+		}
+		EXPECT_STREQ(list, sections[s].pinned);
+		snprintf(text, sizeof(text), "[%s]\nXyzzyPlugh=1\n", sections[s].section);
+		snprintf(want, sizeof(want), "unknown key 'XyzzyPlugh' in [%s]; expected %s",
+			 sections[s].section, list);
+		config_init(&c);
+		EXPECT(config_parse_text(&c, "t.conf", text, &d) == -EINVAL, "%s", text);
+		EXPECT_STREQ(d.msg, want);
+		config_free(&c);
+	}
+}
+
+/* What tracerd.conf(5) will be made from: complete, and consistent. */
+static void the_table_is_complete(void)
+{
+	size_t n;
+	const struct config_item *t = config_table(&n);
+
+	for (size_t i = 0; i < n; i++) {
+		EXPECT(!strcmp(t[i].section, "Daemon") || !strcmp(t[i].section, "Selection"), "%s", t[i].key);
+		EXPECT(t[i].type && t[i].type->name && t[i].description && *t[i].description, "%s", t[i].key);
+		EXPECT(config_find(t[i].section, t[i].key) == &t[i], "%s is in the table twice", t[i].key);
+		EXPECT(t[i].type != &config_type_uint || t[i].max <= UINT_MAX, "%s", t[i].key);
+		EXPECT((t[i].type != &config_type_enum && t[i].type != &config_type_priority) || t[i].names,
+		       "%s", t[i].key);
+		EXPECT(t[i].min <= t[i].max, "%s", t[i].key);
+	}
+	EXPECT(n == 12, "%zu keys", n);
+}
+
 int main(void)
 {
 	RUN(every_error_message);
 	RUN(the_caret_line_is_the_source_line);
 	RUN(values_are_parsed);
 	RUN(a_byte_order_mark_is_skipped);
+	RUN(every_key_takes_a_valid_value_and_refuses_a_bad_one);
+	RUN(the_defaults_are_the_tables);
+	RUN(the_expected_keys_are_the_tables);
+	RUN(the_table_is_complete);
 	return TEST_EXIT();
 }

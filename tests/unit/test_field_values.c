@@ -181,7 +181,7 @@ static void check_field(const struct tp_event *e, const struct rspan *s, uint64_
 		sb_reset(&line);
 		sb_reset(&raw);
 		render_event(e, rec, e->fixed_size, &line);
-		render_field_plain(f, rec, e->fixed_size, &raw);
+		render_field_plain(f, rec, e->fixed_size, true, &raw);
 		value_of(e, f, rec, e->fixed_size, &g);
 		n->values++;
 		if (g.seen && shown_in(sb_str(&line), before, g.value, after, at_end) &&

@@ -61,6 +61,27 @@ static char *render_args(const struct tp_event *e, const uint64_t *args, size_t 
 		free(_s);                                                               \
 	} while (0)
 
+/* A pointer-typed argument (a user address: ASLR) is hashed unless
+ * RawPointers=yes, like every pointer tracerd prints. */
+static void pointer_arguments_are_hashed(void)
+{
+	struct tp_event *e = event("sys_enter_openat");
+	const uint64_t args[] = { 0xffffff9c, 0x7ff5b736aa90, 0x80000, 0 }, null[] = { 3, 0, 0, 0 };
+	char *s, *z;
+
+	if (!e)
+		return;
+	EXPECT(render_prepare(e, &(struct render_opts){ .raw_pointers = false }) == 0, "prepare");
+	s = render_args(e, args, 4, e->fixed_size);
+	z = render_args(e, null, 4, e->fixed_size);
+	EXPECT(s && !strstr(s, "7ff5b736aa90") && strstr(s, "sys_openat(dfd: 0xffffff9c, filename: 0x") &&
+	       strstr(s, ", flags: 0x80000, mode: 0)"), "hashed: %s", s);
+	EXPECT_STREQ(z, "sys_openat(dfd: 3, filename: 0, flags: 0, mode: 0)");
+	free(s);
+	free(z);
+	EXPECT(render_prepare(e, &raw) == 0, "back to raw");
+}
+
 static void enter_as_the_kernel_prints_it(void)
 {
 	CHECK_LINE("sys_enter_openat",
@@ -195,6 +216,7 @@ static void names_itself_only_syscalls(void)
 int main(void)
 {
 	RUN(enter_as_the_kernel_prints_it);
+	RUN(pointer_arguments_are_hashed);
 	RUN(small_values_decimal_large_hex);
 	RUN(no_arguments);
 	RUN(exit_returns);

@@ -1,0 +1,107 @@
+// SPDX-License-Identifier: GPL-2.0
+/* Every config key, in one table: its section, value type, field, limits,
+ * default and a one-line description. The reader (config.c) dispatches on
+ * it, takes defaults and "did you mean" from it, and lists its keys in
+ * errors; tracerd.conf(5) can be generated or checked from it. */
+#include <syslog.h>
+#include "config.h"
+#include "util.h"
+
+static const char *const outputs[] = {
+	[OUTPUT_JOURNAL] = "journal",
+	[OUTPUT_STDOUT] = "stdout",
+	NULL,
+};
+
+static const char *const priorities[] = {
+	[LOG_EMERG] = "emerg", [LOG_ALERT] = "alert", [LOG_CRIT] = "crit", [LOG_ERR] = "err",
+	[LOG_WARNING] = "warning", [LOG_NOTICE] = "notice", [LOG_INFO] = "info",
+	[LOG_DEBUG] = "debug", NULL,
+};
+
+/* An enum field is written as an int (config_type_enum). */
+_Static_assert(sizeof(enum output) == sizeof(int), "enum output is stored as an int");
+
+/*
+ * Adding a config key is one row here plus its field in struct config
+ * ([Daemon]) or struct selection ([Selection]); nothing else. For example:
+ *
+ *	{ .section = "Daemon", .key = "MaxEventsPerSec", .type = &config_type_uint,
+ *	  .offset = offsetof(struct config, max_events_per_sec),
+ *	  .min = 0, .max = 1000000, .def = "0",
+ *	  .description = "events/s for the whole daemon; 0 for none" },
+ *
+ * The row's order is the order errors list the keys in. A value that
+ * depends on another key (WakeupBytes= below RingBufferSize=, a burst that
+ * defaults to the rate) is checked in config_finish().
+ */
+static const struct config_item table[] = {
+	{ .section = "Daemon", .key = "RingBufferSize", .type = &config_type_pow2,
+	  .offset = offsetof(struct config, ring_buffer_size),
+	  .min = 4096, .max = 1ULL << 30, .def = "8M",
+	  .description = "BPF ring buffer, a power of two" },
+	{ .section = "Daemon", .key = "WakeupBytes", .type = &config_type_size,
+	  .offset = offsetof(struct config, wakeup_bytes),
+	  .pos_offset = offsetof(struct config, wakeup_pos),	/* for config_finish()'s check */
+	  .min = 0, .max = 1ULL << 30, .def = "0",
+	  .description = "wake the daemon early once this much is waiting; 0 for ring/4" },
+	{ .section = "Daemon", .key = "Output", .type = &config_type_enum,
+	  .offset = offsetof(struct config, output),
+	  .names = outputs, .def = "journal",
+	  .description = "where events go: the journal or stdout" },
+	{ .section = "Daemon", .key = "FlushIntervalMSec", .type = &config_type_uint,
+	  .offset = offsetof(struct config, flush_interval_ms),
+	  .min = 1, .max = 10000, .def = "100",
+	  .description = "the most a record waits before the daemon drains it" },
+	{ .section = "Daemon", .key = "StatsIntervalSec", .type = &config_type_uint,
+	  .offset = offsetof(struct config, stats_interval_sec),
+	  .min = 0, .max = 86400, .def = "60",
+	  .description = "periodic statistics entries; 0 for none" },
+	{ .section = "Daemon", .key = "RawPointers", .type = &config_type_bool,
+	  .offset = offsetof(struct config, raw_pointers),
+	  .def = "no",
+	  .description = "print %p addresses raw instead of hashed" },
+
+	{ .section = "Selection", .key = "Name", .type = &config_type_name,
+	  .offset = offsetof(struct selection, name),
+	  .description = "the selection's name, unique; required" },
+	{ .section = "Selection", .key = "Events", .type = &config_type_events,
+	  .offset = offsetof(struct selection, events),
+	  .description = "subsystem:event globs; repeatable, empty resets; required" },
+	{ .section = "Selection", .key = "Filter", .type = &config_type_filter,
+	  .offset = offsetof(struct selection, filter),
+	  .pos_offset = offsetof(struct selection, filter_pos),	/* for the filter compiler */
+	  .def = "",
+	  .description = "kernel ftrace filter syntax; empty for all" },
+	{ .section = "Selection", .key = "Priority", .type = &config_type_priority,
+	  .offset = offsetof(struct selection, priority),
+	  .names = priorities, .def = "info",
+	  .description = "journal priority of these events" },
+	{ .section = "Selection", .key = "RateLimit", .type = &config_type_uint,
+	  .offset = offsetof(struct selection, rate_limit),
+	  .min = 0, .max = 100000000, .def = "0",
+	  .description = "events/s for this selection, with RateLimitBurst=; 0 for none" },
+	{ .section = "Selection", .key = "RateLimitBurst", .type = &config_type_uint,
+	  .offset = offsetof(struct selection, rate_burst),
+	  .min = 0, .max = 100000000, .def = "0",
+	  .description = "events RateLimit= lets through at once; 0 for RateLimit='s value" },
+};
+
+const struct config_item *config_table(size_t *n)
+{
+	*n = ARRAY_SIZE(table);
+	return table;
+}
+
+const struct config_item *config_find(const char *section, const char *key)
+{
+	for (size_t i = 0; i < ARRAY_SIZE(table); i++)
+		if (!strcmp(table[i].section, section) && !strcmp(table[i].key, key))
+			return &table[i];
+	return NULL;
+}
+
+void config_item_expects(const struct config_item *it, char *buf, size_t size)
+{
+	it->type->expects(it, buf, size);
+}

@@ -1,0 +1,29 @@
+#!/usr/bin/env bash
+# Bash completion (conf/bash-completion/tracerd, installed by make install):
+# options from --help, and this kernel's event names after --describe and
+# --list-events, across the colon of "sys:event".
+. "$(dirname "$0")/../lib.sh"
+BC=/usr/share/bash-completion/bash_completion
+[ -r "$BC" ] || { not_ok "completion: $BC missing (scripts/deps.sh installs bash-completion)"; exit 0; }
+mkdir -p "$TMP/bin" && ln -s "$TRACERD" "$TMP/bin/tracerd"
+
+# complete WORDS...: the completions bash would offer for the last word.
+complete_words() {
+	PATH=$TMP/bin:$PATH bash --norc --noprofile -c '
+		. "$1"; . "$2"; shift 2
+		COMP_WORDS=("$@"); COMP_CWORD=$(($# - 1))
+		COMP_LINE="$*"; COMP_POINT=${#COMP_LINE}
+		_tracerd tracerd "${COMP_WORDS[-1]}" "${COMP_WORDS[-2]}"
+		printf "%s\n" "${COMPREPLY[@]}"' _ "$BC" conf/bash-completion/tracerd "$@"
+}
+got=$(complete_words tracerd --desc)
+check "options: --desc completes to --describe (got: $got)" [ "$got" = --describe ]
+got=$(complete_words tracerd --list | sort | paste -sd' ')
+check "options: --list offers --list-classes and --list-events (got: $got)" [ "$got" = "--list-classes --list-events" ]
+got=$(complete_words tracerd --describe sched:sched_swi)
+check "events: sched:sched_swi completes to sched_switch (got: $got)" [ "$got" = sched_switch ] || [ "$got" = sched:sched_switch ]
+n=$(complete_words tracerd --list-events sched: | wc -l)
+want=$(ls -d $TRACEFS/events/sched/*/ | wc -l)
+check "events: sched: offers the $want sched events (got $n)" [ "$n" = "$want" ]
+got=$(complete_words tracerd --config conf/tracerd.c)
+check "files: --config completes a path (got: $got)" [ "$got" = conf/tracerd.conf ]
