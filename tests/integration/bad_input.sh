@@ -41,7 +41,7 @@ cc() { local name=$1 status=$2 msg=$3 caret=${4:-}; expect "$name" "$status" "$F
 conf outside $'Foo=bar\n'
 cc "assignment outside a section" 1 ":1:1: assignment outside a section, expected [Daemon] or [Selection] first" "    ^"
 conf section $'[Bogus]\n'
-cc "unknown section" 1 ":1:2: unknown section [Bogus], expected [Daemon] or [Selection]" "     ^"
+cc "unknown section" 1 ":1:2: unknown section [Bogus], expected [Daemon], [Store] or [Selection]" "     ^"
 conf unclosed $'[Daemon\n'
 cc "unclosed section header" 1 ":1:8: expected ']' to end the section header"
 conf junk $'[Daemon] x\n'
