@@ -27,7 +27,7 @@ static const struct bad {
 	{ "[Selection]\nEvent=sched:sched_switch\n", NULL,
 	  "t.conf:2:1: unknown key 'Event' in [Selection]; did you mean 'Events'?" },
 	{ "[Selection]\nColour=blue\n", NULL,
-	  "t.conf:2:1: unknown key 'Colour' in [Selection]; expected Name, Events, Filter, Priority, RateLimit or RateLimitBurst" },
+	  "t.conf:2:1: unknown key 'Colour' in [Selection]; expected Name, Events, Filter, Priority, RateLimit, RateLimitBurst or Output" },
 	{ "[Daemon]\nRingBufferSize=3K\n", NULL,
 	  "t.conf:2:16: expected a power of two from 4K to 1G, got '3K'" },
 	{ "[Daemon]\nRingBufferSize = 2G\n", NULL,
