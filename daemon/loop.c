@@ -376,8 +376,11 @@ static int start(struct daemon *dm, struct config *cfg)
 	}
 	if (r >= 0)
 		r = dm->o->foreground || cfg->output == OUTPUT_STDOUT ?
-		    sink_stdout_new(&dm->t->sink, stdout) : sink_journal_new(&dm->t->sink);
-	if (r >= 0)
+		    sink_stdout_new(&dm->t->sink, stdout) :
+		    cfg->output == OUTPUT_STORE ? sink_store_new(&dm->t->sink, cfg) :
+		    sink_journal_new(&dm->t->sink);
+	/* The store has its own writer thread behind a copy as cheap as a queue's. */
+	if (r >= 0 && (dm->o->foreground || cfg->output != OUTPUT_STORE))
 		r = sink_queue_wrap(&dm->t->sink);
 	if (r < 0)
 		goto fail;
