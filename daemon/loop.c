@@ -453,7 +453,7 @@ int run_daemon(const struct run_opts *o)
 		 (now_usec(CLOCK_MONOTONIC) - t0) / 1000.0);
 	report_suppressed(dm.t);
 	report_stats(dm.t, true);
-	if (o->foreground || dm.t->cfg.output == OUTPUT_STDOUT)
+	if (o->foreground || dm.t->cfg.output != OUTPUT_JOURNAL)
 		report_events(dm.t, stderr);
 	tracer_free(dm.t);
 	sd_event_source_unref(dm.more);

@@ -26,8 +26,11 @@ struct sink_store {
 	struct sslot *retired;		/* registrations of replaced slots */
 	size_t n_retired, cap_retired;
 	char *dir;
-	bool failing;			/* written by the writer thread */
-	uint64_t lost_logged, deleted_logged;
+	/* The writer thread's: failures are logged once a minute at most, as a
+	 * nearly full disk fails big blocks and takes small ones in turn. */
+	bool failing, fail_logged;
+	uint64_t fail_logged_usec, failed;
+	uint64_t deleted_logged;
 };
 
 /* On the writer thread, once per event per block. */
@@ -37,15 +40,23 @@ static void store_done(void *owner, uint64_t n, int err, void *userdata)
 
 	if (!err) {
 		trace_slot_delivered_n(owner, n);
-		if (__atomic_exchange_n(&s->failing, false, __ATOMIC_RELAXED))
-			log_info("store: writing to %s again", s->dir);
+		if (s->failing && s->fail_logged)
+			log_info("store: writing to %s again; %llu records could not be written",
+				 s->dir, (unsigned long long)s->failed);
+		s->failing = s->fail_logged = false;
 		return;
 	}
 	trace_slot_error_n(owner, err, n);
-	/* Once per run of failures, not per block: a full disk fails every one. */
-	if (!__atomic_exchange_n(&s->failing, true, __ATOMIC_RELAXED))
-		log_warning("store: cannot write to %s: %s; its records count as lost until it can",
-			    s->dir, strerror(-err));
+	s->failed += n;
+	if (s->failing)
+		return;
+	s->failing = true;
+	if (s->fail_logged_usec && store_now_usec() - s->fail_logged_usec < 60 * 1000000ULL)
+		return;
+	s->fail_logged = true;
+	s->fail_logged_usec = store_now_usec();
+	log_warning("store: cannot write to %s: %s; its records count as lost until it can",
+		    s->dir, strerror(-err));
 }
 
 static int store_register(struct sink_store *s, const struct out_record *r, struct sslot *c)

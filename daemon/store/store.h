@@ -51,6 +51,8 @@ void store_writer_sync(struct store_writer *w);
 void store_writer_get_stats(struct store_writer *w, struct store_writer_stats *s);
 /* Syncs, then frees. */
 void store_writer_free(struct store_writer *w);
+/* CLOCK_MONOTONIC in µs. */
+uint64_t store_now_usec(void);
 
 /* Reading. */
 struct store_file_info {

@@ -104,7 +104,8 @@ static int cmp_name(const void *a, const void *b)
 }
 
 /* Deletes the oldest files (by name: they sort by creation time) while
- * the directory holds more than MaxUse=; never the file being written. */
+ * the directory and a full new file would hold more than MaxUse=, so that
+ * the limit holds until the next rotation; never the file being written. */
 static void enforce_max_use(struct store_writer *w, const char *current)
 {
 	DIR *d = opendir(w->dir);
@@ -127,7 +128,7 @@ static void enforce_max_use(struct store_writer *w, const char *current)
 			n++;
 	}
 	qsort(names, n, sizeof(*names), cmp_name);
-	for (size_t i = 0; i < n && total > w->o.max_use; i++) {
+	for (size_t i = 0; i < n && total + w->o.max_file_size > w->o.max_use; i++) {
 		struct stat st;
 
 		if ((current && !strcmp(names[i], current)) ||

@@ -75,7 +75,6 @@ struct store_writer {
 	struct bbuf payload, out;
 };
 
-uint64_t store_now_usec(void);
 /* store_file.c, on the file thread. */
 int store_file_write_block(struct store_writer *w, struct store_block *b);
 void store_file_close(struct store_writer *w);
