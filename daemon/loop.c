@@ -374,14 +374,13 @@ static int start(struct daemon *dm, struct config *cfg)
 		dm->t->busy = on_busy;
 		dm->t->busy_userdata = dm;
 	}
-	if (r >= 0)
-		r = dm->o->foreground || cfg->output == OUTPUT_STDOUT ?
-		    sink_stdout_new(&dm->t->sink, stdout) :
-		    cfg->output == OUTPUT_STORE ? sink_store_new(&dm->t->sink, cfg) :
-		    sink_journal_new(&dm->t->sink);
-	/* The store has its own writer thread behind a copy as cheap as a queue's. */
-	if (r >= 0 && (dm->o->foreground || cfg->output != OUTPUT_STORE))
-		r = sink_queue_wrap(&dm->t->sink);
+	/* --foreground: everything to stdout, whatever Output= says. */
+	if (r >= 0 && dm->o->foreground) {
+		r = sink_stdout_new(&dm->t->sink, stdout);
+		if (r >= 0)
+			r = sink_queue_wrap(&dm->t->sink);
+	} else if (r >= 0)
+		r = sink_route_new(&dm->t->sink, cfg);
 	if (r < 0)
 		goto fail;
 	t0 = now_usec(CLOCK_MONOTONIC);

@@ -4,6 +4,7 @@
  * dictionary, record bytes XORed with the previous record of the same
  * event, so that what repeats from one record to the next becomes zeros
  * before the codec sees it. Sealed blocks go to the file thread. */
+#include <signal.h>
 #include <time.h>
 #include "kernel-events/printfmt.h"
 #include "store/store_priv.h"
@@ -57,8 +58,16 @@ int store_writer_new(struct store_writer **ret, const struct store_writer_opts *
 	pthread_mutex_init(&w->lock, NULL);
 	pthread_cond_init(&w->cond, NULL);
 	r = w->dir ? store_compressor_new(&w->comp, o->codec, o->level) : -ENOMEM;
-	if (r >= 0)
+	if (r >= 0) {
+		sigset_t all, old;
+
+		/* No signal for this thread: the daemon takes its signals through
+		 * a signalfd, which works only while every thread blocks them. */
+		sigfillset(&all);
+		pthread_sigmask(SIG_BLOCK, &all, &old);
 		r = -pthread_create(&w->thread, NULL, file_thread, w);
+		pthread_sigmask(SIG_SETMASK, &old, NULL);
+	}
 	if (r < 0) {
 		store_writer_free(w);
 		return r;

@@ -158,3 +158,24 @@ if start_tracerd_store "$TMP/rot.conf" "$TMP/rot.out"; then
 else
 	not_ok "rotation: tracerd starts"
 fi
+
+# --- per-selection Output=: one selection into the store, one to stdout
+# ([Daemon] Output=), both of the same event: each gets every record once.
+printf '[Daemon]\nOutput=stdout\nStatsIntervalSec=0\n[Store]\nDirectory=%s\n[Selection]\nName=hot\nEvents=%s\nFilter=comm == "%s"\nOutput=store\n[Selection]\nName=low\nEvents=%s\nFilter=comm == "%s"\n' \
+	"$DIR/route" "$EVENT" "$COMM" "$EVENT" "$COMM" >"$TMP/route.conf"
+N=20000
+if start_tracerd_store "$TMP/route.conf" "$TMP/route.out"; then
+	read -r pid _ < <("$FIRE" $N)
+	stop_tracerd
+	check "route: tracerd exits 0" [ $? = 0 ]
+	"$TRACERD" --read --json "$DIR/route" >"$TMP/route.json"
+	n_store=$(grep -c "\"TRACE_SELECTION\":\"hot\"" "$TMP/route.json")
+	n_other=$(grep -c "\"TRACE_SELECTION\":\"low\"" "$TMP/route.json")
+	n_out=$(grep -c -- "-$pid *\[[0-9]*\] .*: sys_sysfs(option: 3, " "$TMP/route.out")
+	note "route: store has $n_store of selection hot, $n_other of low; stdout has $n_out"
+	check "route: Output=store selection: every record in the store, once" [ "$n_store" = $N ]
+	check "route: the other selection: every record on stdout, once, none in the store" \
+		[ "$n_out" = $N -a "$n_other" = 0 ]
+else
+	not_ok "route: tracerd starts"
+fi
