@@ -59,7 +59,7 @@ help:
 	@echo "make check-layers   no stage includes a header of a later stage"
 	@echo "make fuzz      every libFuzzer harness for FUZZ_SECONDS (default 600) each"
 	@echo "make fuzz-ci   every libFuzzer harness for 60 s each; fails on any crash"
-	@echo "make install   install binary, unit and config (PREFIX, DESTDIR)"
+	@echo "make install   install binary, unit, config and man pages (PREFIX, DESTDIR)"
 	@echo "make bench-render   records rendered per second, compiled vs libtraceevent"
 	@echo "make bench     tracerd against ftrace, perf and bpftrace (root; results in bench/results/)"
 	@echo "make bench-deps   install what make bench needs (bpftrace, perf)"
@@ -81,6 +81,12 @@ $(BUILD)/%.skel.h: $(BUILD)/%.bpf.o
 $(BUILD)/%.o: %.c $(HDRS) $(SKELS)
 	@mkdir -p $(@D)
 	$(CC) $(CFLAGS) -c $< -o $@
+
+# --version names the libsystemd and libtraceevent it was built with: neither
+# has a run-time version call.
+$(BUILD)/daemon/version.o: override CFLAGS += \
+	-DLIBSYSTEMD_VERSION='"$(shell pkg-config --modversion libsystemd)"' \
+	-DLIBTRACEEVENT_VERSION='"$(shell pkg-config --modversion libtraceevent)"'
 
 $(BUILD)/libtracerd.a: $(LIB_OBJS)
 	ar rcs $@ $^
@@ -143,6 +149,34 @@ install: $(BUILD)/tracerd
 uninstall:
 	rm -f $(DESTDIR)$(PREFIX)/bin/tracerd $(DESTDIR)$(UNITDIR)/tracerd.service \
 		$(DESTDIR)$(PREFIX)/share/bash-completion/completions/tracerd
+
+# The man pages: tracerd(8) as written, tracerd.conf(5) with an entry per key
+# of the config table (docs/man/man-keys.c), so that it cannot drift.
+MAN_PAGES := $(BUILD)/man/tracerd.8 $(BUILD)/man/tracerd.conf.5
+.PHONY: man install-man uninstall-man
+all: $(MAN_PAGES)
+man: $(MAN_PAGES)
+
+$(BUILD)/docs/man-keys: docs/man/man-keys.c $(BUILD)/libtracerd.a $(HDRS)
+	@mkdir -p $(@D)
+	$(CC) $(CFLAGS) $(LDFLAGS) -o $@ $< $(BUILD)/libtracerd.a $(LIBS)
+
+$(BUILD)/man/tracerd.conf.5: docs/man/tracerd.conf.5.in $(BUILD)/docs/man-keys
+	@mkdir -p $(@D)
+	$(BUILD)/docs/man-keys $< > $@.tmp && mv $@.tmp $@
+
+$(BUILD)/man/tracerd.8: docs/man/tracerd.8
+	@mkdir -p $(@D)
+	sed 's/@VERSION@/$(VERSION)/g' $< > $@
+
+install: install-man
+install-man: $(MAN_PAGES)
+	install -D -m 0644 $(BUILD)/man/tracerd.8 $(DESTDIR)$(PREFIX)/share/man/man8/tracerd.8
+	install -D -m 0644 $(BUILD)/man/tracerd.conf.5 $(DESTDIR)$(PREFIX)/share/man/man5/tracerd.conf.5
+
+uninstall: uninstall-man
+uninstall-man:
+	rm -f $(DESTDIR)$(PREFIX)/share/man/man8/tracerd.8 $(DESTDIR)$(PREFIX)/share/man/man5/tracerd.conf.5
 
 # The benchmark (README, "Benchmark"): not part of `make test`. BENCH_ARGS is
 # passed to bench/bench.py, e.g. BENCH_ARGS="--quick".

@@ -7,6 +7,7 @@
 #include "read.h"
 #include "tracer.h"
 #include "util.h"
+#include "version.h"
 
 #define DEFAULT_CONFIG "/etc/tracerd/tracerd.conf"
 
@@ -28,7 +29,8 @@ static void help(void)
 	       "       --since/--until T   '2026-12-03 10:00', '@EPOCH', '-10min', 'now'\n"
 	       "       --follow            wait for more at the end\n"
 	       "       --raw-pointers      print %%p addresses raw instead of hashed\n"
-	       "     --version             print the version\n"
+	       "     --version             print the version, and the libbpf, libsystemd,\n"
+	       "                           libtraceevent and kernel it runs with\n"
 	       "  -h --help               this text\n");
 }
 
@@ -132,7 +134,7 @@ int main(int argc, char **argv)
 		case 'c': o.config_path = optarg; break;
 		case 'f': o.foreground = true; break;
 		case 'h': help(); return 0;
-		case ARG_VERSION: printf("tracerd %s\n", TRACERD_VERSION); return 0;
+		case ARG_VERSION: version_print(stdout); return 0;
 		case ARG_CHECK: case ARG_LIST_EVENTS: case ARG_LIST_CLASSES: case ARG_DESCRIBE:
 			action = c;
 			/* "--opt VALUE" as well as "--opt=VALUE" for the optional ones */

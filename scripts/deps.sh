@@ -7,7 +7,12 @@ pkgs=(
 	systemd-container e2fsprogs xfsprogs util-linux iproute2 procps python3 jq
 	libclang-rt-14-dev valgrind
 	bash-completion	# tests/integration/completion.sh
+	man-db groff-base	# tests/integration/man.sh: man -l --warnings renders the pages
 	linux-perf	# tests/integration/perf_beside.sh: perf still sees what tracerd passes on
+	# tests/integration/remote.sh: journal-upload and journal-remote between two containers.
+	# Its postinst only adds the systemd-journal-remote user (systemd-sysusers);
+	# it enables and starts no service.
+	systemd-journal-remote
 )
 missing=()
 for p in "${pkgs[@]}"; do

@@ -2,12 +2,17 @@
 # own /usr over a throwaway tmpfs root (--volatile=yes), in about a second.
 # Source after tests/lib.sh; needs root and systemd-container.
 #
-#   nspawn_start DIR     boot; DIR is bound read-only at /opt/ci
+#   nspawn_start DIR [OPTION...]
+#                        boot; DIR is bound read-only at /opt/ci; OPTIONs are
+#                        more systemd-nspawn options (--network-interface=)
 #   ct CMD...            run CMD inside, as a plain root shell would
 #   ct_unit CMD...       run CMD inside a transient unit: under the container's
 #                        seccomp filter and with its cgroup, like a service
 #   nspawn_stop          halt, then kill whatever is left; registered with
 #                        on_exit by nspawn_start, so it also runs on failure
+#   nspawn_as NAME       several containers: the functions above act on
+#                        container NAME from now on (a new one if unknown);
+#                        without nspawn_as there is one, as before
 #
 # Why the flags (systemd 252, no systemd or D-Bus on the host):
 #   --register=no --keep-unit   no machined and no system bus to talk to
@@ -49,10 +54,28 @@ nspawn_find_init() {
 	return 1
 }
 
+# The state of each container nspawn_as has switched away from, by name.
+declare -A NSPAWN_SAVED=()
+NSPAWN_NAME=
+
+nspawn_as() {
+	[ -n "$NSPAWN_NAME" ] && NSPAWN_SAVED[$NSPAWN_NAME]="$NSPAWN_CG ${NSPAWN_PID:--} ${CT_PID:--}"
+	NSPAWN_NAME=$1
+	if [ -n "${NSPAWN_SAVED[$1]:-}" ]; then
+		read -r NSPAWN_CG NSPAWN_PID CT_PID <<<"${NSPAWN_SAVED[$1]}"
+		[ "$NSPAWN_PID" = - ] && NSPAWN_PID=
+		[ "$CT_PID" = - ] && CT_PID=
+	else
+		NSPAWN_CG=tracerd-test-$$-$RANDOM NSPAWN_PID= CT_PID=
+	fi
+	return 0
+}
+
 nspawn_start() {
 	local bind=$1 cg i state
+	shift
 	for cg in $(nspawn_cgroups); do mkdir -p "$cg" || return 1; done
-	on_exit nspawn_stop
+	if [ -n "$NSPAWN_NAME" ]; then on_exit nspawn_as "$NSPAWN_NAME" \; nspawn_stop; else on_exit nspawn_stop; fi
 	# Interrupted or terminated, exit, so that the EXIT trap stops the container.
 	trap 'exit 130' INT
 	trap 'exit 143' TERM
@@ -61,8 +84,8 @@ nspawn_start() {
 		'for cg in $NSPAWN_CGS; do echo $$ >"$cg/cgroup.procs" || exit 1; done; exec "$@"' sh \
 		systemd-nspawn --quiet --directory=/ --volatile=yes --boot --register=no --keep-unit \
 		--private-network --system-call-filter='bpf perf_event_open' --capability=CAP_BPF,CAP_PERFMON \
-		--overlay=/usr/local::/usr/local --bind-ro="$bind:/opt/ci" \
-		--machine="$NSPAWN_CG" systemd.firstboot=off </dev/null >"$TMP/nspawn.log" 2>&1 &
+		--overlay=/usr/local::/usr/local --bind-ro="$bind:/opt/ci" "$@" \
+		--machine="$NSPAWN_CG" systemd.firstboot=off </dev/null >"$TMP/nspawn$NSPAWN_NAME.log" 2>&1 &
 	NSPAWN_PID=$!
 	for ((i = 0; i < 200; i++)); do
 		nspawn_find_init && break
@@ -70,7 +93,7 @@ nspawn_start() {
 		sleep 0.05
 	done
 	if [ -z "$CT_PID" ]; then
-		tail -20 "$TMP/nspawn.log" >&2
+		tail -20 "$TMP/nspawn$NSPAWN_NAME.log" >&2
 		return 1
 	fi
 	# "degraded" is fine: Debian's presets enable units that fail in here.
@@ -86,7 +109,7 @@ nspawn_start() {
 		sleep 0.05
 	done
 	echo "container did not boot: '$state'" >&2
-	tail -20 "$TMP/nspawn.log" >&2
+	tail -20 "$TMP/nspawn$NSPAWN_NAME.log" >&2
 	return 1
 }
 
