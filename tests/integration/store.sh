@@ -62,6 +62,22 @@ if start_tracerd_store "$TMP/clean.conf" "$TMP/clean.out"; then
 	check "clean: no ring-buffer loss at this rate" [ "$L" = 0 ]
 	check "clean: in the order fired" in_order "$TMP/clean.txt" 0
 	check "clean: every line well-formed" [ "$(grep -cEv "$LINE_RE" "$TMP/clean.txt")" = 0 ]
+	"$TRACERD" --read "$DIR/clean" --filter 'arg1 < 100 || arg1 >= 299990' >"$TMP/filt.txt"
+	check "clean: --filter on read keeps 110 records" [ "$(wc -l <"$TMP/filt.txt")" = 110 ]
+	"$TRACERD" --read "$DIR/clean" --events 'sched:*' >"$TMP/none.txt"
+	check "clean: --events 'sched:*' keeps none" [ ! -s "$TMP/none.txt" ]
+	"$TRACERD" --read "$DIR/clean" --since -1h --until now --events 'syscalls:sys_enter_sys*' >"$TMP/since.txt"
+	check "clean: --since -1h --until now keeps all" [ "$(wc -l <"$TMP/since.txt")" = "$lines" ]
+	"$TRACERD" --read "$DIR/clean" --since "@$(($(date +%s) + 100))" >"$TMP/future.txt"
+	check "clean: --since a time to come keeps none" [ ! -s "$TMP/future.txt" ]
+	"$TRACERD" --read "$DIR/clean" --json | head -1 >"$TMP/one.json"
+	check "clean: --json: the journal's fields, symbolized arguments" python3 -c '
+import json, sys
+e = json.load(open(sys.argv[1]))
+need = {"MESSAGE", "PRIORITY", "TRACE_EVENT", "TRACE_CLASS", "TRACE_SELECTION", "TRACE_CPU", "TRACE_PID",
+        "TRACE_TID", "TRACE_COMM", "TRACE_TIMESTAMP_NS", "TRACE_TIME_REALTIME_USEC", "TRACE_OPTION", "TRACE_ARG1"}
+sys.exit(0 if need <= set(e) and e["TRACE_EVENT"] == "syscalls:sys_enter_sysfs" and e["TRACE_SELECTION"] == "st" else 1)
+' "$TMP/one.json"
 	f=$(ls "$DIR"/clean/*.tstore | head -1)
 	read -r off n < <(python3 "$HERE/tools/store_chunks.py" flip "$f")
 	"$TRACERD" --read "$DIR/clean" >"$TMP/flip.txt" 2>"$TMP/flip.err"
@@ -72,6 +88,23 @@ if start_tracerd_store "$TMP/clean.conf" "$TMP/clean.out"; then
 	check "flipped: every line well-formed" [ "$(grep -cEv "$LINE_RE" "$TMP/flip.txt")" = 0 ]
 else
 	not_ok "clean: tracerd starts with Output=store"
+fi
+
+# --- --follow: records show up while tracerd writes them
+conf follow "$DIR/follow"
+if start_tracerd_store "$TMP/follow.conf" "$TMP/follow.out"; then
+	"$TRACERD" --read "$DIR/follow" --follow >"$TMP/follow.txt" 2>"$TMP/follow.err" &
+	reader=$!
+	on_exit "kill $reader"
+	"$FIRE" 5000 >/dev/null
+	for ((i = 0; i < 50; i++)); do [ "$(wc -l <"$TMP/follow.txt")" -ge 5000 ] && break; sleep 0.1; done
+	check "follow: the 5000 records arrive while tracerd runs ($(wc -l <"$TMP/follow.txt"))" \
+		[ "$(wc -l <"$TMP/follow.txt")" = 5000 ]
+	check "follow: the reader is still waiting for more" kill -0 "$reader"
+	kill "$reader"
+	stop_tracerd
+else
+	not_ok "follow: tracerd starts"
 fi
 
 # --- SIGKILL in a burst
