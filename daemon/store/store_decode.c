@@ -138,8 +138,10 @@ int decode_block(struct store_cursor *c, const struct store_chunk_hdr *h)
 	c->data.len = 0;
 	if (split_columns(&c->raw, col) < 0 || (r = parse_tasks(&col[STORE_COL_TASKS], &tasks, &n_tasks)) < 0)
 		return -EBADMSG;
-	if (h->n_records > c->raw.len || grow_last(c) < 0)
-		return h->n_records > c->raw.len ? -EBADMSG : -ENOMEM;
+	/* A record takes at least a byte in each of six columns: a count past
+	 * that is corrupt, and must not size an allocation. */
+	if (h->n_records > c->raw.len / 6 || grow_last(c) < 0)
+		return h->n_records > c->raw.len / 6 ? -EBADMSG : -ENOMEM;
 	if (h->n_records > c->cap) {
 		struct drec *v = realloc(c->recs, h->n_records * sizeof(*v));
 		uint32_t *o = v ? realloc(c->order, h->n_records * sizeof(*o)) : NULL;
