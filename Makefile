@@ -82,9 +82,17 @@ $(BUILD)/%.o: %.c $(HDRS) $(SKELS)
 	@mkdir -p $(@D)
 	$(CC) $(CFLAGS) -c $< -o $@
 
+# .syscall's names (daemon/aggregate/hist_syscall.c): [nr] = "name", from the UAPI header.
+UNISTD_H := /usr/include/$(shell uname -m)-linux-gnu/asm/unistd_64.h
+$(BUILD)/syscall_names.h: $(UNISTD_H)
+	@mkdir -p $(@D)
+	sed -n 's/^#define __NR_\([a-z0-9_]*\)[[:space:]]\{1,\}\([0-9]\{1,\}\)$$/[\2] = "\1",/p' $< > $@.tmp && mv $@.tmp $@
+
+$(BUILD)/daemon/aggregate/hist_syscall.o: $(BUILD)/syscall_names.h
+
 # --version names the libsystemd and libtraceevent it was built with: neither
 # has a run-time version call.
-$(BUILD)/daemon/version.o: override CFLAGS += \
+$(BUILD)/daemon/inspect.o: override CFLAGS += \
 	-DLIBSYSTEMD_VERSION='"$(shell pkg-config --modversion libsystemd)"' \
 	-DLIBTRACEEVENT_VERSION='"$(shell pkg-config --modversion libtraceevent)"'
 

@@ -40,6 +40,7 @@ EVENTS = {
         "accept": "type == 2", "reject": "type == 1",   # F_UNLCK, F_WRLCK
         "bt_accept": "args->type == 2", "bt_reject": "args->type == 1",
         "bt_print": 'printf("%d %u %d %lld\\n", pid, args->flags, args->type, args->fl_start)',
+        "bt_key": "args->type", "hist": "hist:keys=type",
     },
     "wait": {
         "tp": "sched:sched_process_wait",
@@ -47,6 +48,7 @@ EVENTS = {
         "accept": "pid == 0", "reject": "pid == 1",       # wait4(-1): no pid
         "bt_accept": "args->pid == 0", "bt_reject": "args->pid == 1",
         "bt_print": 'printf("%d %s %d\\n", pid, str(args->comm), args->prio)',
+        "bt_key": "str(args->comm)", "hist": "hist:keys=comm",
     },
 }
 
@@ -276,14 +278,16 @@ class PerfRecord:
 
 
 class Bpftrace:
-    def __init__(self, ev, pred, tmp, label, count=False):
+    def __init__(self, ev, pred, tmp, label, count=False, key=None):
         self.ev, self.pred, self.tmp, self.name, self.count = ev, pred, tmp, label, count
+        self.key = key  # @[key] = count(): a map keyed as Aggregate= keys it
         # printf costs tens of microseconds per event here: a tenth of the
         # events is enough to measure it, and keeps the run short.
         self.count_scale = 1 if count else 0.1
 
     def start(self):
-        action = "@n = count();" if self.count else self.ev["bt_print"] + ";"
+        action = f"@n[{self.key}] = count();" if self.key else \
+            "@n = count();" if self.count else self.ev["bt_print"] + ";"
         pred = f"/{self.pred}/ " if self.pred else ""
         prog = f"tracepoint:{self.ev['tp']} {pred}{{ {action} }}"
         self.out = f"{self.tmp}/bpftrace.out"
@@ -301,7 +305,9 @@ class Bpftrace:
         cpu_s, rss, _ = self.proc.stop(signal.SIGINT)
         text = read(self.out) + read(f"{self.tmp}/bpftrace.err")
         lost = sum(int(x) for x in re.findall(r"Lost (\d+) events", text))
-        if self.count:
+        if self.key:
+            delivered = sum(int(x) for x in re.findall(r"^@n\[.*\]: (\d+)$", text, re.M))
+        elif self.count:
             m = re.search(r"@n: (\d+)", text)
             delivered = int(m.group(1)) if m else 0
         else:
@@ -311,7 +317,8 @@ class Bpftrace:
 
 
 class Tracerd:
-    def __init__(self, ev, filt, tmp, label, build, output="stdout", journald=None, ring_only=False):
+    def __init__(self, ev, filt, tmp, label, build, output="stdout", journald=None, ring_only=False,
+                 aggregate=None):
         self.ev, self.filt, self.tmp, self.name = ev, filt, tmp, label
         self.build, self.output, self.journald = build, output, journald
         self.ring_only = ring_only  # bench/ring-drain.c: the daemon's code, no rendering
@@ -327,6 +334,9 @@ class Tracerd:
             f.write(f"[Selection]\nName=bench\nEvents={ev['tp']}\n")
             if filt:
                 f.write(f"Filter={filt}\n")
+            if aggregate:  # counted in BPF; the dump at stop goes to stdout
+                f.write(f"Aggregate={aggregate}\nAggregateIntervalSec=0\n")
+        self.aggregate = aggregate
 
     def check(self):
         """None if this configuration is accepted, else why not."""
@@ -369,6 +379,9 @@ class Tracerd:
         m3 = re.search(r"sink_errors=(\d+)", text)
         if m3:
             lost += int(m3.group(1))
+        m4 = re.search(r"aggregated=(\d+) agg_dropped=(\d+)", text)
+        if self.aggregate and m4:
+            delivered, lost = int(m4.group(1)), lost + int(m4.group(2))
         if self.output == "journal" and not m and not m2:
             # The final statistics went to the journal, as a structured entry.
             j = subprocess.run(["journalctl", "-o", "json", "--no-pager", "-n", "1",
@@ -425,13 +438,16 @@ def consumers_for(evname, ev, tmp, build, journal, compare=None):
          PerfRecord(ev, None, tmp, "perf record -z", compress=True),
          Bpftrace(ev, ev["bt_accept"], tmp, "bpftrace printf accept"),
          Bpftrace(ev, ev["bt_accept"], tmp, "bpftrace count accept", count=True),
+         Bpftrace(ev, ev["bt_accept"], tmp, "bpftrace @[key] count accept", key=ev["bt_key"]),
          Tracerd(ev, None, tmp, "tracerd ring (no text)", build, ring_only=True),
          Tracerd(ev, None, tmp, "tracerd stdout", build),
          Tracerd(ev, None, tmp, "tracerd store zstd", build, output="store:zstd"),
          Tracerd(ev, None, tmp, "tracerd store zlib", build, output="store:zlib"),
          Tracerd(ev, None, tmp, "tracerd store none", build, output="store:none"),
          Tracerd(ev, ev["reject"], tmp, "tracerd reject", build),
-         Tracerd(ev, ev["accept"], tmp, "tracerd accept", build)]
+         Tracerd(ev, ev["accept"], tmp, "tracerd accept", build),
+         Tracerd(ev, ev["accept"], tmp, "tracerd aggregate accept", build,
+                 aggregate=ev["hist"])]
     if journal:
         c.append(Tracerd(ev, None, tmp, "tracerd journal", build, output="journal",
                          journald=journal))

@@ -10,7 +10,6 @@
  * of getting an event into tracerd's ring buffer and out of it, apart from
  * the cost of turning it into text. Prints "attached" when ready and, on
  * SIGINT/SIGTERM, "delivered=N lost=N" as the daemon's summary does. */
-#include <bpf/libbpf.h>
 #include <signal.h>
 #include <stdio.h>
 #include <sys/epoll.h>
@@ -18,7 +17,6 @@
 #include "consume/ringbuf.h"
 #include "sink/sink.h"
 #include "tracer.h"
-#include "tracerd.skel.h"
 
 static volatile sig_atomic_t stop;
 
@@ -43,6 +41,7 @@ int main(int argc, char **argv)
 	unsigned long long delivered = 0, lost = 0;
 	struct diag d = { 0 };
 	struct rb_reader *rb;
+	struct sink *sink = NULL;
 	struct tracer *t;
 	struct config cfg;
 	int ep, fd, ms;
@@ -52,11 +51,16 @@ int main(int argc, char **argv)
 		return 2;
 	}
 	if (config_load(argv[1], &cfg, &d) < 0 || tracer_new(&t, &cfg, &d) < 0 ||
-	    sink_stdout_new(&t->sink, stdout) < 0 || tracer_apply(t, &cfg, &d) < 0) {
+	    sink_stdout_new(&sink, stdout) < 0) {
 		diag_print(&d, stderr);
 		return 1;
 	}
-	fd = bpf_map__fd(t->skel->maps.rb);
+	tracer_set_sink(t, sink);
+	if (tracer_apply(t, &cfg, &d) < 0) {
+		diag_print(&d, stderr);
+		return 1;
+	}
+	fd = tracer_ring_fd(t);
 	ms = t->cfg.flush_interval_ms;
 	ep = epoll_create1(0);
 	if (rb_reader_new(&rb, fd) < 0 || ep < 0 || epoll_ctl(ep, EPOLL_CTL_ADD, fd, &ev) < 0) {

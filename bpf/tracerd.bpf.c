@@ -9,6 +9,7 @@
 #include <bpf/bpf_helpers.h>
 #include "tracerd_record.h"
 #include "filter.bpf.h"
+#include "aggregate.bpf.h"
 
 char LICENSE[] SEC("license") = "GPL";
 
@@ -42,6 +43,7 @@ struct scratch {
 	struct filter_scratch filter;
 	struct trace_rec_hdr hdr;
 	__u8 data[2 * TRACERD_MAX_RECORD];
+	struct agg_scratch agg;		/* last: the record path's layout as it was */
 };
 
 struct {
@@ -128,8 +130,10 @@ int trace_event_class(void *ctx)
 	st->hits++;
 
 	/* Decide first when the filter reads only the start of the record:
-	 * what it rejects is neither copied whole nor its payload read. */
-	early = d->n_insns && d->filter_span;
+	 * what it rejects is neither copied whole nor its payload read. The
+	 * daemon sets filter_span only for a filter of the fixed part, or for
+	 * an aggregating slot whose filter, keys and sums all lie there. */
+	early = d->filter_span;
 	if (early) {
 		/* Read with a helper, not as loads from ctx at constant offsets:
 		 * the kernel refuses to attach a program that reads its ctx past
@@ -150,6 +154,13 @@ int trace_event_class(void *ctx)
 	/* One call of filter_match(), so one copy of its bpf_loop() calls. */
 	if (d->n_insns && !filter_match(d, s->data, len, pid_tgid, &s->filter)) {
 		st->filtered++;
+		return PASS_ON;
+	}
+	if (d->agg) {
+		if (aggregate(slot, s->data, ctx, pid_tgid, &s->agg))
+			st->aggregated++;
+		else
+			st->agg_dropped++;
 		return PASS_ON;
 	}
 	if (early) {

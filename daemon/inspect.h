@@ -2,10 +2,16 @@
 #ifndef TRACERD_INSPECT_H
 #define TRACERD_INSPECT_H
 
-#include "tracer.h"
+#include <stdio.h>
 
-int inspect_list_events(struct tracer *t, const char *glob);
-int inspect_list_classes(struct tracer *t, const char *glob);
-int inspect_describe(struct tracer *t, const char *sys_event);
+#include "resolve/registry.h"
+
+int inspect_list_events(struct registry *reg, const char *glob);
+int inspect_list_classes(struct registry *reg, const char *glob);
+int inspect_describe(struct registry *reg, const char *sys_event);
+
+/* --version: tracerd's own, then the libbpf, libsystemd, libtraceevent and
+ * kernel it runs with, one line each. */
+void inspect_version(FILE *f);
 
 #endif

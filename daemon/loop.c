@@ -2,7 +2,6 @@
 /* The daemon's event loop (sd-event): ring-buffer wakeups and a flush
  * timer drain records; SIGHUP reloads; SIGTERM/SIGINT drain and exit; the
  * watchdog is pinged by the loop itself, so a stuck loop is noticed. */
-#include <bpf/libbpf.h>
 #include <signal.h>
 #include <sys/epoll.h>
 #include <sys/resource.h>
@@ -14,7 +13,6 @@
 #include "report.h"
 #include "sink/sink.h"
 #include "tracer.h"
-#include "tracerd.skel.h"
 #include "util.h"
 
 struct daemon {
@@ -32,21 +30,6 @@ struct daemon {
  * state: well above the slowest single detach seen (~0.1 s) under load. */
 #define BUSY_EXTEND_USEC (10 * 1000000ULL)
 
-/* The daemon-wide sums of the per-selection accounting. */
-static void all_totals(struct tracer *t, struct sel_totals *sum)
-{
-	*sum = (struct sel_totals){ 0 };
-	for (size_t i = 0; i < t->n_sels; i++) {
-		struct sel_totals tot;
-
-		tracer_totals(t, t->sels[i], &tot);
-		sum->delivered += tot.delivered;
-		sum->lost += tot.lost;
-		sum->suppressed += tot.suppressed;
-		sum->sink_errors += tot.sink_errors;
-	}
-}
-
 /* ", N what" for every figure that is not zero: a status that leaves out a
  * loss reads as "nothing lost". */
 static void format_losses(struct tracer *t, const struct sel_totals *sum, char *buf, size_t size)
@@ -55,8 +38,9 @@ static void format_losses(struct tracer *t, const struct sel_totals *sum, char *
 		{ sum->lost, "lost (ring buffer full)" },
 		{ sum->sink_errors, "sink errors" },
 		{ sum->suppressed, "suppressed (rate limit)" },
+		{ sum->agg_dropped, "dropped (histogram full)" },
 		{ tracer_skipped(t), "skipped by the kernel" },
-		{ t->malformed + t->late, "malformed" },
+		{ tracer_record_counts(t)->malformed + tracer_record_counts(t)->late, "malformed" },
 	};
 	size_t n = 0;
 
@@ -66,15 +50,6 @@ static void format_losses(struct tracer *t, const struct sel_totals *sum, char *
 			n += snprintf(buf + n, size - n, ", %llu %s", (unsigned long long)fig[i].n, fig[i].what);
 }
 
-static size_t attached_events(struct tracer *t)
-{
-	size_t n = 0;
-
-	for (size_t i = 0; i < t->n_sels; i++)
-		n += t->sels[i]->n_slots;
-	return n;
-}
-
 static void notify_status(struct daemon *dm, const char *state)
 {
 	struct sel_totals sum;
@@ -82,7 +57,7 @@ static void notify_status(struct daemon *dm, const char *state)
 	uint64_t now;
 	double rate = 0;
 
-	all_totals(dm->t, &sum);
+	tracer_all_totals(dm->t, &sum);
 	format_losses(dm->t, &sum, losses, sizeof(losses));
 	sd_event_now(dm->event, CLOCK_MONOTONIC, &now);
 	if (dm->last_status_usec && now > dm->last_status_usec)
@@ -91,11 +66,11 @@ static void notify_status(struct daemon *dm, const char *state)
 	dm->last_status_usec = now;
 	sd_notifyf(false, "%sSTATUS=%.0f events/s, %llu delivered%s%s, %zu selections, %zu events",
 		   state ? state : "", rate, (unsigned long long)sum.delivered,
-		   losses[0] ? losses : "", losses[0] ? "" : ", 0 lost", dm->t->n_sels, attached_events(dm->t));
+		   losses[0] ? losses : "", losses[0] ? "" : ", 0 lost", dm->t->n_sels, tracer_attached(dm->t));
 }
 
-/* Attaching or detaching blocks the loop (tracer.c calls this about once a
- * second meanwhile), so the loop's own watchdog pings stop, and detaching
+/* Attaching or detaching blocks the loop (the loader calls this about once
+ * a second meanwhile), so the loop's own watchdog pings stop, and detaching
  * 1500 events can outlast TimeoutStopSec on a loaded machine. As long as
  * events go, ping the watchdog and extend the timeout of the current state
  * (start, reload, stop); one that stops moving gets neither, and systemd's
@@ -160,23 +135,14 @@ static int on_flush(sd_event_source *s, uint64_t usec, void *userdata)
 	return rearm(s, dm->t->cfg.flush_interval_ms * 1000ULL);
 }
 
-/* CLOCK_REALTIME - CLOCK_MONOTONIC, for TRACE_TIME_REALTIME_USEC: refreshed
- * with the status, so that a clock step shows within seconds. */
-static int64_t realtime_offset(void)
-{
-	struct timespec rt, mono;
-
-	clock_gettime(CLOCK_REALTIME, &rt);
-	clock_gettime(CLOCK_MONOTONIC, &mono);
-	return (rt.tv_sec - mono.tv_sec) * 1000000000LL + (rt.tv_nsec - mono.tv_nsec);
-}
-
 static int on_status(sd_event_source *s, uint64_t usec, void *userdata)
 {
 	struct daemon *dm = userdata;
 
 	(void)usec;
-	dm->t->realtime_offset_ns = realtime_offset();
+	/* CLOCK_REALTIME - CLOCK_MONOTONIC, for TRACE_TIME_REALTIME_USEC:
+	 * refreshed with the status, so that a clock step shows within seconds. */
+	tracer_refresh_clock(dm->t);
 	notify_status(dm, NULL);
 	return rearm(s, 2 * 1000000ULL);
 }
@@ -190,6 +156,15 @@ static int on_stats(sd_event_source *s, uint64_t usec, void *userdata)
 		return 0;
 	report_stats(dm->t, false);
 	return rearm(s, dm->t->cfg.stats_interval_sec * 1000000ULL);
+}
+
+/* Aggregate='s interval dumps: due times are checked each second. */
+static int on_hist(sd_event_source *s, uint64_t usec, void *userdata)
+{
+	struct daemon *dm = userdata;
+
+	hist_out_tick(dm->t, usec);
+	return rearm(s, 1000000ULL);
 }
 
 static int on_term(sd_event_source *s, const struct signalfd_siginfo *si, void *userdata)
@@ -217,7 +192,7 @@ static void report_reload(struct daemon *dm, const struct diag *d, int r)
 	if (r >= 0) {
 		sink_message(t->sink, LOG_INFO, fields, n,
 			     "reloaded %s: %zu selections, %zu events attached",
-			     dm->o->config_path, t->n_sels, attached_events(t));
+			     dm->o->config_path, t->n_sels, tracer_attached(t));
 		return;
 	}
 	if (d->msg[0]) {
@@ -296,7 +271,7 @@ static int setup_loop(struct daemon *dm)
 	    (r = sd_event_add_signal(dm->event, NULL, SIGHUP, on_hup, dm)) < 0)
 		return r;
 	/* Edge-triggered: the BPF side wakes us only past WakeupBytes. */
-	r = sd_event_add_io(dm->event, NULL, bpf_map__fd(t->skel->maps.rb), EPOLLIN | EPOLLET,
+	r = sd_event_add_io(dm->event, NULL, tracer_ring_fd(t), EPOLLIN | EPOLLET,
 			    on_ring, dm);
 	if (r < 0)
 		return r;
@@ -308,7 +283,9 @@ static int setup_loop(struct daemon *dm)
 	if ((r = sd_event_add_time_relative(dm->event, NULL, CLOCK_MONOTONIC,
 					    t->cfg.flush_interval_ms * 1000ULL, 0, on_flush, dm)) < 0 ||
 	    (r = sd_event_add_time_relative(dm->event, NULL, CLOCK_MONOTONIC, 2000000ULL, 0,
-					    on_status, dm)) < 0)
+					    on_status, dm)) < 0 ||
+	    (r = sd_event_add_time_relative(dm->event, NULL, CLOCK_MONOTONIC, 0, 0,
+					    on_hist, dm)) < 0)
 		return r;
 	if (t->cfg.stats_interval_sec &&
 	    (r = sd_event_add_time_relative(dm->event, NULL, CLOCK_MONOTONIC,
@@ -337,7 +314,7 @@ static void log_attached(struct tracer *t, uint64_t usec, uint64_t cpu_usec)
 			log_warning("selection %s: the kernel refused %s", s->conf->name, s->refused[k]);
 	}
 	log_info("attached %zu events, %d BPF program(s), %zu selections in %.1f ms (%.1f ms CPU)",
-		 attached_events(t), tracer_prog_count(t), t->n_sels, usec / 1000.0, cpu_usec / 1000.0);
+		 tracer_attached(t), tracer_prog_count(t), t->n_sels, usec / 1000.0, cpu_usec / 1000.0);
 }
 
 static uint64_t now_usec(clockid_t clock)
@@ -366,21 +343,24 @@ static void print_diag(const struct diag *d)
 static int start(struct daemon *dm, struct config *cfg)
 {
 	struct diag d = { 0 };
+	struct sink *s = NULL;
 	uint64_t t0, c0;
 	int r;
 
 	r = tracer_new(&dm->t, cfg, &d);
-	if (r >= 0) {
-		dm->t->busy = on_busy;
-		dm->t->busy_userdata = dm;
-	}
+	if (r < 0)
+		goto fail;
+	tracer_set_progress(dm->t, on_busy, dm);
+	dm->t->hist_stdout = dm->o->foreground || cfg->output == OUTPUT_STDOUT;
 	/* --foreground: everything to stdout, whatever Output= says. */
-	if (r >= 0 && dm->o->foreground) {
-		r = sink_stdout_new(&dm->t->sink, stdout);
+	if (dm->o->foreground) {
+		r = sink_stdout_new(&s, stdout);
 		if (r >= 0)
-			r = sink_queue_wrap(&dm->t->sink);
-	} else if (r >= 0)
-		r = sink_route_new(&dm->t->sink, cfg);
+			r = sink_queue_wrap(&s);
+	} else
+		r = sink_route_new(&s, cfg);
+	if (s)
+		tracer_set_sink(dm->t, s);	/* on error too: tracer_free() frees it */
 	if (r < 0)
 		goto fail;
 	t0 = now_usec(CLOCK_MONOTONIC);
@@ -448,7 +428,7 @@ int run_daemon(const struct run_opts *o)
 	dm.stopping = true;
 	sd_notify(false, "STOPPING=1\nSTATUS=stopping: detaching");
 	tracer_stop(dm.t);
-	log_info("stopping: detached %zu events and drained in %.1f ms", attached_events(dm.t),
+	log_info("stopping: detached %zu events and drained in %.1f ms", tracer_attached(dm.t),
 		 (now_usec(CLOCK_MONOTONIC) - t0) / 1000.0);
 	report_suppressed(dm.t);
 	report_stats(dm.t, true);

@@ -5,9 +5,9 @@
 #include "log.h"
 #include "loop.h"
 #include "read.h"
+#include "render/render.h"
 #include "tracer.h"
 #include "util.h"
-#include "version.h"
 
 #define DEFAULT_CONFIG "/etc/tracerd/tracerd.conf"
 
@@ -62,17 +62,17 @@ static int read_option(int c, struct read_opts *ro)
 
 static int check_config(const char *path)
 {
-	struct tracer *t = NULL;
+	struct registry *reg = NULL;
 	struct diag d = { 0 };
 	struct config cfg;
 	int r = config_load(path, &cfg, &d);
 
 	if (r >= 0) {
-		r = tracer_new(&t, NULL, &d);
+		r = registry_new(&reg, &d);
 		if (r >= 0)
-			r = tracer_check(t, &cfg, &d);
+			r = tracer_check(reg, &cfg, &d);
 		config_free(&cfg);
-		tracer_free(t);
+		registry_free(reg, render_release);
 	}
 	if (r < 0) {
 		if (d.msg[0])
@@ -87,21 +87,21 @@ static int check_config(const char *path)
 
 static int inspect(int what, const char *arg)
 {
-	struct tracer *t = NULL;
+	struct registry *reg = NULL;
 	struct diag d = { 0 };
-	int r = tracer_new(&t, NULL, &d);
+	int r = registry_new(&reg, &d);
 
 	if (r < 0) {
 		diag_print(&d, stderr);
 		return 1;
 	}
 	if (what == ARG_LIST_EVENTS)
-		r = inspect_list_events(t, arg);
+		r = inspect_list_events(reg, arg);
 	else if (what == ARG_LIST_CLASSES)
-		r = inspect_list_classes(t, arg);
+		r = inspect_list_classes(reg, arg);
 	else
-		r = inspect_describe(t, arg);
-	tracer_free(t);
+		r = inspect_describe(reg, arg);
+	registry_free(reg, render_release);
 	return r < 0 ? 1 : 0;
 }
 
@@ -136,7 +136,7 @@ int main(int argc, char **argv)
 		case 'c': o.config_path = optarg; break;
 		case 'f': o.foreground = true; break;
 		case 'h': help(); return 0;
-		case ARG_VERSION: version_print(stdout); return 0;
+		case ARG_VERSION: inspect_version(stdout); return 0;
 		case ARG_CHECK: case ARG_LIST_EVENTS: case ARG_LIST_CLASSES: case ARG_DESCRIBE:
 			action = c;
 			/* "--opt VALUE" as well as "--opt=VALUE" for the optional ones */

@@ -24,8 +24,8 @@ struct read_ev {
 struct reader_ctx {
 	const struct read_opts *o;
 	struct render_opts ropts;
-	struct sink *text;		/* the stdout sink, for its line format */
-	struct strbuf line;
+	struct sink *text_sink;		/* the stdout sink, for its line format */
+	struct strbuf line, text;
 	struct read_ev **evs;
 	size_t n_evs, cap_evs;
 };
@@ -160,13 +160,19 @@ static void print_json(struct reader_ctx *ctx, const struct store_rec *r)
 
 static void print_text(struct reader_ctx *ctx, const struct store_rec *r)
 {
-	struct trace_slot slot = { .event = r->ev->event };
+	struct out_slot slot = { .event = r->ev->event, .selection = r->ev->selection,
+				 .priority = r->ev->priority };
 	struct out_record out = {
-		.slot = &slot, .hdr = &r->hdr, .rec = r->data, .len = r->len,
-		.realtime_offset_ns = r->file->realtime_offset_ns,
+		.slot = &slot, .priority = r->ev->priority, .hdr = &r->hdr, .rec = r->data,
+		.len = r->len, .realtime_offset_ns = r->file->realtime_offset_ns,
 	};
 
-	ctx->text->ops->format(ctx->text, &out, &ctx->line);
+	/* What the consumer does live: render, then the sink formats the line. */
+	sb_reset(&ctx->text);
+	render_event(r->ev->event, r->data, r->len, &ctx->text);
+	out.text = sb_str(&ctx->text);
+	out.text_len = ctx->text.len;
+	ctx->text_sink->ops->text->format(ctx->text_sink, &out, &ctx->line);
 }
 
 static void idle(void *userdata)
@@ -212,7 +218,7 @@ int read_store(const struct read_opts *o)
 	struct store_reader *sr = NULL;
 	int k;
 
-	k = sink_stdout_new(&ctx.text, stdout);
+	k = sink_stdout_new(&ctx.text_sink, stdout);
 	if (k >= 0)
 		k = store_reader_new(&sr, o->paths, o->n_paths, &so);
 	if (k >= 0)
@@ -232,7 +238,8 @@ int read_store(const struct read_opts *o)
 	}
 	free(ctx.evs);
 	sb_free(&ctx.line);
-	sink_free(ctx.text);
+	sb_free(&ctx.text);
+	sink_free(ctx.text_sink);
 	return k;
 }
 

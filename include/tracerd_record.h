@@ -95,17 +95,100 @@ struct event_desc {
 	 * 2, 4...) joined by that one operator alone: it is then their AND or
 	 * OR, whatever the skips, and runs without the stack machine. 0: not. */
 	__u32 filter_chain;
+	/* Nonzero: the slot aggregates (Aggregate=): its records go to the
+	 * histogram map described by its agg_desc, never to the ring buffer.
+	 * One branch on it keeps the other slots' path as it was. */
+	__u32 agg;
+	__u32 reserved;
 	struct filter_insn insns[TRACERD_FILTER_INSNS];
 	char strs[TRACERD_FILTER_STRS][TRACERD_FILTER_STR];
 };
 
 /* Per event slot and per CPU, read by the daemon for loss accounting:
- * hits = filtered + emitted + lost. */
+ * hits = filtered + emitted + lost, or for an aggregating slot
+ * hits = filtered + aggregated + agg_dropped. */
 struct event_stats {
 	__u64 hits;
 	__u64 filtered;
 	__u64 lost;		/* ring buffer reserve failed */
 	__u64 truncated;
+	__u64 aggregated;	/* counted in a histogram entry */
+	__u64 agg_dropped;	/* no histogram entry could be placed */
+};
+
+/* Aggregation (Aggregate=, the kernel's hist trigger language): per slot an
+ * agg_desc in the `agg_descs` map says how to build the key from the record
+ * and which fields to sum; bpf/aggregate.bpf.h updates a hash map
+ * keyed by (slot, generation, key bytes). */
+#define TRACERD_AGG_KEYS	3	/* as the kernel's TRACING_MAP_KEYS_MAX */
+#define TRACERD_AGG_VALS	3	/* sums besides hitcount */
+#define TRACERD_AGG_SMALL	24	/* key bytes of the small map */
+#define TRACERD_AGG_LARGE	256	/* key bytes of the large map */
+#define TRACERD_AGG_STR		128	/* bytes of a __data_loc string key, NUL included */
+/* Entries of each (preallocated) map, both generations of every
+ * aggregating slot: about 7 and 3 MiB. */
+#define TRACERD_AGG_SMALL_ENTRIES	(1u << 16)
+#define TRACERD_AGG_LARGE_ENTRIES	(1u << 13)
+
+enum agg_src {
+	AGG_SRC_RECORD = 0,	/* number at off/size in the record */
+	AGG_SRC_PID,		/* common_pid: the current tid */
+	AGG_SRC_CPU,
+	AGG_SRC_COMM,		/* current task's comm, 16 bytes */
+	AGG_SRC_STR,		/* char array at off, width bytes */
+	AGG_SRC_DATA_LOC,	/* __data_loc string: off is the loc word */
+	AGG_SRC_REL_LOC,
+	AGG_SRC_PID_COMM,	/* common_pid.execname: the tid, then comm */
+};
+
+enum agg_xform { AGG_X_NONE = 0, AGG_X_LOG2, AGG_X_BUCKETS };
+
+struct agg_key_src {
+	__u8 src;
+	__u8 size;		/* numbers: 1, 2, 4, 8 */
+	__u8 is_signed;
+	__u8 xform;
+	__u16 off;		/* in the record */
+	__u16 key_off;		/* in the key: numbers take 8 bytes */
+	__u16 width;		/* bytes in the key */
+	__u16 pad[3];
+	__u64 buckets;		/* AGG_X_BUCKETS: the bucket size */
+};
+
+struct agg_val_src {
+	__u16 off;
+	__u8 size;
+	__u8 is_signed;
+	__u32 pad;
+};
+
+struct agg_desc {
+	__u32 key_size;		/* bytes of key after agg_key's header */
+	__u32 large;		/* key_size > TRACERD_AGG_SMALL: the large map */
+	__u32 max_entries;	/* size=: entries per generation */
+	__u32 gen;		/* the generation events go to; the daemon flips it */
+	__u32 n_keys, n_vals;
+	struct agg_key_src keys[TRACERD_AGG_KEYS];
+	struct agg_val_src vals[TRACERD_AGG_VALS];
+};
+
+/* The hash maps' key: which slot and generation, then the key bytes. */
+struct agg_key_hdr {
+	__u32 slot;
+	__u32 gen;
+};
+
+/* Per entry. */
+struct agg_value {
+	__u64 hitcount;
+	__u64 sums[TRACERD_AGG_VALS];
+};
+
+/* Per slot and generation (index slot * 2 + gen): entries placed, so that a
+ * slot keeps to its size=, and events that found no place (Dropped). */
+struct agg_budget {
+	__u64 entries;
+	__u64 dropped;
 };
 
 #endif

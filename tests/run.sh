@@ -32,6 +32,8 @@ run_one() {
 	: >"$log"
 }
 
+# The layering first: no stage includes a later one (make check-layers).
+run_one "layers" scripts/check-layers.py
 for t in "$BUILD"/tests/unit/*; do
 	[ -x "$t" ] && run_one "unit/$(basename "$t")" "$t"
 done

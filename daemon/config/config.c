@@ -83,6 +83,8 @@ static void selection_free(struct selection *s)
 	free(s->events_file);
 	free(s->filter);
 	pos_free(&s->filter_pos);
+	free(s->aggregate);
+	pos_free(&s->aggregate_pos);
 	pos_free(&s->pos);
 }
 

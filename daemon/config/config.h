@@ -42,6 +42,9 @@ struct selection {
 	unsigned rate_limit;	/* events/s, 0 = none */
 	unsigned rate_burst;
 	enum output output;	/* OUTPUT_DAEMON: [Daemon] Output= */
+	char *aggregate;	/* Aggregate=: a hist trigger; NULL or "" for none */
+	struct conf_pos aggregate_pos;
+	unsigned aggregate_interval_sec;	/* a dump each interval; 0: only at stop */
 };
 
 struct config {
@@ -91,7 +94,7 @@ struct config_type {
 
 extern const struct config_type config_type_uint, config_type_size, config_type_pow2,
 	config_type_bool, config_type_enum, config_type_priority, config_type_name,
-	config_type_events, config_type_filter, config_type_path;
+	config_type_events, config_type_filter, config_type_path, config_type_hist;
 
 struct config_item {
 	const char *section;	/* "Daemon", "Store" or "Selection" */

@@ -322,3 +322,11 @@ static void expects_filter(_unused_ const struct config_item *it, char *buf, siz
 }
 
 const struct config_type config_type_filter = { "filter", parse_filter, expects_filter };
+
+static void expects_hist(_unused_ const struct config_item *it, char *buf, size_t size)
+{
+	snprintf(buf, size, "a hist trigger (hist:keys=...), or nothing for no aggregation");
+}
+
+/* Kept as written too: compiled per event (aggregate/), at its position. */
+const struct config_type config_type_hist = { "hist trigger", parse_filter, expects_hist };

@@ -128,6 +128,15 @@ static const struct config_item table[] = {
 	  .offset = offsetof(struct selection, output),
 	  .names = sel_outputs, .def = "daemon",
 	  .description = "where this selection's events go; daemon for [Daemon] Output=" },
+	{ .section = "Selection", .key = "Aggregate", .type = &config_type_hist,
+	  .offset = offsetof(struct selection, aggregate),
+	  .pos_offset = offsetof(struct selection, aggregate_pos),	/* for the hist compiler */
+	  .def = "",
+	  .description = "count in BPF by the kernel's hist trigger language; no records then" },
+	{ .section = "Selection", .key = "AggregateIntervalSec", .type = &config_type_uint,
+	  .offset = offsetof(struct selection, aggregate_interval_sec),
+	  .min = 0, .max = 86400, .def = "60",
+	  .description = "a histogram dump (then cleared) each interval; 0 for only at stop" },
 };
 
 const struct config_item *config_table(size_t *n)

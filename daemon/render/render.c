@@ -245,6 +245,24 @@ void render_fields(const struct tp_event *e, const uint8_t *rec, size_t len,
 	sb_free(&scratch);
 }
 
+void render_field_shown(const struct tp_event *e, const struct tp_field *f, uint64_t v,
+			struct strbuf *out)
+{
+	const struct tp_symtab *t = tp_event_symtab(e, f->name);
+	struct strbuf scratch = { 0 };
+	uint8_t *rec;
+
+	if (!t || f->kind != TP_FIELD_SCALAR || f->size > 8 || f->offset + f->size > e->fixed_size ||
+	    !(rec = calloc(1, e->fixed_size))) {
+		sb_put_u64(out, v);
+		return;
+	}
+	memcpy(rec + f->offset, &v, f->size);	/* little-endian: the low bytes */
+	symbolized(e, f, t, rec, e->fixed_size, &scratch, out);
+	sb_free(&scratch);
+	free(rec);
+}
+
 static void describe_table(const struct tp_symtab *t, FILE *out)
 {
 	fprintf(out, "  %s: %s", t->field ? t->field : "(expression)",

@@ -36,6 +36,12 @@ typedef void (*render_field_cb)(void *ctx, const struct tp_field *f, const char 
 void render_fields(const struct tp_event *e, const uint8_t *rec, size_t len,
 		   render_field_cb cb, void *ctx);
 
+/* v, a value of the flag or symbolic field f, as the event's line shows it
+ * (the print fmt's masks and conditions applied to a record that holds v
+ * in f and zeros elsewhere); the number when f has no table. */
+void render_field_shown(const struct tp_event *e, const struct tp_field *f, uint64_t v,
+			struct strbuf *out);
+
 /* Prints e's flag and symbol tables, for --describe. */
 void render_describe(const struct tp_event *e, FILE *out);
 

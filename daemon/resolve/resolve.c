@@ -1,43 +1,11 @@
 // SPDX-License-Identifier: GPL-2.0
 /* From a selection's subsystem:event globs to loaded event formats. */
-#include "tracer.h"
+#include "resolve/registry.h"
 #include "util.h"
 
 static bool has_glob(const char *s)
 {
 	return strpbrk(s, "*?[") != NULL;
-}
-
-/* The event's format, loaded once and grouped into its class. */
-int tracer_event(struct tracer *t, const char *sys_event, struct tp_event **ret)
-{
-	_cleanup_free_ char *sys = strdup(sys_event);
-	struct tp_event *e;
-	char *name;
-	int r;
-
-	if (!sys)
-		return -ENOMEM;
-	name = strchr(sys, ':');
-	if (!name)
-		return -EINVAL;
-	*name++ = 0;
-	for (size_t i = 0; i < t->n_events; i++)
-		if (!strcmp(t->events[i]->name, name) && !strcmp(t->events[i]->system, sys))
-			return *ret = t->events[i], 0;
-	r = tp_event_load(sys, name, &e);
-	if (r < 0)
-		return r;
-	if (GROW(t->events, t->cap_events, t->n_events) < 0) {
-		tp_event_free(e);
-		return -ENOMEM;
-	}
-	t->events[t->n_events++] = e;
-	r = tp_classes_add(&t->classes, e);
-	if (r < 0)
-		return r;
-	*ret = e;
-	return 0;
 }
 
 /* How far candidate "sys:event" is from what was written, or SIZE_MAX when
@@ -97,13 +65,13 @@ static size_t suggestion_score(const char *glob, const char *cand)
 
 /* The three available events nearest to glob, as "a, b or c"; empty when
  * nothing is near enough to be what was meant. */
-void suggest_events(struct tracer *t, const char *glob, char *buf, size_t size)
+void suggest_events(struct registry *reg, const char *glob, char *buf, size_t size)
 {
 	size_t best[3] = { SIZE_MAX, SIZE_MAX, SIZE_MAX }, idx[3] = { 0 };
 
 	buf[0] = 0;
-	for (size_t i = 0; i < t->n_available; i++) {
-		size_t dist = suggestion_score(glob, t->available[i]);
+	for (size_t i = 0; i < reg->n_available; i++) {
+		size_t dist = suggestion_score(glob, reg->available[i]);
 
 		for (size_t k = 0; k < 3 && dist != SIZE_MAX; k++)
 			if (dist < best[k]) {
@@ -117,7 +85,7 @@ void suggest_events(struct tracer *t, const char *glob, char *buf, size_t size)
 	for (size_t k = 0; k < 3 && best[k] != SIZE_MAX; k++)
 		snprintf(buf + strlen(buf), size - strlen(buf), "%s%s",
 			 k == 0 ? "" : k == 2 || best[k + 1] == SIZE_MAX ? " or " : ", ",
-			 t->available[idx[k]]);
+			 reg->available[idx[k]]);
 }
 
 static int add_unique(struct tp_event ***v, size_t *n, size_t *cap, struct tp_event *e)
@@ -131,7 +99,7 @@ static int add_unique(struct tp_event ***v, size_t *n, size_t *cap, struct tp_ev
 	return 0;
 }
 
-static int resolve_glob(struct tracer *t, const struct selection *s, size_t gi,
+static int resolve_glob(struct registry *reg, const struct selection *s, size_t gi,
 			struct tp_event ***v, size_t *n, size_t *cap, struct diag *d)
 {
 	const char *g = s->events[gi];
@@ -143,16 +111,16 @@ static int resolve_glob(struct tracer *t, const struct selection *s, size_t gi,
 		return diag_set(d, s->events_file, s->event_lines[gi], s->event_cols[gi] + at,
 				"'%s' is not a valid glob: expected ']' to close this '['", g);
 
-	for (size_t i = 0; i < t->n_available; i++) {
+	for (size_t i = 0; i < reg->n_available; i++) {
 		struct tp_event *e;
 		int r;
 
-		if (!tp_glob_match(g, t->available[i]))
+		if (!tp_glob_match(g, reg->available[i]))
 			continue;
-		r = tracer_event(t, t->available[i], &e);
+		r = registry_event(reg, reg->available[i], &e);
 		if (r < 0)
 			return diag_set(d, s->events_file, s->event_lines[gi], s->event_cols[gi],
-					"cannot read the format of %s: %s", t->available[i], strerror(-r));
+					"cannot read the format of %s: %s", reg->available[i], strerror(-r));
 		r = add_unique(v, n, cap, e);
 		if (r < 0)
 			return r;
@@ -160,20 +128,20 @@ static int resolve_glob(struct tracer *t, const struct selection *s, size_t gi,
 	}
 	if (matched)
 		return 0;
-	suggest_events(t, g, near, sizeof(near));
+	suggest_events(reg, g, near, sizeof(near));
 	return diag_set(d, s->events_file, s->event_lines[gi], s->event_cols[gi],
 			has_glob(g) ? "'%s' matches no event%s%s" : "no event '%s'%s%s",
 			g, near[0] ? "; did you mean " : "", near);
 }
 
-int resolve_selection(struct tracer *t, const struct selection *s,
+int resolve_selection(struct registry *reg, const struct selection *s,
 		      struct tp_event ***events, size_t *n, struct diag *d)
 {
 	struct tp_event **v = NULL;
 	size_t k = 0, cap = 0;
 
 	for (size_t gi = 0; gi < s->n_events; gi++) {
-		int r = resolve_glob(t, s, gi, &v, &k, &cap, d);
+		int r = resolve_glob(reg, s, gi, &v, &k, &cap, d);
 
 		if (r < 0) {
 			free(v);

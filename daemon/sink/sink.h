@@ -1,20 +1,36 @@
 /* SPDX-License-Identifier: GPL-2.0 */
-/* Where rendered events go: stdout (foreground) or the systemd journal. */
+/* Where records go: stdout (foreground) or the systemd journal. A sink
+ * receives flat out_records (consume/out_record.h), already rendered by the
+ * consumer, and only writes them; adding a sink is one file. */
 #ifndef TRACERD_SINK_H
 #define TRACERD_SINK_H
 
-#include <stdint.h>
-#include "config/config.h"
-#include "tracer.h"
+#include <stdbool.h>
+#include <stdio.h>
+#include "consume/out_record.h"
+#include "strbuf.h"
 
-struct out_record {
-	const struct trace_slot *slot;
-	const struct trace_rec_hdr *hdr;
-	const uint8_t *rec;
-	size_t len;
-	const char *text;		/* after "event_name: "; NULL: see sink.renders */
-	size_t text_len;
-	int64_t realtime_offset_ns;
+struct sink;
+struct config;
+
+/* A sink whose records are lines of text (stdout). The sink queue then
+ * batches lines and hands them to write() many at once instead of calling
+ * emit() per record. */
+struct sink_text_ops {
+	/* Appends r's line to out. */
+	void (*format)(struct sink *s, const struct out_record *r, struct strbuf *out);
+	/* Writes buf (whole lines); *written says how much got out even on
+	 * error. Returns 0 or -errno. */
+	int (*write)(struct sink *s, const char *buf, size_t len, size_t *written);
+	/* Optional: the writer was cancelled while blocked; drop buffered
+	 * output without blocking (stdout into a pipe nobody reads). */
+	void (*abort)(struct sink *s);
+	/* Optional: the output is closed for good (stdout's reader went away:
+	 * EPIPE), so tracing on would only count sink errors. Any thread. */
+	bool (*gone)(struct sink *s);
+	/* Messages go elsewhere than records (stdout's go to stderr): the sink
+	 * queue passes them straight through instead of behind the records. */
+	bool message_direct;
 };
 
 struct sink_ops {
@@ -24,39 +40,21 @@ struct sink_ops {
 	/* A daemon message (stats, suppression, reload): MESSAGE plus fields "K=V". */
 	int (*message)(struct sink *s, int priority, const char *msg, const char *const *fields,
 		       size_t n_fields);
-	void (*flush)(struct sink *s);
+	void (*flush)(struct sink *s);	/* optional */
 	/* Optional: finish what is pending, in bounded time; after it every
 	 * counter is final and later calls write synchronously. */
 	void (*close)(struct sink *s);
-	/* Optional: the writer was cancelled while blocked; drop buffered
-	 * output without blocking (stdout into a pipe nobody reads). */
-	void (*abort)(struct sink *s);
 	void (*free)(struct sink *s);
-	/* Optional, for sinks whose records are lines of text (stdout): append
-	 * r's line to out; the sink queue then batches lines and hands them to
-	 * write_text() many at once instead of calling emit() per record. */
-	void (*format)(struct sink *s, const struct out_record *r, struct strbuf *out);
-	/* Writes buf (whole lines); *written says how much got out even on
-	 * error. Returns 0 or -errno. */
-	int (*write_text)(struct sink *s, const char *buf, size_t len, size_t *written);
-	/* Optional: the output is closed for good (stdout's reader went away:
-	 * EPIPE), so tracing on would only count sink errors. Any thread. */
-	bool (*gone)(struct sink *s);
-	/* Messages go elsewhere than records (stdout's go to stderr): the sink
-	 * queue passes them straight through instead of behind the records. */
-	bool message_direct;
+	const struct sink_text_ops *text;	/* NULL: records one by one */
 };
 
 struct sink {
 	const struct sink_ops *ops;
-	/* write_text(): the largest write the sink takes whole or not at all
+	struct sink *inner;		/* a wrapper's (the queue's) sink */
+	/* text->write(): the largest write the sink takes whole or not at all
 	 * (PIPE_BUF into a pipe), so that a line counts delivered only once it
 	 * is all out; 0: any size. */
 	size_t atomic_write;
-	/* Records may come without their text (out_record.text NULL): the sink
-	 * renders them itself, straight into the line it builds, one copy of
-	 * the text less per record (stdout). */
-	bool renders;
 };
 
 int sink_stdout_new(struct sink **ret, FILE *out);
@@ -80,8 +78,14 @@ int journal_event_field_names(const struct tp_event *e, char ***ret);
 static inline int sink_emit(struct sink *s, const struct out_record *r) { return s->ops->emit(s, r); }
 static inline void sink_flush(struct sink *s) { if (s->ops->flush) s->ops->flush(s); }
 static inline void sink_close(struct sink *s) { if (s && s->ops->close) s->ops->close(s); }
-static inline bool sink_gone(struct sink *s) { return s && s->ops->gone && s->ops->gone(s); }
 static inline void sink_free(struct sink *s) { if (s) s->ops->free(s); }
+/* Whether the innermost sink's output is closed for good. */
+static inline bool sink_gone(struct sink *s)
+{
+	while (s && s->inner)
+		s = s->inner;
+	return s && s->ops->text && s->ops->text->gone && s->ops->text->gone(s);
+}
 int sink_message(struct sink *s, int priority, const char *const *fields, size_t n_fields,
 		 const char *fmt, ...) __attribute__((format(printf, 5, 6)));
 

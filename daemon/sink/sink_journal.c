@@ -32,8 +32,7 @@ struct jname {
 
 /* Everything about a slot's entries that does not change per record. The
  * slot id indexes the cache; event, priority and selection name validate it,
- * since slot ids are reused after a reload (and the sink queue hands over a
- * copy of the slot, not the slot). */
+ * since slot ids are reused after a reload, which may change the priority. */
 struct jslot {
 	const struct tp_event *event;
 	size_t n_fields;
@@ -194,19 +193,18 @@ static struct jslot *jslot_new(const struct tp_event *e, const char *selection, 
 
 static const struct jslot *jslot_get(struct sink_journal *j, const struct out_record *r)
 {
-	const struct selection *conf = r->slot->sel->conf;
-	const char *sel = conf->name ? conf->name : "";
+	const char *sel = r->slot->selection;
 	unsigned id = r->slot->id;
 	struct jslot *c;
 
 	if (id >= TRACERD_MAX_EVENTS)
 		return NULL;
 	c = j->slots[id];
-	if (c && c->event == r->slot->event && c->priority == conf->priority &&
+	if (c && c->event == r->slot->event && c->priority == r->priority &&
 	    !strcmp(c->selection, sel))
 		return c;
 	jslot_free(c);
-	j->slots[id] = c = jslot_new(r->slot->event, sel, conf->priority);
+	j->slots[id] = c = jslot_new(r->slot->event, sel, r->priority);
 	return c;
 }
 
@@ -359,6 +357,9 @@ static int journal_emit(struct sink *s, const struct out_record *r)
 	}
 	ADD_U64(j, "TRACE_TIMESTAMP_NS", h->ts_ns);
 	ADD_U64(j, "TRACE_TIME_REALTIME_USEC", ((int64_t)h->ts_ns + r->realtime_offset_ns) / 1000);
+	/* Field values as the journal wants them, one per field: journal
+	 * formatting of the record's fields, so it stays here; the line
+	 * (MESSAGE) is the consumer's rendering. */
 	render_fields(e, r->rec, r->len, add_field, j);
 	return send_collected(j, fixed, ARRAY_SIZE(fixed));
 }

@@ -8,18 +8,18 @@
  * or failed (by errno). When the queue is full, a record is counted as a
  * sink error ENOBUFS at once.
  *
- * A queued record copies everything the sink reads (header, record bytes,
- * text, selection name and priority) because a reload may free the
- * selection meanwhile; it holds a reference on its slot for the counters,
- * and the tp_event lives as long as the tracer, which closes the queue
- * before freeing events.
+ * A queued record copies what belongs to the record (header, record bytes,
+ * text, priority) and holds a reference on its out_slot, which carries the
+ * rest (event, selection name) and the counters, since a reload may free
+ * the slot meanwhile; the tp_event lives as long as the tracer, which
+ * closes the queue before freeing events.
  *
  * Closing waits for the writer while it makes progress; once it made none
  * for TRACERD_QUEUE_STALL_MS (1000 by default), the writer is cancelled in
  * its blocked write and whatever it had not delivered is counted ECANCELED,
  * so shutdown stays prompt and the counts stay exact.
  *
- * A sink whose records are lines of text (stdout: ops->format) gets them in
+ * A sink whose records are lines of text (stdout: ops->text) gets them in
  * batches instead: the consumer appends each line to an open chunk of about
  * 256 KiB, handed to the writer when full and at the end of every drain, and
  * the writer writes it with one write(2) (or lines in writes of at most
@@ -39,7 +39,7 @@ enum qkind { Q_RECORD, Q_MESSAGE, Q_TEXT };
  * on it, taken by the run's first line. */
 struct tline {
 	size_t end;			/* offset past the line's newline */
-	struct trace_slot *slot;
+	const struct out_slot *slot;
 };
 
 struct tchunk {
@@ -61,20 +61,16 @@ struct qentry {
 	size_t bytes;
 	size_t records;			/* what it counts against max_entries */
 	struct tchunk *chunk;		/* Q_TEXT */
-	struct trace_slot *counted;	/* referenced: where the outcome is counted */
-	/* What the inner sink sees of the slot: a snapshot, see above. */
-	struct trace_slot slot;
-	struct sel_state sel;
-	struct selection conf;
+	const struct out_slot *counted;	/* referenced: the record's slot and counters */
 	struct trace_rec_hdr hdr;
 	int64_t realtime_offset_ns;
 	size_t len;
 	const char *text;
+	int priority;			/* the record's, or the message's */
 	/* Q_MESSAGE */
-	int priority;
 	char **fields;
 	size_t n_fields;
-	uint8_t data[];		/* record, then text, then name */
+	uint8_t data[];		/* record, then text */
 };
 
 struct sink_queue {
@@ -110,7 +106,7 @@ static void chunk_reset(struct tchunk *c)
 {
 	for (size_t i = 0; i < c->n_lines; i++)
 		if (!i || c->lines[i].slot != c->lines[i - 1].slot)
-			trace_slot_unref(c->lines[i].slot);
+			out_slot_unref(c->lines[i].slot);
 	c->n_lines = c->done = 0;
 	sb_reset(&c->text);
 	c->text.oom = false;
@@ -128,7 +124,7 @@ static void entry_free(struct qentry *e)
 		free(e->chunk->lines);
 		free(e->chunk);
 	}
-	trace_slot_unref(e->counted);
+	out_slot_unref(e->counted);
 	free(e);
 }
 
@@ -137,15 +133,15 @@ static void entry_free(struct qentry *e)
 static void chunk_count(struct tchunk *c, size_t from, size_t to, int err)
 {
 	while (from < to) {
-		struct trace_slot *slot = c->lines[from].slot;
+		const struct out_slot *slot = c->lines[from].slot;
 		size_t k = from + 1;
 
 		while (k < to && c->lines[k].slot == slot)
 			k++;
 		if (err)
-			trace_slot_error_n(slot, err, k - from);
+			out_slot_error(slot, err, k - from);
 		else
-			trace_slot_delivered_n(slot, k - from);
+			out_slot_delivered(slot, k - from);
 		from = k;
 	}
 }
@@ -178,7 +174,7 @@ static void chunk_write(struct sink_queue *q, struct tchunk *c)
 		if (q->delay_us)
 			usleep(q->delay_us);
 		pthread_setcancelstate(PTHREAD_CANCEL_ENABLE, NULL);
-		r = q->inner->ops->write_text(q->inner, c->text.buf + start,
+		r = q->inner->ops->text->write(q->inner, c->text.buf + start,
 					      c->lines[last - 1].end - start, &written);
 		pthread_setcancelstate(PTHREAD_CANCEL_DISABLE, NULL);
 		for (k = c->done; k < last && c->lines[k].end - start <= written; k++)
@@ -201,7 +197,8 @@ static void entry_write(struct sink_queue *q, struct qentry *e)
 	}
 	{
 		struct out_record rec = {
-			.slot = &e->slot, .hdr = &e->hdr, .rec = e->data, .len = e->len,
+			.slot = e->counted, .priority = e->priority, .hdr = &e->hdr,
+			.rec = e->data, .len = e->len,
 			.text = e->text, .text_len = strlen(e->text),
 			.realtime_offset_ns = e->realtime_offset_ns,
 		};
@@ -211,9 +208,9 @@ static void entry_write(struct sink_queue *q, struct qentry *e)
 		r = q->inner->ops->emit(q->inner, &rec);
 	}
 	if (r < 0)
-		trace_slot_error(e->counted, r);
+		out_slot_error(e->counted, r, 1);
 	else
-		trace_slot_delivered(e->counted);
+		out_slot_delivered(e->counted, 1);
 }
 
 /* A written Q_TEXT entry goes back to the consumer for its next chunk:
@@ -358,7 +355,7 @@ static int queue_emit_text(struct sink_queue *q, const struct out_record *r)
 	if (__atomic_load_n(&q->bytes, __ATOMIC_RELAXED) + c->text.len > q->max_bytes)
 		return -ENOBUFS;
 	start = c->text.len;
-	q->inner->ops->format(q->inner, r, &c->text);
+	q->inner->ops->text->format(q->inner, r, &c->text);
 	if (c->text.oom || GROW(c->lines, c->cap_lines, c->n_lines) < 0) {
 		c->text.len = start;	/* the line is not queued */
 		c->text.oom = false;
@@ -369,8 +366,7 @@ static int queue_emit_text(struct sink_queue *q, const struct out_record *r)
 	prev = c->n_lines ? &c->lines[c->n_lines - 1] : NULL;
 	c->lines[c->n_lines++] = (struct tline){
 		.end = c->text.len,
-		.slot = prev && prev->slot == r->slot ? prev->slot :
-			trace_slot_ref((struct trace_slot *)r->slot),
+		.slot = prev && prev->slot == r->slot ? prev->slot : out_slot_ref(r->slot),
 	};
 	/* A small queue (tests) must not wait for a full chunk. */
 	if (c->text.len >= CHUNK_BYTES || c->n_lines >= q->max_entries / 2 + 1)
@@ -381,15 +377,14 @@ static int queue_emit_text(struct sink_queue *q, const struct out_record *r)
 static int queue_emit(struct sink *s, const struct out_record *r)
 {
 	struct sink_queue *q = (struct sink_queue *)s;
-	const char *name = r->slot->sel->conf->name ? r->slot->sel->conf->name : "";
-	size_t tlen = r->text_len, nlen = strlen(name);
-	size_t bytes = sizeof(struct qentry) + r->len + tlen + 1 + nlen + 1;
+	size_t tlen = r->text_len;
+	size_t bytes = sizeof(struct qentry) + r->len + tlen + 1;
 	struct qentry *e;
 	char *p;
 
 	if (!q->running)
 		return q->inner->ops->emit(q->inner, r);
-	if (q->inner->ops->format)
+	if (q->inner->ops->text)
 		return queue_emit_text(q, r);
 	/* Check before copying: a full queue costs no allocation. */
 	if (__atomic_load_n(&q->n, __ATOMIC_RELAXED) >= q->max_entries)
@@ -402,21 +397,15 @@ static int queue_emit(struct sink *s, const struct out_record *r)
 	e->bytes = bytes;
 	e->records = 1;
 	e->hdr = *r->hdr;
+	e->priority = r->priority;
 	e->len = r->len;
 	e->realtime_offset_ns = r->realtime_offset_ns;
 	memcpy(e->data, r->rec, r->len);
 	p = (char *)e->data + r->len;
-	memcpy(p, r->text, tlen + 1);
+	memcpy(p, r->text, tlen);
+	p[tlen] = 0;
 	e->text = p;
-	p += tlen + 1;
-	memcpy(p, name, nlen + 1);
-	e->conf.name = p;
-	e->conf.priority = r->slot->sel->conf->priority;
-	e->sel.conf = &e->conf;
-	e->slot.id = r->slot->id;
-	e->slot.event = r->slot->event;
-	e->slot.sel = &e->sel;
-	e->counted = trace_slot_ref((struct trace_slot *)r->slot);
+	e->counted = out_slot_ref(r->slot);
 	if (enqueue(q, e, false) < 0) {
 		entry_free(e);
 		return -ENOBUFS;
@@ -431,7 +420,7 @@ static int queue_message(struct sink *s, int priority, const char *msg,
 	size_t mlen = strlen(msg), bytes = sizeof(struct qentry) + mlen + 1;
 	struct qentry *e;
 
-	if (!q->running || q->inner->ops->message_direct)
+	if (!q->running || (q->inner->ops->text && q->inner->ops->text->message_direct))
 		return q->inner->ops->message(q->inner, priority, msg, fields, n_fields);
 	e = calloc(1, bytes);
 	if (!e)
@@ -475,7 +464,7 @@ static void fail_list(struct qentry *list, int err)
 		struct qentry *next = list->next;
 
 		if (list->kind == Q_RECORD)
-			trace_slot_error(list->counted, err);
+			out_slot_error(list->counted, err, 1);
 		else if (list->kind == Q_TEXT)
 			chunk_count(list->chunk, list->chunk->done, list->chunk->n_lines, err);
 		entry_free(list);
@@ -531,8 +520,8 @@ static void queue_close(struct sink *s)
 	q->head = NULL;
 	q->tail = &q->head;
 	q->n = q->bytes = 0;
-	if (cancelled && q->inner->ops->abort)
-		q->inner->ops->abort(q->inner);
+	if (cancelled && q->inner->ops->text && q->inner->ops->text->abort)
+		q->inner->ops->text->abort(q->inner);
 }
 
 static void queue_free(struct sink *s)
@@ -548,18 +537,12 @@ static void queue_free(struct sink *s)
 	free(q);
 }
 
-static bool queue_gone(struct sink *s)
-{
-	return sink_gone(((struct sink_queue *)s)->inner);
-}
-
 static const struct sink_ops queue_ops = {
 	.emit = queue_emit,
 	.message = queue_message,
 	.flush = queue_flush,
 	.close = queue_close,
 	.free = queue_free,
-	.gone = queue_gone,
 };
 
 int sink_queue_new(struct sink **ret, struct sink *inner, size_t max_entries)
@@ -572,7 +555,7 @@ int sink_queue_new(struct sink **ret, struct sink *inner, size_t max_entries)
 	if (!q)
 		return -ENOMEM;
 	q->base.ops = &queue_ops;
-	q->base.renders = inner->renders;
+	q->base.inner = inner;
 	q->inner = inner;
 	q->tail = &q->head;
 	q->max_entries = max_entries ? max_entries : 65536;

@@ -3,10 +3,9 @@
  * (journal, stdout, store), or the [Daemon] one. Each sink is made the
  * first time a record needs it, so that a reload may send a selection
  * somewhere new; the journal and stdout sit behind their queues, the store
- * has its own writer thread. The store takes raw records: text is rendered
- * here, only for the sinks that need it. Messages go to the [Daemon] sink. */
+ * has its own writer thread. Messages go to the [Daemon] sink. */
+#include "config/config.h"
 #include "log.h"
-#include "render/render.h"
 #include "sink.h"
 #include "util.h"
 
@@ -18,7 +17,6 @@ struct sink_route {
 	int failed[N_OUTPUTS];		/* -errno: could not be made, not tried again */
 	enum output def;
 	struct config cfg;		/* [Store] and FlushIntervalMSec=, as at start */
-	struct strbuf text;
 };
 
 static int make(struct sink_route *s, enum output o)
@@ -45,22 +43,13 @@ static int make(struct sink_route *s, enum output o)
 static int route_emit(struct sink *sk, const struct out_record *r)
 {
 	struct sink_route *s = (struct sink_route *)sk;
-	enum output o = r->slot->sel->conf->output;
-	struct out_record t;
-	int k;
+	int o = out_slot_output(r->slot), k;
 
-	if (o >= N_OUTPUTS)
+	if (o < 0 || o >= N_OUTPUTS)
 		o = s->def;
 	if (!s->out[o] && (k = make(s, o)) < 0)
 		return k;
-	if (s->out[o]->renders || r->text)
-		return sink_emit(s->out[o], r);
-	t = *r;
-	sb_reset(&s->text);
-	render_event(r->slot->event, r->rec, r->len, &s->text);
-	t.text = sb_str(&s->text);
-	t.text_len = s->text.len;
-	return sink_emit(s->out[o], &t);
+	return sink_emit(s->out[o], r);
 }
 
 static int route_message(struct sink *sk, int priority, const char *msg, const char *const *fields,
@@ -88,13 +77,6 @@ static void route_close(struct sink *sk)
 		sink_close(s->out[i]);
 }
 
-static bool route_gone(struct sink *sk)
-{
-	struct sink_route *s = (struct sink_route *)sk;
-
-	return sink_gone(s->out[s->def]);
-}
-
 static void route_free(struct sink *sk)
 {
 	struct sink_route *s = (struct sink_route *)sk;
@@ -102,7 +84,6 @@ static void route_free(struct sink *sk)
 	for (unsigned i = 0; i < N_OUTPUTS; i++)
 		sink_free(s->out[i]);
 	free(s->cfg.store.directory);
-	sb_free(&s->text);
 	free(s);
 }
 
@@ -112,7 +93,6 @@ static const struct sink_ops route_ops = {
 	.flush = route_flush,
 	.close = route_close,
 	.free = route_free,
-	.gone = route_gone,
 };
 
 int sink_route_new(struct sink **ret, const struct config *cfg)
@@ -122,7 +102,7 @@ int sink_route_new(struct sink **ret, const struct config *cfg)
 
 	if (!s)
 		return -ENOMEM;
-	s->base = (struct sink){ .ops = &route_ops, .renders = true };
+	s->base = (struct sink){ .ops = &route_ops };
 	s->def = cfg->output < N_OUTPUTS ? cfg->output : OUTPUT_JOURNAL;
 	s->cfg.store = cfg->store;
 	s->cfg.store.directory = cfg->store.directory ? strdup(cfg->store.directory) : NULL;
@@ -130,6 +110,8 @@ int sink_route_new(struct sink **ret, const struct config *cfg)
 	/* The [Daemon] output and every one a selection names now, so that a
 	 * store directory that cannot be made fails the start, not the records. */
 	r = make(s, s->def);
+	/* sink_gone() asks the innermost sink: the [Daemon] one (stdout's EPIPE). */
+	s->base.inner = s->out[s->def];
 	for (size_t i = 0; r >= 0 && i < cfg->n_sels; i++)
 		if (cfg->sels[i].output < N_OUTPUTS && !s->out[cfg->sels[i].output])
 			r = make(s, cfg->sels[i].output);

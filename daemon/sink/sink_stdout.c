@@ -130,10 +130,7 @@ static void stdout_format(struct sink *s, const struct out_record *r, struct str
 		sb_put(l, pc->event->name, pc->name_len);
 		sb_put(l, ": ", 2);
 	}
-	if (r->text)
-		sb_put(l, r->text, r->text_len);
-	else
-		render_event(r->slot->event, r->rec, r->len, l);
+	sb_put(l, r->text, r->text_len);
 	sb_putc(l, '\n');
 }
 
@@ -218,16 +215,20 @@ static void stdout_free(struct sink *s)
 	free(s);
 }
 
+static const struct sink_text_ops stdout_text_ops = {
+	.format = stdout_format,
+	.write = stdout_write_text,
+	.abort = stdout_abort,
+	.gone = stdout_gone,
+	.message_direct = true,
+};
+
 static const struct sink_ops stdout_ops = {
 	.emit = stdout_emit,
 	.message = stdout_message,
 	.flush = stdout_flush,
-	.abort = stdout_abort,
-	.format = stdout_format,
-	.write_text = stdout_write_text,
-	.gone = stdout_gone,
-	.message_direct = true,
 	.free = stdout_free,
+	.text = &stdout_text_ops,
 };
 
 int sink_stdout_new(struct sink **ret, FILE *out)
@@ -238,7 +239,6 @@ int sink_stdout_new(struct sink **ret, FILE *out)
 	if (!s)
 		return -ENOMEM;
 	s->base.ops = &stdout_ops;
-	s->base.renders = true;
 	s->out = out;
 	s->fd = fileno(out);
 	/* Into a pipe, socket or terminal, writes of whole lines of at most

@@ -6,14 +6,14 @@
  * or could not be written (a sink error, by errno): every record is
  * counted once either way. Daemon messages go to the journal. */
 #include <sys/stat.h>
+#include "config/config.h"
 #include "log.h"
 #include "sink.h"
 #include "store/store.h"
 #include "util.h"
 
 struct sslot {
-	struct trace_slot *slot;	/* referenced */
-	const struct selection *conf;
+	const struct out_slot *slot;	/* referenced */
 	int priority;
 	unsigned id;			/* the writer's */
 };
@@ -39,14 +39,14 @@ static void store_done(void *owner, uint64_t n, int err, void *userdata)
 	struct sink_store *s = userdata;
 
 	if (!err) {
-		trace_slot_delivered_n(owner, n);
+		out_slot_delivered(owner, n);
 		if (s->failing && s->fail_logged)
 			log_info("store: writing to %s again; %llu records could not be written",
 				 s->dir, (unsigned long long)s->failed);
 		s->failing = s->fail_logged = false;
 		return;
 	}
-	trace_slot_error_n(owner, err, n);
+	out_slot_error(owner, err, n);
 	s->failed += n;
 	if (s->failing)
 		return;
@@ -61,9 +61,9 @@ static void store_done(void *owner, uint64_t n, int err, void *userdata)
 
 static int store_register(struct sink_store *s, const struct out_record *r, struct sslot *c)
 {
-	const struct selection *conf = r->slot->sel->conf;
-	struct trace_slot *slot = (struct trace_slot *)r->slot;	/* to count on it */
-	struct tp_event *e = slot->event;
+	/* The writer parses the print fmt for its enum values: the one
+	 * lazily filled part of an event, which outlives every sink. */
+	struct tp_event *e = (struct tp_event *)r->slot->event;
 	int id;
 
 	if (c->slot) {
@@ -73,11 +73,11 @@ static int store_register(struct sink_store *s, const struct out_record *r, stru
 		s->retired[s->n_retired++] = *c;
 		c->slot = NULL;
 	}
-	id = store_writer_add_event(s->w, e, e->class ? e->class->name : NULL,
-				    conf->name ? conf->name : "", conf->priority, slot);
+	id = store_writer_add_event(s->w, e, e->class ? e->class->name : NULL, r->slot->selection,
+				    r->priority, (void *)r->slot);
 	if (id < 0)
 		return id;
-	*c = (struct sslot){ trace_slot_ref(slot), conf, conf->priority, id };
+	*c = (struct sslot){ out_slot_ref(r->slot), r->priority, id };
 	return 0;
 }
 
@@ -90,8 +90,7 @@ static int store_emit(struct sink *sk, const struct out_record *r)
 	if (r->slot->id >= TRACERD_MAX_EVENTS)
 		return -EINVAL;
 	c = &s->slots[r->slot->id];
-	if (c->slot != r->slot || c->conf != r->slot->sel->conf ||
-	    c->priority != r->slot->sel->conf->priority) {
+	if (c->slot != r->slot || c->priority != r->priority) {
 		k = store_register(s, r, c);
 		if (k < 0)
 			return k;
@@ -146,9 +145,9 @@ static void store_free(struct sink *sk)
 	store_writer_free(s->w);	/* syncs: every done() call is made */
 	for (size_t i = 0; i < ARRAY_SIZE(s->slots); i++)
 		if (s->slots[i].slot)
-			trace_slot_unref(s->slots[i].slot);
+			out_slot_unref(s->slots[i].slot);
 	for (size_t i = 0; i < s->n_retired; i++)
-		trace_slot_unref(s->retired[i].slot);
+		out_slot_unref(s->retired[i].slot);
 	free(s->retired);
 	sink_free(s->messages);
 	free(s->dir);
@@ -179,7 +178,7 @@ int sink_store_new(struct sink **ret, const struct config *cfg)
 
 	if (!s)
 		return -ENOMEM;
-	s->base = (struct sink){ .ops = &store_ops, .renders = true };
+	s->base = (struct sink){ .ops = &store_ops };
 	o.userdata = s;
 	s->dir = strdup(cfg->store.directory ? cfg->store.directory : "");
 	if (!s->dir || !cfg->store.directory)

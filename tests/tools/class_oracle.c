@@ -6,7 +6,7 @@
 #include <bpf/libbpf.h>
 #include "class_oracle.skel.h"
 #include "kernel-events/events.h"
-#include "tracer.h"
+#include "resolve/registry.h"
 #include "util.h"
 
 struct sym {
@@ -75,7 +75,7 @@ static bool same_fields(const struct tp_event *a, const struct tp_event *b)
 
 /* 1: e has the layout of another event the kernel puts in class kc;
  * 0: it does not; -1: kc has no other event to compare with. */
-static int layout_of_class(struct tracer *t, struct class_oracle_bpf *skel, const struct sym *s,
+static int layout_of_class(struct registry *t, struct class_oracle_bpf *skel, const struct sym *s,
 			   size_t n, const char *kc, const struct tp_event *e)
 {
 	int verdict = -1;
@@ -87,7 +87,7 @@ static int layout_of_class(struct tracer *t, struct class_oracle_bpf *skel, cons
 		if (!strncmp(t->available[i], "syscalls:", 9) || !strcmp(name, e->name))
 			continue;
 		c = kernel_class(skel, s, n, name);
-		if (c && !strcmp(c, kc) && tracer_event(t, t->available[i], &o) == 0)
+		if (c && !strcmp(c, kc) && registry_event(t, t->available[i], &o) == 0)
 			verdict = same_fields(o, e);
 	}
 	return verdict;
@@ -98,7 +98,7 @@ int main(void)
 	unsigned long long start = 0, stop = 0;
 	struct class_oracle_bpf *skel = NULL;
 	LIBBPF_OPTS(bpf_test_run_opts, run);
-	struct tracer *t = NULL;
+	struct registry *t = NULL;
 	struct diag d = { 0 };
 	struct sym *syms = NULL;
 	size_t n_syms = 0, checked = 0, same = 0, harmless = 0, wrong = 0, unknown = 0, lone = 0;
@@ -109,13 +109,13 @@ int main(void)
 	skel->rodata->stop_addr = stop;
 	if (class_oracle_bpf__load(skel) ||
 	    bpf_prog_test_run_opts(bpf_program__fd(skel->progs.collect), &run) ||
-	    tracer_new(&t, NULL, &d) < 0)
+	    registry_new(&t, &d) < 0)
 		return fprintf(stderr, "cannot run the oracle: %s\n", strerror(errno)), 2;
 	for (size_t i = 0; i < t->n_available; i++) {
 		const char *kc, *name = strchr(t->available[i], ':') + 1;
 		struct tp_event *e;
 
-		if (!strncmp(t->available[i], "syscalls:", 9) || tracer_event(t, t->available[i], &e) < 0)
+		if (!strncmp(t->available[i], "syscalls:", 9) || registry_event(t, t->available[i], &e) < 0)
 			continue;
 		kc = kernel_class(skel, syms, n_syms, name);
 		if (!kc) {
@@ -146,7 +146,7 @@ int main(void)
 	       checked, same, harmless, lone, wrong, unknown);
 	printf("%s - BTF class inference agrees with the kernel for %zu of %zu events, none wrong\n",
 	       !wrong && checked > 1000 && same * 100 >= checked * 98 ? "ok" : "not ok", same, checked);
-	tracer_free(t);
+	registry_free(t, NULL);
 	class_oracle_bpf__destroy(skel);
 	free(syms);
 	return 0;

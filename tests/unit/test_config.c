@@ -27,7 +27,7 @@ static const struct bad {
 	{ "[Selection]\nEvent=sched:sched_switch\n", NULL,
 	  "t.conf:2:1: unknown key 'Event' in [Selection]; did you mean 'Events'?" },
 	{ "[Selection]\nColour=blue\n", NULL,
-	  "t.conf:2:1: unknown key 'Colour' in [Selection]; expected Name, Events, Filter, Priority, RateLimit, RateLimitBurst or Output" },
+	  "t.conf:2:1: unknown key 'Colour' in [Selection]; expected Name, Events, Filter, Priority, RateLimit, RateLimitBurst, Output, Aggregate or AggregateIntervalSec" },
 	{ "[Daemon]\nRingBufferSize=3K\n", NULL,
 	  "t.conf:2:16: expected a power of two from 4K to 1G, got '3K'" },
 	{ "[Daemon]\nRingBufferSize = 2G\n", NULL,
@@ -253,7 +253,7 @@ static void every_key_takes_a_valid_value_and_refuses_a_bad_one(void)
 
 		EXPECT(v, "no valid value for %s= to try", t[i].key);
 		EXPECT(!v || parse_one(t[i].section, t[i].key, v, &d) == 0, "%s=%s: %s", t[i].key, v, d.msg);
-		EXPECT(k || t[i].type == &config_type_filter, "no bad value for %s= to try", t[i].key);
+		EXPECT(k || t[i].type == &config_type_filter || t[i].type == &config_type_hist, "no bad value for %s= to try", t[i].key);
 		config_item_expects(&t[i], what, sizeof(what));
 		snprintf(want, sizeof(want), "expected %s", what);
 		for (size_t j = 0; j < k; j++, n_bad++) {
@@ -327,7 +327,7 @@ static void the_expected_keys_are_the_tables(void)
 	static const struct { const char *section, *pinned; } sections[] = {
 		{ "Daemon", "RingBufferSize, WakeupBytes, Output, FlushIntervalMSec, StatsIntervalSec or RawPointers" },
 		{ "Store", "Directory, MaxUse, MaxFileSize, MaxFileSec or Compression" },
-		{ "Selection", "Name, Events, Filter, Priority, RateLimit, RateLimitBurst or Output" },
+		{ "Selection", "Name, Events, Filter, Priority, RateLimit, RateLimitBurst, Output, Aggregate or AggregateIntervalSec" },
 	};
 	size_t n;
 	const struct config_item *t = config_table(&n);
@@ -374,7 +374,7 @@ static void the_table_is_complete(void)
 		       "%s", t[i].key);
 		EXPECT(t[i].min <= t[i].max, "%s", t[i].key);
 	}
-	EXPECT(n == 18, "%zu keys", n);
+	EXPECT(n == 20, "%zu keys", n);
 }
 
 int main(void)

@@ -7,18 +7,18 @@
  * SANITIZE=1 build catches any stray read). Then the sink queue: a real
  * writer thread in front of the real stdout sink, with exact counts. */
 #include <stdint.h>
+#include "consume/consumer.h"
 #include "fx_events.h"
 #include "render/render.h"
 #include "sink/sink.h"
 #include "test.h"
-#include "tracer.h"
 
 #define SLOT 3
 
-static struct tracer *t;
+static struct consumer *c;
+static struct sink *sink;		/* replaced by some tests: to_sink() reads it */
 static struct trace_slot *slot;
-static struct sel_state sel;
-static struct selection conf = { .name = (char *)"crafted", .priority = 6 };
+static struct rate_limit rl;		/* none */
 static char *out;
 static size_t out_len;
 static FILE *mem;
@@ -32,23 +32,31 @@ static struct tp_event *fixture(const char *sys, const char *name)
 	return NULL;
 }
 
+static int to_sink(void *o, const struct out_record *r)
+{
+	(void)o;
+	return sink_emit(sink, r);
+}
+
+static void flush_sink(void *o)
+{
+	(void)o;
+	sink_flush(sink);
+}
+
 static void setup_event(bool queued, const char *sys, const char *name)
 {
 	struct render_opts ro = { 0 };
 
-	t = calloc(1, sizeof(*t));
-	slot = calloc(1, sizeof(*slot));
-	slot->id = SLOT;
-	slot->refs = 1;
-	slot->event = fixture(sys, name);
-	slot->sel = &sel;
-	sel.conf = &conf;
-	t->slots[SLOT] = slot;
+	consumer_new(&c, -1);
+	trace_slot_new(&slot, SLOT, fixture(sys, name), "crafted", 6, &rl);
+	consumer_slot_set(c, slot);
+	consumer_set_output(c, to_sink, flush_sink, NULL);
 	render_prepare(slot->event, &ro);
 	mem = open_memstream(&out, &out_len);
-	sink_stdout_new(&t->sink, mem);
+	sink_stdout_new(&sink, mem);
 	if (queued)
-		sink_queue_new(&t->sink, t->sink, 0);
+		sink_queue_new(&sink, sink, 0);
 }
 
 static void setup(bool queued)
@@ -56,10 +64,19 @@ static void setup(bool queued)
 	setup_event(queued, "sched", "sched_process_exec");
 }
 
+/* Closes and frees the sink (draining the queue), and the consumer. */
+static void finish(void)
+{
+	sink_free(sink);
+	sink = NULL;
+	consumer_free(c);
+	c = NULL;
+}
+
 static void teardown(void)
 {
-	tracer_free(t);		/* closes and frees the sink */
-	trace_slot_unref(slot);
+	finish();
+	trace_slot_free(slot);
 	fclose(mem);
 	free(out);
 	out = NULL;
@@ -78,7 +95,7 @@ static void feed(uint32_t slot_id, const void *rec, uint32_t len, uint32_t claim
 	memcpy(buf, &h, size < sizeof(h) ? size : sizeof(h));
 	if (size > sizeof(h))
 		memcpy(buf + sizeof(h), rec, len < size - sizeof(h) ? len : size - sizeof(h));
-	tracer_on_record(t, buf, size);
+	consumer_on_record(c, buf, size);
 	free(buf);
 }
 
@@ -118,8 +135,8 @@ static void malformed_headers_are_counted(void)
 	feed(TRACERD_MAX_EVENTS, rec, n, n, sizeof(struct trace_rec_hdr) + n, 0);	/* no such slot */
 	feed(UINT32_MAX, rec, n, n, sizeof(struct trace_rec_hdr) + n, 0);
 	feed(SLOT + 1, rec, n, n, sizeof(struct trace_rec_hdr) + n, 0);	/* detached slot */
-	EXPECT(t->malformed == 5, "malformed %llu", (unsigned long long)t->malformed);
-	EXPECT(t->late == 1, "late %llu", (unsigned long long)t->late);
+	EXPECT(c->counts.malformed == 5, "malformed %llu", (unsigned long long)c->counts.malformed);
+	EXPECT(c->counts.late == 1, "late %llu", (unsigned long long)c->counts.late);
 	EXPECT(delivered() == 0, "delivered %llu", (unsigned long long)delivered());
 	teardown();
 }
@@ -136,7 +153,7 @@ static void a_good_record_renders(void)
 	EXPECT(delivered() == 1, "delivered %llu", (unsigned long long)delivered());
 	EXPECT(out && strstr(out, "crafted-42      [001]     1.500000: sched_process_exec: filename=/bin/true pid=42 old_pid=42\n"),
 	       "output '%s'", out);
-	EXPECT(!t->short_records && !t->bad_dyn_records && !t->malformed, "counted as damaged");
+	EXPECT(!c->counts.short_records && !c->counts.bad_dyn_records && !c->counts.malformed, "counted as damaged");
 	teardown();
 }
 
@@ -151,8 +168,7 @@ static void a_syscall_line_has_no_event_name(void)
 		setup_event(queued, "syscalls", "sys_exit_openat");
 		memcpy(rec + 16, &ret, 8);
 		feed(SLOT, rec, 24, 24, sizeof(struct trace_rec_hdr) + 24, 0);
-		tracer_free(t);		/* drains the queue */
-		t = NULL;
+		finish();		/* drains the queue */
 		fflush(mem);
 		EXPECT(out && strstr(out, "crafted-42      [001]     1.500000: sys_openat -> 0x3\n"),
 		       "queued %d: output '%s'", queued, out);
@@ -175,22 +191,22 @@ static void damaged_records_are_counted_and_never_overread(void)
 	/* offset + length wraps 16 bits */
 	n = exec_record(rec, 0xffffu << 16 | 0xffff, "x");
 	feed(SLOT, rec, n, n, sizeof(struct trace_rec_hdr) + n, 0);
-	EXPECT(t->bad_dyn_records == 3, "bad __data_loc %llu", (unsigned long long)t->bad_dyn_records);
+	EXPECT(c->counts.bad_dyn_records == 3, "bad __data_loc %llu", (unsigned long long)c->counts.bad_dyn_records);
 	/* shorter than the fixed fields: 6 bytes, and none */
 	feed(SLOT, rec, 6, 6, sizeof(struct trace_rec_hdr) + 6, 0);
 	feed(SLOT, rec, 0, 0, sizeof(struct trace_rec_hdr), 0);
-	EXPECT(t->short_records == 2, "short %llu", (unsigned long long)t->short_records);
+	EXPECT(c->counts.short_records == 2, "short %llu", (unsigned long long)c->counts.short_records);
 	/* cut by the BPF side */
 	n = exec_record(rec, 10 << 16 | 20, "/bin/true");
 	feed(SLOT, rec, n, n, sizeof(struct trace_rec_hdr) + n, TRACERD_REC_TRUNCATED);
-	EXPECT(t->truncated_records == 1, "truncated %llu", (unsigned long long)t->truncated_records);
+	EXPECT(c->counts.truncated_records == 1, "truncated %llu", (unsigned long long)c->counts.truncated_records);
 	fflush(mem);
 	EXPECT(out && strstr(out, "filename=[bad __data_loc] pid=42"), "output '%s'", out);
 	EXPECT(out && strstr(out, "filename=[field past the record] pid=[field past the record]"),
 	       "output '%s'", out);
 	/* damaged but delivered, with markers: every record is still counted once */
 	EXPECT(delivered() == 6, "delivered %llu", (unsigned long long)delivered());
-	EXPECT(!t->malformed, "malformed %llu", (unsigned long long)t->malformed);
+	EXPECT(!c->counts.malformed, "malformed %llu", (unsigned long long)c->counts.malformed);
 	teardown();
 }
 
@@ -204,7 +220,7 @@ static void the_queue_delivers_and_counts_exactly(void)
 	n = exec_record(rec, 10 << 16 | 20, "/bin/true");
 	for (int i = 0; i < 1000; i++)
 		feed(SLOT, rec, n, n, sizeof(struct trace_rec_hdr) + n, 0);
-	sink_close(t->sink);	/* waits for the writer: counts are final */
+	sink_close(sink);	/* waits for the writer: counts are final */
 	fflush(mem);
 	for (const char *p = out; p && (p = strstr(p, "sched_process_exec: filename=/bin/true")); p++)
 		lines++;
@@ -223,12 +239,12 @@ static void a_full_queue_counts_enobufs(void)
 	setup(false);
 	/* 4 entries, a writer slowed to 20 ms a record: most of 200 overflow */
 	setenv("TRACERD_TEST_SINK_DELAY_US", "20000", 1);
-	sink_queue_new(&t->sink, t->sink, 4);
+	sink_queue_new(&sink, sink, 4);
 	unsetenv("TRACERD_TEST_SINK_DELAY_US");
 	n = exec_record(rec, 10 << 16 | 20, "/bin/true");
 	for (int i = 0; i < 200; i++)
 		feed(SLOT, rec, n, n, sizeof(struct trace_rec_hdr) + n, 0);
-	sink_close(t->sink);
+	sink_close(sink);
 	trace_slot_add_counts(slot, &tot);
 	sink_errnos_format(tot.errnos, errs, sizeof(errs));
 	EXPECT(tot.delivered + tot.sink_errors == 200, "%llu + %llu",
@@ -278,12 +294,12 @@ static void the_record_queue_counts_exactly(void)
 	size_t n;
 
 	setup(false);
-	sink_free(t->sink);
-	sink_queue_new(&t->sink, &cs.base, 0);
+	sink_free(sink);
+	sink_queue_new(&sink, &cs.base, 0);
 	n = exec_record(rec, 10 << 16 | 20, "/bin/true");
 	for (int i = 0; i < 1000; i++)
 		feed(SLOT, rec, n, n, sizeof(struct trace_rec_hdr) + n, 0);
-	sink_close(t->sink);
+	sink_close(sink);
 	EXPECT(delivered() == 1000, "delivered %llu", (unsigned long long)delivered());
 	EXPECT(cs.n == 1000 && !cs.bad_text, "%u records, %u with the wrong text", cs.n, cs.bad_text);
 	teardown();
@@ -303,16 +319,16 @@ static void failed_batches_count_each_line(void)
 	if (!full)
 		return;
 	setup(false);
-	sink_free(t->sink);
-	sink_stdout_new(&t->sink, full);
-	sink_queue_new(&t->sink, t->sink, 0);
+	sink_free(sink);
+	sink_stdout_new(&sink, full);
+	sink_queue_new(&sink, sink, 0);
 	n = exec_record(rec, 10 << 16 | 20, "/bin/true");
 	for (int i = 0; i < 300; i++) {
 		feed(SLOT, rec, n, n, sizeof(struct trace_rec_hdr) + n, 0);
 		if (i % 100 == 99)
-			sink_flush(t->sink);	/* the end of a drain: a batch */
+			sink_flush(sink);	/* the end of a drain: a batch */
 	}
-	sink_close(t->sink);
+	sink_close(sink);
 	trace_slot_add_counts(slot, &tot);
 	sink_errnos_format(tot.errnos, errs, sizeof(errs));
 	EXPECT(tot.delivered == 0 && tot.sink_errors == 300, "%llu + %llu",

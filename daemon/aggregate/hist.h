@@ -1,0 +1,132 @@
+/* SPDX-License-Identifier: GPL-2.0 */
+/* Aggregate=: the kernel's hist trigger language (Documentation/trace/
+ * histogram.rst), parsed (hist_parse.c), compiled per event into the
+ * agg_desc the class program builds keys by (hist_compile.c), and the
+ * dumped entries printed in the layout of the kernel's `hist` file
+ * (hist_format.c). */
+#ifndef TRACERD_HIST_H
+#define TRACERD_HIST_H
+
+#include <stdbool.h>
+#include <stdint.h>
+#include "filter/filter_ast.h"
+#include "kernel-events/events.h"
+#include "strbuf.h"
+#include "tracerd_record.h"
+
+#define HIST_SORT_KEYS		2	/* as TRACING_MAP_SORT_KEYS_MAX */
+#define HIST_SIZE_DEFAULT	2048	/* 1 << TRACING_MAP_BITS_DEFAULT */
+#define HIST_SIZE_MIN_BITS	7
+#define HIST_SIZE_MAX_BITS	17
+
+enum hist_mod {
+	HM_NONE, HM_HEX, HM_SYM, HM_SYM_OFFSET, HM_EXECNAME, HM_SYSCALL, HM_LOG2, HM_BUCKETS,
+};
+
+/* A key or value as written: name, one modifier; off are byte offsets into
+ * the expression, for file:line:column errors. */
+struct hist_fref {
+	char *name;
+	int off;
+	enum hist_mod mod;
+	int mod_off;
+	uint64_t buckets;
+};
+
+struct hist_sortref {
+	char *name;
+	int off;
+	bool descending;
+};
+
+struct hist_spec {
+	struct hist_fref keys[TRACERD_AGG_KEYS];
+	size_t n_keys;
+	struct hist_fref vals[TRACERD_AGG_VALS];	/* hitcount is always there */
+	size_t n_vals;
+	struct hist_sortref sort[HIST_SORT_KEYS];
+	size_t n_sort;
+	uint32_t size;		/* entries: size= rounded up to a power of two */
+};
+
+int hist_parse(const struct filter_text *src, struct hist_spec *spec);
+void hist_spec_done(struct hist_spec *spec);
+const char *hist_mod_name(enum hist_mod m);
+
+struct hist_key {
+	const char *name;
+	const struct tp_field *field;	/* NULL: common_pid, comm, cpu */
+	enum hist_mod mod;
+	uint64_t buckets;
+	bool is_string, is_signed;
+	unsigned key_off, width;	/* in the key bytes */
+	const struct tp_symtab *tab;	/* flags/symbolic: printed as the line shows it */
+};
+
+struct hist_val {
+	const char *name;
+	bool hex;
+};
+
+enum hist_sort_kind { HS_HITCOUNT, HS_KEY, HS_VAL };
+
+struct hist_sort {
+	enum hist_sort_kind kind;
+	unsigned idx;
+	bool descending;
+};
+
+/* One selection's histogram on one event. */
+struct hist {
+	struct hist_spec spec;
+	const struct tp_event *e;
+	struct hist_key keys[TRACERD_AGG_KEYS];
+	size_t n_keys;
+	struct hist_val vals[TRACERD_AGG_VALS];
+	size_t n_vals;
+	struct hist_sort sort[HIST_SORT_KEYS];
+	size_t n_sort;
+	struct agg_desc desc;	/* gen 0; the daemon flips it */
+	uint32_t span;		/* fixed record bytes that keys and sums read */
+	char *trigger;		/* "hist:keys=...:size=N", as the kernel prints its trigger */
+};
+
+/* Parses expr and compiles it for e. Errors name pos's file:line:column. */
+int hist_compile(const char *expr, const struct tp_event *e, const struct conf_pos *pos,
+		 struct hist **ret, struct diag *d);
+void hist_free(struct hist *h);
+/* The prefix of the record that the class program must copy before it
+ * filters and aggregates (event_desc.filter_span), given the filter's. */
+uint32_t hist_record_span(const struct hist *h, const struct event_desc *d);
+
+/* One entry as dumped from the map. */
+struct hist_entry {
+	const uint8_t *key;	/* desc.key_size bytes */
+	uint64_t hitcount;
+	uint64_t sums[TRACERD_AGG_VALS];
+};
+
+struct hist_format_opts {
+	bool raw_pointers;	/* .sym and .hex of addresses: raw, else hashed */
+};
+
+/* Sorts by sort= (default: hitcount ascending), ties by the key bytes. */
+void hist_sort_entries(const struct hist *h, struct hist_entry *v, size_t n);
+/* The kernel's hist file: header, one line per entry, Totals. */
+void hist_format(const struct hist *h, const struct hist_entry *v, size_t n, uint64_t dropped,
+		 const struct hist_format_opts *o, struct strbuf *out);
+/* Key i of an entry as a value alone, for the journal (no padding). */
+void hist_format_key(const struct hist *h, size_t i, const uint8_t *key,
+		     const struct hist_format_opts *o, struct strbuf *out);
+/* The kernel's text of key i: "name: value" with its padding. */
+void hist_format_key_kernel(const struct hist *h, size_t i, const uint8_t *key,
+			    const struct hist_format_opts *o, struct strbuf *out);
+
+/* hist_syscall.c: the syscall's name for .syscall ("sys_read"), numbers
+ * from the UAPI header, names as tracefs's syscalls: events have them (NULL
+ * when unknown). */
+const char *hist_syscall_name(uint64_t nr);
+/* For tests: use these names instead of tracefs's. */
+void hist_syscall_names_set(const char *const *names, size_t n);
+
+#endif

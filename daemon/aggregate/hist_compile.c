@@ -1,0 +1,302 @@
+// SPDX-License-Identifier: GPL-2.0
+/* A hist_spec compiled for one event: keys and values resolved against its
+ * format, the key's byte layout (numbers take 8 bytes, as in the kernel's
+ * compound key; strings their array's size and a NUL), and the agg_desc
+ * that the class program builds keys and sums by. */
+#include "hist.h"
+#include "kernel-events/symbols.h"
+#include "util.h"
+
+struct hcomp {
+	const struct filter_text *src;
+	const struct tp_event *e;
+	struct hist *h;
+	unsigned key_off;
+	uint32_t span;
+};
+
+static void list_fields(const struct tp_event *e, char *buf, size_t size)
+{
+	size_t n = 0;
+
+	buf[0] = 0;
+	for (size_t i = 0; i < e->n_fields && n < size; i++)
+		if (!e->fields[i].is_common)
+			n += snprintf(buf + n, size - n, "%s, ", e->fields[i].name);
+	if (n < size)
+		snprintf(buf + n, size - n, "common_pid, comm, cpu");
+}
+
+static int unknown_field(struct hcomp *c, const struct hist_fref *f)
+{
+	char fields[700];
+
+	list_fields(c->e, fields, sizeof(fields));
+	return filter_error(c->src, f->off, "unknown field '%s' in %s%s%s; its fields are: %s",
+			    f->name, c->e->system ? c->e->system : "", c->e->system ? ":" : "",
+			    c->e->name, fields);
+}
+
+static void extend_span(struct hcomp *c, unsigned end)
+{
+	if (end > c->span)
+		c->span = end;
+}
+
+/* common_pid, comm, cpu: not in the record (the kernel overwrites the
+ * common fields before a BPF program runs). */
+static int resolve_special(struct hcomp *c, const struct hist_fref *f, struct hist_key *k,
+			   struct agg_key_src *s)
+{
+	const char *n = f->name;
+
+	if (!strcmp(n, "common_pid")) {
+		s->src = f->mod == HM_EXECNAME ? AGG_SRC_PID_COMM : AGG_SRC_PID;
+		s->width = f->mod == HM_EXECNAME ? 8 + TRACERD_COMM_LEN : 8;
+		k->is_signed = true;
+	} else if (!strcmp(n, "comm") || !strcmp(n, "common_comm")) {
+		s->src = AGG_SRC_COMM;
+		s->width = TRACERD_COMM_LEN;
+		k->is_string = true;
+	} else if (!strcmp(n, "cpu") || !strcmp(n, "common_cpu")) {
+		s->src = AGG_SRC_CPU;
+		s->width = 8;
+	} else if (tp_event_field(c->e, n)) {
+		return filter_error(c->src, f->off, "%s is not available: the kernel overwrites the "
+				    "common fields before a BPF program runs", n);
+	} else {
+		return unknown_field(c, f);
+	}
+	return 0;
+}
+
+static int resolve_key_field(struct hcomp *c, const struct hist_fref *f, struct hist_key *k,
+			     struct agg_key_src *s)
+{
+	const struct tp_field *t = tp_event_field(c->e, f->name);
+
+	if (!t || t->is_common)
+		return resolve_special(c, f, k, s);
+	k->field = t;
+	s->off = t->offset;
+	if (t->kind == TP_FIELD_SCALAR && (t->size == 1 || t->size == 2 || t->size == 4 ||
+					  t->size == 8)) {
+		s->src = AGG_SRC_RECORD;
+		s->size = t->size;
+		s->is_signed = k->is_signed = t->is_signed;
+		s->width = 8;
+		extend_span(c, t->offset + t->size);
+	} else if (t->is_string && t->kind == TP_FIELD_ARRAY) {
+		s->src = AGG_SRC_STR;
+		s->width = t->size + 1;		/* a full array and its NUL */
+		k->is_string = true;
+		extend_span(c, t->offset + t->size);
+	} else if (t->is_string && (t->kind == TP_FIELD_DATA_LOC || t->kind == TP_FIELD_REL_LOC)) {
+		s->src = t->kind == TP_FIELD_DATA_LOC ? AGG_SRC_DATA_LOC : AGG_SRC_REL_LOC;
+		s->width = TRACERD_AGG_STR;
+		k->is_string = true;
+		extend_span(c, t->offset + 4);	/* the loc word: the string is read from the event */
+	} else {
+		return filter_error(c->src, f->off, "%s is %s, an array: a key is a number or a string",
+				    t->name, t->type);
+	}
+	return 0;
+}
+
+/* Which modifiers fit the key: numbers take them all but .execname, which
+ * is common_pid's (the comm is kept in the key beside the pid). */
+static int check_modifier(struct hcomp *c, const struct hist_fref *f, const struct hist_key *k)
+{
+	if (f->mod == HM_NONE)
+		return 0;
+	if (k->is_string)
+		return filter_error(c->src, f->mod_off, "%s is a string: .%s applies to numbers",
+				    f->name, hist_mod_name(f->mod));
+	if (f->mod == HM_EXECNAME && strcmp(f->name, "common_pid"))
+		return filter_error(c->src, f->mod_off, ".execname applies to common_pid only: "
+				    "the comm is the current task's");
+	return 0;
+}
+
+static int compile_key(struct hcomp *c, size_t i)
+{
+	const struct hist_fref *f = &c->h->spec.keys[i];
+	struct hist_key *k = &c->h->keys[i];
+	struct agg_key_src *s = &c->h->desc.keys[i];
+	int r;
+
+	*k = (struct hist_key){ .name = f->name, .mod = f->mod, .buckets = f->buckets };
+	r = resolve_key_field(c, f, k, s);
+	if (r < 0)
+		return r;
+	r = check_modifier(c, f, k);
+	if (r < 0)
+		return r;
+	s->xform = f->mod == HM_LOG2 ? AGG_X_LOG2 : f->mod == HM_BUCKETS ? AGG_X_BUCKETS : AGG_X_NONE;
+	s->buckets = f->buckets;
+	s->key_off = k->key_off = c->key_off;
+	k->width = s->width;
+	c->key_off += (s->width + 7) & ~7u;
+	if (c->key_off > TRACERD_AGG_LARGE)
+		return filter_error(c->src, f->off, "the key is too large: more than %d bytes",
+				    TRACERD_AGG_LARGE);
+	if (k->field && f->mod == HM_NONE)
+		k->tab = tp_event_symtab(c->e, k->field->name);
+	return 0;
+}
+
+static int compile_val(struct hcomp *c, size_t i)
+{
+	const struct hist_fref *f = &c->h->spec.vals[i];
+	const struct tp_field *t = tp_event_field(c->e, f->name);
+	struct agg_val_src *s = &c->h->desc.vals[i];
+
+	if (!t)
+		return unknown_field(c, f);
+	if (t->is_common || t->kind != TP_FIELD_SCALAR ||
+	    (t->size != 1 && t->size != 2 && t->size != 4 && t->size != 8))
+		return filter_error(c->src, f->off, "%s is %s: vals= sums numeric fields of the event",
+				    t->name, t->type);
+	if (f->mod != HM_NONE && f->mod != HM_HEX)
+		return filter_error(c->src, f->mod_off, ".%s does not apply to a value: only .hex does",
+				    hist_mod_name(f->mod));
+	*s = (struct agg_val_src){ .off = t->offset, .size = t->size, .is_signed = t->is_signed };
+	c->h->vals[i] = (struct hist_val){ .name = f->name, .hex = f->mod == HM_HEX };
+	extend_span(c, t->offset + t->size);
+	return 0;
+}
+
+/* sort= names hitcount, a key or a value, by its field name. */
+static int compile_sort(struct hcomp *c)
+{
+	struct hist *h = c->h;
+
+	h->n_sort = h->spec.n_sort ? h->spec.n_sort : 1;
+	h->sort[0] = (struct hist_sort){ .kind = HS_HITCOUNT };
+	for (size_t i = 0; i < h->spec.n_sort; i++) {
+		const struct hist_sortref *r = &h->spec.sort[i];
+		struct hist_sort *s = &h->sort[i];
+
+		*s = (struct hist_sort){ .kind = HS_HITCOUNT, .descending = r->descending };
+		if (!strcmp(r->name, "hitcount"))
+			continue;
+		for (s->idx = 0; s->idx < h->n_keys; s->idx++)
+			if (!strcmp(h->keys[s->idx].name, r->name))
+				break;
+		s->kind = HS_KEY;
+		if (s->idx < h->n_keys)
+			continue;
+		for (s->idx = 0; s->idx < h->n_vals; s->idx++)
+			if (!strcmp(h->vals[s->idx].name, r->name))
+				break;
+		s->kind = HS_VAL;
+		if (s->idx == h->n_vals)
+			return filter_error(c->src, r->off, "cannot sort by '%s': it is neither "
+					    "hitcount nor one of the keys and values", r->name);
+	}
+	return 0;
+}
+
+static void print_fref(const struct hist_fref *f, struct strbuf *out)
+{
+	sb_puts(out, f->name);
+	if (f->mod != HM_NONE)
+		sb_printf(out, ".%s", hist_mod_name(f->mod));
+	if (f->mod == HM_BUCKETS)
+		sb_printf(out, "=%llu", (unsigned long long)f->buckets);
+}
+
+/* The trigger as the kernel prints it at the top of its hist file. */
+static int trigger_text(struct hist *h)
+{
+	struct strbuf sb = { 0 };
+
+	sb_puts(&sb, "hist:keys=");
+	for (size_t i = 0; i < h->spec.n_keys; i++) {
+		if (i)
+			sb_putc(&sb, ',');
+		print_fref(&h->spec.keys[i], &sb);
+	}
+	sb_puts(&sb, ":vals=hitcount");
+	for (size_t i = 0; i < h->spec.n_vals; i++) {
+		sb_putc(&sb, ',');
+		print_fref(&h->spec.vals[i], &sb);
+	}
+	sb_puts(&sb, ":sort=");
+	for (size_t i = 0; i < h->n_sort; i++)
+		sb_printf(&sb, "%s%s%s", i ? "," : "",
+			  h->sort[i].kind == HS_HITCOUNT ? "hitcount" : h->spec.sort[i].name,
+			  h->sort[i].descending ? ".descending" : "");
+	sb_printf(&sb, ":size=%u", h->spec.size);
+	if (sb.oom) {
+		sb_free(&sb);
+		return -ENOMEM;
+	}
+	h->trigger = sb.buf;
+	return 0;
+}
+
+static int compile(struct hcomp *c)
+{
+	struct hist *h = c->h;
+	int r;
+
+	tp_event_load_symbols((struct tp_event *)c->e);
+	h->n_keys = h->spec.n_keys;
+	h->n_vals = h->spec.n_vals;
+	for (size_t i = 0; i < h->n_keys; i++)
+		if ((r = compile_key(c, i)) < 0)
+			return r;
+	for (size_t i = 0; i < h->n_vals; i++)
+		if ((r = compile_val(c, i)) < 0)
+			return r;
+	r = compile_sort(c);
+	if (r < 0)
+		return r;
+	h->desc.key_size = c->key_off;
+	h->desc.large = c->key_off > TRACERD_AGG_SMALL;
+	h->desc.max_entries = h->spec.size;
+	h->desc.n_keys = h->n_keys;
+	h->desc.n_vals = h->n_vals;
+	h->span = c->span > 8 ? c->span : 8;
+	return trigger_text(h);
+}
+
+int hist_compile(const char *expr, const struct tp_event *e, const struct conf_pos *pos,
+		 struct hist **ret, struct diag *d)
+{
+	struct filter_text src = { .expr = expr, .pos = pos, .d = d };
+	struct hist *h = calloc(1, sizeof(*h));
+	struct hcomp c = { .src = &src, .e = e, .h = h };
+	int r;
+
+	*ret = NULL;
+	if (!h)
+		return -ENOMEM;
+	h->e = e;
+	r = hist_parse(&src, &h->spec);
+	if (r >= 0)
+		r = compile(&c);
+	if (r < 0) {
+		hist_free(h);
+		return r;
+	}
+	*ret = h;
+	return 0;
+}
+
+void hist_free(struct hist *h)
+{
+	if (!h)
+		return;
+	hist_spec_done(&h->spec);
+	free(h->trigger);
+	free(h);
+}
+
+uint32_t hist_record_span(const struct hist *h, const struct event_desc *d)
+{
+	if (!h->span || (d->n_insns && !d->filter_span))
+		return 0;
+	return h->span > d->filter_span ? h->span : d->filter_span;
+}

@@ -1,0 +1,240 @@
+// SPDX-License-Identifier: GPL-2.0
+/* Dumped histogram entries in the layout of the kernel's `hist` file
+ * (kernel/trace/trace_events_hist.c, hist_trigger_show()):
+ *
+ *   # event histogram
+ *   #
+ *   # trigger info: hist:keys=next_comm:vals=hitcount:sort=hitcount:size=2048 [active]
+ *   #
+ *
+ *   { next_comm: bash                                               } hitcount:         42
+ *
+ *   Totals:
+ *       Hits: 42
+ *       Entries: 1
+ *       Dropped: 0
+ *
+ * Two differences: a flag or symbolic key (no modifier) shows the text the
+ * event's line shows, then the number ("prev_state: S [1]" in the execname
+ * layout), and addresses (.sym, .sym-offset, .hex of a kernel address) are
+ * hashed as %p is unless RawPointers=yes. */
+#include <inttypes.h>
+#include "hist.h"
+#include "render/render_priv.h"
+#include "util.h"
+
+/* x86-64's kernel half: what .hex must not print raw. */
+#define KERNEL_ADDR_MIN 0xffff800000000000ULL
+
+static uint64_t key_num(const struct hist_key *k, const uint8_t *key)
+{
+	uint64_t v;
+
+	memcpy(&v, key + k->key_off, sizeof(v));
+	return v;
+}
+
+static const char *key_str(const struct hist_key *k, const uint8_t *key, size_t *n)
+{
+	const char *s = (const char *)key + k->key_off;
+
+	*n = strnlen(s, k->width);
+	return s;
+}
+
+/* printf's "%-*s" on a string that need not end in a NUL. */
+static void put_padded(struct strbuf *out, const char *s, size_t n, size_t width)
+{
+	sb_put(out, s, n);
+	while (n++ < width)
+		sb_putc(out, ' ');
+}
+
+static void put_symbol(const struct hist_key *k, uint64_t v, const struct hist_format_opts *o,
+		       struct strbuf *out)
+{
+	struct strbuf sym = { 0 };
+
+	sb_putc(out, '[');
+	if (o->raw_pointers)
+		sb_printf(out, "%" PRIx64, v);
+	else
+		render_plain_pointer(v, false, out);
+	sb_puts(out, "] ");
+	/* Unknown to kallsyms: the kernel prints the address; hashed here
+	 * unless RawPointers=yes, as the renderer's %pS does. */
+	if (!kallsyms_lookup_print(v, k->mod == HM_SYM_OFFSET, &sym)) {
+		if (o->raw_pointers)
+			sb_printf(&sym, "0x%" PRIx64, v);
+		else
+			render_plain_pointer(v, false, &sym);
+	}
+	put_padded(out, sb_str(&sym), sym.len, k->mod == HM_SYM_OFFSET ? 55 : 45);
+	sb_free(&sym);
+}
+
+/* A flag or symbolic field as the event's line shows it. */
+static void put_symbolic(const struct hist *h, const struct hist_key *k, uint64_t v,
+			 struct strbuf *out)
+{
+	struct strbuf text = { 0 };
+
+	render_field_shown(h->e, k->field, v, &text);
+	put_padded(out, sb_str(&text), text.len, 16);
+	sb_printf(out, "[%10" PRIu64 "]", v);
+	sb_free(&text);
+}
+
+static void put_value(const struct hist *h, const struct hist_key *k, const uint8_t *key,
+		      const struct hist_format_opts *o, struct strbuf *out)
+{
+	uint64_t v = k->is_string ? 0 : key_num(k, key);
+	const char *s;
+	size_t n;
+
+	if (k->is_string) {
+		s = key_str(k, key, &n);
+		put_padded(out, s, n, 50);
+		return;
+	}
+	switch (k->mod) {
+	case HM_HEX:
+		if (!o->raw_pointers && v >= KERNEL_ADDR_MIN)
+			render_plain_pointer(v, false, out);
+		else
+			sb_printf(out, "%" PRIx64, v);
+		return;
+	case HM_SYM:
+	case HM_SYM_OFFSET:
+		put_symbol(k, v, o, out);
+		return;
+	case HM_EXECNAME:
+		s = (const char *)key + k->key_off + 8;
+		put_padded(out, s, strnlen(s, TRACERD_COMM_LEN), 16);
+		sb_printf(out, "[%10" PRIu64 "]", v);
+		return;
+	case HM_SYSCALL:
+		s = hist_syscall_name(v);
+		put_padded(out, s ? s : "unknown_syscall", strlen(s ? s : "unknown_syscall"), 30);
+		sb_printf(out, "[%3" PRIu64 "]", v);
+		return;
+	case HM_LOG2:
+		sb_printf(out, "~ 2^%-2" PRIu64, v);
+		return;
+	case HM_BUCKETS:
+		sb_printf(out, "~ %" PRIu64 "-%" PRIu64, v, v + k->buckets - 1);
+		return;
+	default:
+		if (k->tab)
+			put_symbolic(h, k, v, out);
+		else
+			sb_printf(out, "%10" PRIu64, v);
+	}
+}
+
+void hist_format_key_kernel(const struct hist *h, size_t i, const uint8_t *key,
+			    const struct hist_format_opts *o, struct strbuf *out)
+{
+	sb_printf(out, "%s: ", h->keys[i].name);
+	put_value(h, &h->keys[i], key, o, out);
+}
+
+void hist_format_key(const struct hist *h, size_t i, const uint8_t *key,
+		     const struct hist_format_opts *o, struct strbuf *out)
+{
+	struct strbuf t = { 0 };
+	size_t start = out->len;
+	bool space = false;
+
+	/* The kernel's text, its padding taken out: "bash [1234]", "~ 2^10". */
+	put_value(h, &h->keys[i], key, o, &t);
+	for (const char *s = sb_str(&t); *s; s++) {
+		if (*s == ' ') {
+			space = true;
+			continue;
+		}
+		if (space && out->len > start && out->buf[out->len - 1] != '[')
+			sb_putc(out, ' ');
+		space = false;
+		sb_putc(out, *s);
+	}
+	sb_free(&t);
+}
+
+static void format_entry(const struct hist *h, const struct hist_entry *e,
+			 const struct hist_format_opts *o, struct strbuf *out)
+{
+	sb_puts(out, "{ ");
+	for (size_t i = 0; i < h->n_keys; i++) {
+		if (i)
+			sb_puts(out, ", ");
+		hist_format_key_kernel(h, i, e->key, o, out);
+	}
+	sb_printf(out, " } hitcount: %10" PRIu64, e->hitcount);
+	for (size_t i = 0; i < h->n_vals; i++)
+		sb_printf(out, h->vals[i].hex ? "  %s: %10" PRIx64 : "  %s: %10" PRIu64,
+			  h->vals[i].name, e->sums[i]);
+	sb_putc(out, '\n');
+}
+
+void hist_format(const struct hist *h, const struct hist_entry *v, size_t n, uint64_t dropped,
+		 const struct hist_format_opts *o, struct strbuf *out)
+{
+	uint64_t hits = dropped;
+
+	sb_printf(out, "# event histogram\n#\n# trigger info: %s [active]\n#\n\n", h->trigger);
+	for (size_t i = 0; i < n; i++) {
+		format_entry(h, &v[i], o, out);
+		hits += v[i].hitcount;
+	}
+	sb_printf(out, "\nTotals:\n    Hits: %" PRIu64 "\n    Entries: %zu\n    Dropped: %" PRIu64 "\n",
+		  hits, n, dropped);
+}
+
+static int cmp_u64(uint64_t a, uint64_t b)
+{
+	return a < b ? -1 : a > b;
+}
+
+static int cmp_key(const struct hist_key *k, const uint8_t *a, const uint8_t *b)
+{
+	uint64_t x, y;
+
+	if (k->is_string)
+		return strncmp((const char *)a + k->key_off, (const char *)b + k->key_off, k->width);
+	x = key_num(k, a);
+	y = key_num(k, b);
+	if (k->is_signed && k->mod != HM_LOG2)
+		return (int64_t)x < (int64_t)y ? -1 : (int64_t)x > (int64_t)y;
+	return cmp_u64(x, y);
+}
+
+/* qsort has no context argument: the histogram being sorted. */
+static __thread const struct hist *sorting;
+
+static int cmp_entries(const void *pa, const void *pb)
+{
+	const struct hist_entry *a = pa, *b = pb;
+	const struct hist *h = sorting;
+	int c = 0;
+
+	for (size_t i = 0; i < h->n_sort && !c; i++) {
+		const struct hist_sort *s = &h->sort[i];
+
+		c = s->kind == HS_HITCOUNT ? cmp_u64(a->hitcount, b->hitcount) :
+		    s->kind == HS_VAL ? cmp_u64(a->sums[s->idx], b->sums[s->idx]) :
+		    cmp_key(&h->keys[s->idx], a->key, b->key);
+		if (s->descending)
+			c = -c;
+	}
+	for (size_t i = 0; i < h->n_keys && !c; i++)
+		c = cmp_key(&h->keys[i], a->key, b->key);
+	return c;
+}
+
+void hist_sort_entries(const struct hist *h, struct hist_entry *v, size_t n)
+{
+	sorting = h;
+	qsort(v, n, sizeof(*v), cmp_entries);
+	sorting = NULL;
+}

@@ -1,0 +1,150 @@
+// SPDX-License-Identifier: GPL-2.0
+/* Reading a slot's histogram out of the BPF maps, per interval: the slot's
+ * generation is flipped first (hist_flip), so that events go to the other
+ * one while this one is read and deleted (hist_collect);
+ * then the generation's entry budget and Dropped start again from 0. The
+ * daemon's work is per entry and interval, not per event. */
+#include <bpf/bpf.h>
+#include <bpf/libbpf.h>
+#include "hist_map.h"
+#include "util.h"
+
+int hist_maps_init(struct hist_maps *m, int descs, int budgets, int small, int large)
+{
+	/* The values are shared by the CPUs (atomic adds): one per entry. */
+	*m = (struct hist_maps){ .descs = descs, .budgets = budgets, .small = small,
+				 .large = large, .ncpu = 1 };
+	return 0;
+}
+
+int hist_slot_setup(const struct hist_maps *m, uint32_t slot, struct agg_desc *desc)
+{
+	struct agg_budget zero = { 0 };
+
+	desc->gen = 0;
+	for (uint32_t g = 0; g < 2; g++) {
+		uint32_t idx = slot * 2 + g;
+
+		if (bpf_map_update_elem(m->budgets, &idx, &zero, BPF_ANY) < 0)
+			return -errno;
+	}
+	return bpf_map_update_elem(m->descs, &slot, desc, BPF_ANY) < 0 ? -errno : 0;
+}
+
+int hist_flip(const struct hist_maps *m, uint32_t slot, struct agg_desc *desc, uint32_t *old)
+{
+	*old = desc->gen & 1;
+	desc->gen = *old ^ 1;
+	if (bpf_map_update_elem(m->descs, &slot, desc, BPF_ANY) < 0) {
+		desc->gen = *old;
+		return -errno;
+	}
+	return 0;
+}
+
+void hist_dump_free(struct hist_dump *d)
+{
+	free(d->v);
+	free(d->keys);
+	free(d->extra);
+	*d = (struct hist_dump){ 0 };
+}
+
+/* Appends one entry: its key bytes and its values summed over CPUs. */
+static int dump_add(struct hist_dump *d, size_t key_size, const uint8_t *key,
+		    const struct agg_value *per_cpu, int ncpu)
+{
+	struct hist_entry *e;
+	uint8_t *k;
+
+	if (GROW(d->v, d->cap, d->n) < 0)
+		return -ENOMEM;
+	k = realloc(d->keys, d->cap * key_size);
+	if (!k)
+		return -ENOMEM;
+	d->keys = k;
+	memcpy(d->keys + d->n * key_size, key, key_size);
+	e = &d->v[d->n++];
+	*e = (struct hist_entry){ 0 };
+	for (int c = 0; c < ncpu; c++) {
+		e->hitcount += per_cpu[c].hitcount;
+		for (size_t i = 0; i < TRACERD_AGG_VALS; i++)
+			e->sums[i] += per_cpu[c].sums[i];
+	}
+	return 0;
+}
+
+/* The keys of (slot, gen), copied out: deleting while walking with
+ * get_next_key would restart the walk. */
+static int find_keys(int fd, size_t full, uint32_t slot, uint32_t gen, uint8_t **ret, size_t *n)
+{
+	_cleanup_free_ uint8_t *cur = calloc(1, full), *next = calloc(1, full);
+	uint8_t *keys = NULL, *k;
+	size_t cap = 0;
+	void *prev = NULL;
+
+	*n = 0;
+	if (!cur || !next)
+		return -ENOMEM;
+	while (bpf_map_get_next_key(fd, prev, next) == 0) {
+		const struct agg_key_hdr *hdr = (const void *)next;
+
+		if (hdr->slot == slot && hdr->gen == gen) {
+			if (*n == cap) {
+				cap = cap ? cap * 2 : 64;
+				k = realloc(keys, cap * full);
+				if (!k) {
+					free(keys);
+					return -ENOMEM;
+				}
+				keys = k;
+			}
+			memcpy(keys + (*n)++ * full, next, full);
+		}
+		memcpy(cur, next, full);
+		prev = cur;
+	}
+	*ret = keys;
+	return 0;
+}
+
+int hist_collect(const struct hist_maps *m, const struct hist *h, uint32_t slot, uint32_t gen,
+		 struct hist_dump *d)
+{
+	size_t key_size = h->desc.large ? TRACERD_AGG_LARGE : TRACERD_AGG_SMALL;
+	size_t full = sizeof(struct agg_key_hdr) + key_size, n = 0;
+	int fd = h->desc.large ? m->large : m->small, r;
+	_cleanup_free_ struct agg_value *vals = calloc(m->ncpu, sizeof(*vals));
+	_cleanup_free_ uint8_t *keys = NULL;
+	struct agg_budget b = { 0 }, zero = { 0 };
+	uint32_t idx = slot * 2 + gen;
+
+	*d = (struct hist_dump){ .key_size = key_size };
+	if (!vals)
+		return -ENOMEM;
+	r = find_keys(fd, full, slot, gen, &keys, &n);
+	if (r < 0)
+		return r;
+	for (size_t i = 0; i < n; i++) {
+		const uint8_t *key = keys + i * full;
+
+		/* Read and delete at once: an event still counting in it
+		 * (one that saw the old generation) is not lost between. */
+		if (bpf_map_lookup_and_delete_elem(fd, key, vals) < 0)
+			continue;
+		r = dump_add(d, key_size, key + sizeof(struct agg_key_hdr), vals, m->ncpu);
+		if (r < 0) {
+			hist_dump_free(d);
+			return r;
+		}
+	}
+	/* The entry pointers, now that the key array no longer moves. */
+	for (size_t i = 0; i < d->n; i++)
+		d->v[i].key = d->keys + i * key_size;
+	if (bpf_map_lookup_elem(m->budgets, &idx, &b) < 0)
+		return -errno;
+	d->dropped = b.dropped;
+	if (bpf_map_update_elem(m->budgets, &idx, &zero, BPF_ANY) < 0)
+		return -errno;
+	return 0;
+}

@@ -1,0 +1,36 @@
+/* SPDX-License-Identifier: GPL-2.0 */
+/* The histograms in the BPF maps (bpf/aggregate.bpf.h), from the daemon's
+ * side: a slot's descriptor and budgets set up, its generation flipped, and
+ * the old generation's entries read out and cleared. */
+#ifndef TRACERD_HIST_MAP_H
+#define TRACERD_HIST_MAP_H
+
+#include "hist.h"
+
+struct hist_maps {
+	int descs, budgets, small, large;	/* map fds */
+	int ncpu;				/* values per entry: 1, they are shared */
+};
+
+/* What one generation of one slot held. */
+struct hist_dump {
+	struct hist_entry *v;	/* keys point into keys */
+	size_t n, cap;
+	uint8_t *keys;
+	uint8_t *extra;		/* keys of a second generation merged in */
+	size_t key_size;
+	uint64_t dropped;
+};
+
+int hist_maps_init(struct hist_maps *m, int descs, int budgets, int small, int large);
+/* Writes desc (generation 0) for slot, with empty budgets. */
+int hist_slot_setup(const struct hist_maps *m, uint32_t slot, struct agg_desc *desc);
+/* Events of slot go to the other generation from now on; *old is the one
+ * to collect once events that saw it have finished. */
+int hist_flip(const struct hist_maps *m, uint32_t slot, struct agg_desc *desc, uint32_t *old);
+/* Reads out and deletes generation gen of slot, and clears its budget. */
+int hist_collect(const struct hist_maps *m, const struct hist *h, uint32_t slot, uint32_t gen,
+		 struct hist_dump *d);
+void hist_dump_free(struct hist_dump *d);
+
+#endif

@@ -1,0 +1,91 @@
+// SPDX-License-Identifier: GPL-2.0
+/* Detaching many events at once, from threads, while the caller hears
+ * about progress. */
+#include <bpf/libbpf.h>
+#include <pthread.h>
+#include <time.h>
+#include "attach/loader_priv.h"
+#include "util.h"
+
+/* Destroying a link waits for RCU grace periods in the kernel: closing a
+ * tracepoint perf event takes event_mutex and, under it, waits for the
+ * tracepoint's unregistration (tasks-trace RCU, then RCU): 50-80 ms an
+ * event here, one event at a time whatever the number of threads. Threads
+ * still help a little (~30% with 64), since the rest of a link's release
+ * overlaps. The caller waits, calling the progress callback as links go. */
+#define DETACH_THREADS 64
+
+struct detach_work {
+	struct attachment **atts;
+	size_t n, next;		/* next: taken with __atomic_fetch_add */
+	size_t done;		/* under lock */
+	pthread_mutex_t lock;
+	pthread_cond_t cond;
+};
+
+static void *detach_worker(void *arg)
+{
+	struct detach_work *w = arg;
+	size_t i;
+
+	while ((i = __atomic_fetch_add(&w->next, 1, __ATOMIC_RELAXED)) < w->n) {
+		bpf_link__destroy(w->atts[i]->link);
+		w->atts[i]->link = NULL;
+		pthread_mutex_lock(&w->lock);
+		w->done++;
+		pthread_cond_signal(&w->cond);
+		pthread_mutex_unlock(&w->lock);
+	}
+	return NULL;
+}
+
+/* Waits for the workers, reporting progress every second. */
+static void detach_wait(struct loader *l, struct detach_work *w)
+{
+	pthread_mutex_lock(&w->lock);
+	while (w->done < w->n) {
+		struct timespec ts;
+		size_t done;
+
+		clock_gettime(CLOCK_MONOTONIC, &ts);
+		ts.tv_sec++;
+		pthread_cond_timedwait(&w->cond, &w->lock, &ts);
+		done = w->done;
+		pthread_mutex_unlock(&w->lock);
+		loader_progress(l, done, w->n);
+		pthread_mutex_lock(&w->lock);
+	}
+	pthread_mutex_unlock(&w->lock);
+}
+
+/* Entries not attached (no link) are passed over. */
+void loader_detach_many(struct loader *l, struct attachment **atts, size_t n)
+{
+	struct detach_work w = { .atts = atts, .n = n, .lock = PTHREAD_MUTEX_INITIALIZER };
+	unsigned drops[TRACERD_PROG_INSTANCES] = { 0 };
+	pthread_t th[DETACH_THREADS];
+	pthread_condattr_t ca;
+	size_t started = 0;
+
+	pthread_condattr_init(&ca);
+	pthread_condattr_setclock(&ca, CLOCK_MONOTONIC);
+	pthread_cond_init(&w.cond, &ca);
+	pthread_condattr_destroy(&ca);
+	for (size_t i = 0; i < n; i++)
+		if (atts[i]->link)
+			drops[atts[i]->instance]++;
+	/* A thread for every 8 links: a few events need none. */
+	for (size_t i = 0; i < DETACH_THREADS && (i + 1) * 8 < n; i++)
+		if (pthread_create(&th[started], NULL, detach_worker, &w) == 0)
+			started++;
+	if (!started)
+		detach_worker(&w);
+	detach_wait(l, &w);
+	for (size_t i = 0; i < started; i++)
+		pthread_join(th[i], NULL);
+	pthread_cond_destroy(&w.cond);
+	/* copies of the class program go once their links have */
+	for (unsigned k = 1; k < TRACERD_PROG_INSTANCES; k++)
+		while (drops[k]--)
+			loader_instance_unuse(l, k);
+}

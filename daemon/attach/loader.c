@@ -1,0 +1,239 @@
+// SPDX-License-Identifier: GPL-2.0
+/* Loading the class program (and copies of it on demand), and its maps. */
+#include <bpf/bpf.h>
+#include <bpf/libbpf.h>
+#include <time.h>
+#include "attach/loader_priv.h"
+#include "self_tgid.skel.h"
+#include "util.h"
+
+/* Our tgid in the init PID namespace, which is what the class program gets
+ * from bpf_get_current_pid_tgid(); getpid() is the number in our own PID
+ * namespace, another one in a container. A tiny raw_tp program, run once by
+ * BPF_PROG_TEST_RUN in our context, reads it. */
+static int kernel_tgid(uint32_t *tgid)
+{
+	struct self_tgid_bpf *s = self_tgid_bpf__open_and_load();
+	LIBBPF_OPTS(bpf_test_run_opts, run);
+	int r = 0;
+
+	if (!s)
+		return -errno;
+	if (bpf_prog_test_run_opts(bpf_program__fd(s->progs.current_tgid), &run) < 0)
+		r = -errno;
+	else if (!s->bss->tgid)
+		r = -ESRCH;
+	else
+		*tgid = s->bss->tgid;
+	self_tgid_bpf__destroy(s);
+	return r;
+}
+
+static int load_bpf(struct loader *l, uint64_t ring_size, uint64_t wakeup_bytes, struct diag *d)
+{
+	uint32_t tgid = 0;
+	int r;
+
+	l->skel = tracerd_bpf__open();
+	if (!l->skel) {
+		r = -errno;
+		diag_set(d, NULL, 0, 0, "cannot open the BPF object: %s", strerror(-r));
+		return r;
+	}
+	bpf_map__set_max_entries(l->skel->maps.rb, ring_size);
+	l->skel->rodata->wakeup_bytes = wakeup_bytes;
+	r = kernel_tgid(&tgid);
+	if (r >= 0) {
+		l->skel->rodata->self_tgid = tgid;
+		r = tracerd_bpf__load(l->skel);
+	}
+	if (r < 0) {
+		diag_set(d, NULL, 0, 0, "cannot load the BPF program: %s%s", strerror(-r),
+			 r == -EPERM ? " (tracerd needs CAP_BPF and CAP_PERFMON)" : "");
+		/* The verifier's EACCES is not tracefs's: keep it from EX_NOPERM. */
+		return r == -EACCES ? -EINVAL : r;
+	}
+	return 0;
+}
+
+int loader_new(struct loader **ret, uint64_t ring_size, uint64_t wakeup_bytes, struct diag *d)
+{
+	struct loader *l = calloc(1, sizeof(*l));
+	int r;
+
+	if (!l)
+		return -ENOMEM;
+	r = load_bpf(l, ring_size, wakeup_bytes, d);
+	if (r < 0) {
+		loader_free(l);
+		return r;
+	}
+	*ret = l;
+	return 0;
+}
+
+void loader_free(struct loader *l)
+{
+	if (!l)
+		return;
+	for (unsigned k = 1; k < TRACERD_PROG_INSTANCES; k++)
+		tracerd_bpf__destroy(l->extra[k]);
+	tracerd_bpf__destroy(l->skel);
+	free(l);
+}
+
+int loader_ring_fd(const struct loader *l)
+{
+	return bpf_map__fd(l->skel->maps.rb);
+}
+
+void loader_set_progress(struct loader *l, loader_progress_fn fn, void *userdata)
+{
+	l->progress = fn;
+	l->progress_userdata = userdata;
+}
+
+static uint64_t mono_usec(void)
+{
+	struct timespec ts;
+
+	clock_gettime(CLOCK_MONOTONIC, &ts);
+	return ts.tv_sec * 1000000ULL + ts.tv_nsec / 1000;
+}
+
+void loader_progress(struct loader *l, size_t done, size_t total)
+{
+	uint64_t now = mono_usec();
+
+	if (!l->progress || now - l->progress_last_usec < 1000000)
+		return;
+	l->progress_last_usec = now;
+	l->progress(l->progress_userdata, done, total);
+}
+
+int loader_set_slot(struct loader *l, unsigned id, const struct event_desc *desc)
+{
+	int ncpu = libbpf_num_possible_cpus();
+	_cleanup_free_ struct event_stats *zero = NULL;
+
+	if (ncpu < 0)
+		return ncpu;
+	zero = calloc(ncpu, sizeof(*zero));
+	if (!zero)
+		return -ENOMEM;
+	if (bpf_map_update_elem(bpf_map__fd(l->skel->maps.stats), &id, zero, BPF_ANY) ||
+	    bpf_map_update_elem(bpf_map__fd(l->skel->maps.events), &id, desc, BPF_ANY))
+		return -errno;
+	return 0;
+}
+
+int loader_hist_maps(struct loader *l, struct hist_maps *m)
+{
+	return hist_maps_init(m, bpf_map__fd(l->skel->maps.agg_descs),
+			      bpf_map__fd(l->skel->maps.agg_budgets),
+			      bpf_map__fd(l->skel->maps.agg_small),
+			      bpf_map__fd(l->skel->maps.agg_large));
+}
+
+void loader_slot_stats(struct loader *l, unsigned id, struct event_stats *sum)
+{
+	int ncpu = libbpf_num_possible_cpus();
+	struct event_stats v[ncpu > 0 ? ncpu : 1];
+
+	if (ncpu <= 0)
+		return;
+	/* The kernel fills every CPU's value; valgrind believes only the first,
+	 * and would flag every sum below without this. */
+	memset(v, 0, sizeof(v));
+	if (bpf_map_lookup_elem(bpf_map__fd(l->skel->maps.stats), &id, v))
+		return;
+	for (int c = 0; c < ncpu; c++) {
+		sum->hits += v[c].hits;
+		sum->filtered += v[c].filtered;
+		sum->lost += v[c].lost;
+		sum->truncated += v[c].truncated;
+		sum->aggregated += v[c].aggregated;
+		sum->agg_dropped += v[c].agg_dropped;
+	}
+}
+
+int loader_prog_count(struct loader *l)
+{
+	int n = 0;
+	struct bpf_program *p;
+
+	bpf_object__for_each_program(p, l->skel->obj)
+		n += bpf_program__fd(p) >= 0;
+	for (unsigned k = 1; k < TRACERD_PROG_INSTANCES; k++)
+		n += l->extra[k] != NULL;
+	return n;
+}
+
+/* Copy k of the class program, sharing every map with the first. */
+struct bpf_program *loader_instance(struct loader *l, unsigned k, int *err)
+{
+	struct tracerd_bpf *s = l->extra[k];
+
+	if (s)
+		return s->progs.trace_event_class;
+	s = tracerd_bpf__open();
+	if (!s) {
+		*err = -errno;
+		return NULL;
+	}
+	s->rodata->wakeup_bytes = l->skel->rodata->wakeup_bytes;
+	s->rodata->self_tgid = l->skel->rodata->self_tgid;
+	if (bpf_map__reuse_fd(s->maps.rb, bpf_map__fd(l->skel->maps.rb)) ||
+	    bpf_map__reuse_fd(s->maps.events, bpf_map__fd(l->skel->maps.events)) ||
+	    bpf_map__reuse_fd(s->maps.stats, bpf_map__fd(l->skel->maps.stats)) ||
+	    bpf_map__reuse_fd(s->maps.scratch, bpf_map__fd(l->skel->maps.scratch)) ||
+	    bpf_map__reuse_fd(s->maps.agg_descs, bpf_map__fd(l->skel->maps.agg_descs)) ||
+	    bpf_map__reuse_fd(s->maps.agg_budgets, bpf_map__fd(l->skel->maps.agg_budgets)) ||
+	    bpf_map__reuse_fd(s->maps.agg_small, bpf_map__fd(l->skel->maps.agg_small)) ||
+	    bpf_map__reuse_fd(s->maps.agg_large, bpf_map__fd(l->skel->maps.agg_large)) ||
+	    tracerd_bpf__load(s)) {
+		*err = -errno;
+		tracerd_bpf__destroy(s);
+		return NULL;
+	}
+	l->extra[k] = s;
+	return s->progs.trace_event_class;
+}
+
+/* What the kernel counted for a program: runs it skipped because another
+ * BPF program was running on that CPU. Read through bpf(BPF_OBJ_GET_INFO_BY_FD),
+ * which, unlike a map syscall, does not hold the CPU's BPF-active count. */
+static uint64_t prog_skipped(const struct tracerd_bpf *s)
+{
+	struct bpf_prog_info info = { 0 };
+	__u32 len = sizeof(info);
+	int fd = s ? bpf_program__fd(s->progs.trace_event_class) : -1;
+
+	if (fd < 0 || bpf_obj_get_info_by_fd(fd, &info, &len) < 0)
+		return 0;
+	return info.recursion_misses;
+}
+
+/* A copy's skips outlive it: they are part of the accounting. */
+void loader_instance_destroy(struct loader *l, unsigned k)
+{
+	l->skipped_retired += prog_skipped(l->extra[k]);
+	tracerd_bpf__destroy(l->extra[k]);
+	l->extra[k] = NULL;
+}
+
+void loader_instance_unuse(struct loader *l, unsigned k)
+{
+	if (k == 0 || --l->extra_users[k])
+		return;
+	loader_instance_destroy(l, k);
+}
+
+uint64_t loader_skipped(struct loader *l)
+{
+	uint64_t n = l->skipped_retired + prog_skipped(l->skel);
+
+	for (unsigned k = 1; k < TRACERD_PROG_INSTANCES; k++)
+		n += prog_skipped(l->extra[k]);
+	return n;
+}

@@ -1,0 +1,59 @@
+/* SPDX-License-Identifier: GPL-2.0 */
+/* The BPF side: the class program loaded (with copies of it, see
+ * loader_priv.h), attached once per selected event with the event's slot as
+ * the BPF cookie, its per-slot maps, and its ring buffer. The only stage
+ * that knows the BPF skeleton. */
+#ifndef TRACERD_LOADER_H
+#define TRACERD_LOADER_H
+
+#include <stddef.h>
+#include <stdint.h>
+#include "diag.h"
+#include "kernel-events/events.h"
+#include "tracerd_record.h"
+#include "aggregate/hist_map.h"
+
+struct bpf_link;
+struct loader;
+
+/* One event's attachment: its link, through which copy of the program. */
+struct attachment {
+	struct bpf_link *link;		/* NULL: not attached */
+	unsigned instance;
+};
+
+/* Called about once a second while attaching or detaching blocks the
+ * caller (detaching 1500 events takes a minute or more: the kernel waits
+ * for RCU grace periods, one event at a time), with how many of how many
+ * are done, so that the service manager hears that it progresses. */
+typedef void (*loader_progress_fn)(void *userdata, size_t done, size_t total);
+
+/* loader.c */
+int loader_new(struct loader **ret, uint64_t ring_size, uint64_t wakeup_bytes, struct diag *d);
+void loader_free(struct loader *l);
+int loader_ring_fd(const struct loader *l);
+void loader_set_progress(struct loader *l, loader_progress_fn fn, void *userdata);
+/* Calls the progress callback, at most once a second. */
+void loader_progress(struct loader *l, size_t done, size_t total);
+/* Zeroes slot id's counters and writes its descriptor: a slot about to be
+ * attached starts from nothing. Returns -errno. */
+int loader_set_slot(struct loader *l, unsigned id, const struct event_desc *desc);
+/* Aggregate='s maps, for hist_map.c. */
+int loader_hist_maps(struct loader *l, struct hist_maps *m);
+/* Adds what the program counted for slot id, over every CPU, to sum. */
+void loader_slot_stats(struct loader *l, unsigned id, struct event_stats *sum);
+/* Programs loaded: the class program and its copies, however many events. */
+int loader_prog_count(struct loader *l);
+/* Events the kernel did not run the program for (bpf_prog_info.recursion_misses,
+ * summed over every copy, freed ones too): a BPF program already ran on that CPU. */
+uint64_t loader_skipped(struct loader *l);
+
+/* attach.c: returns -errno: the kernel (or loading a copy) refused. */
+int loader_attach(struct loader *l, const struct tp_event *e, unsigned id, struct attachment *a);
+void loader_detach(struct loader *l, struct attachment *a);
+
+/* detach.c: detaches many at once, from threads, calling the progress
+ * callback while the caller waits. */
+void loader_detach_many(struct loader *l, struct attachment **a, size_t n);
+
+#endif

@@ -1,0 +1,32 @@
+/* SPDX-License-Identifier: GPL-2.0 */
+/* Inside the loader: shared by loader.c, attach.c and detach.c. */
+#ifndef TRACERD_LOADER_PRIV_H
+#define TRACERD_LOADER_PRIV_H
+
+#include "attach/loader.h"
+#include "tracerd.skel.h"
+
+/* The kernel lets one program attach to a tracepoint only once (EEXIST), so
+ * an event that two selections share, or that a changed selection re-attaches
+ * before its old attachment goes, uses another copy of the class program:
+ * same code, same maps. Copies are loaded on demand and freed when unused. */
+#define TRACERD_PROG_INSTANCES 8
+
+struct loader {
+	struct tracerd_bpf *skel;
+	struct tracerd_bpf *extra[TRACERD_PROG_INSTANCES];	/* [0] unused: skel */
+	unsigned extra_users[TRACERD_PROG_INSTANCES];
+	uint64_t skipped_retired;	/* kernel skips of program copies since freed */
+	loader_progress_fn progress;
+	void *progress_userdata;
+	uint64_t progress_last_usec;
+};
+
+/* Copy k (>= 1) of the class program, loaded on first use. */
+struct bpf_program *loader_instance(struct loader *l, unsigned k, int *err);
+/* Frees copy k (>= 1), keeping its count of skips. */
+void loader_instance_destroy(struct loader *l, unsigned k);
+/* One link of copy k went; the copy goes with its last. */
+void loader_instance_unuse(struct loader *l, unsigned k);
+
+#endif

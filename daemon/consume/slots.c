@@ -1,0 +1,68 @@
+// SPDX-License-Identifier: GPL-2.0
+/* Slots: their output descriptor, rate limit and counters. */
+#include <time.h>
+#include "consume/slots.h"
+#include "util.h"
+
+int trace_slot_new(struct trace_slot **ret, unsigned id, struct tp_event *e,
+		   const char *selection, int priority, struct rate_limit *rl)
+{
+	struct trace_slot *s = calloc(1, sizeof(*s));
+	int r;
+
+	if (!s)
+		return -ENOMEM;
+	r = out_slot_new(&s->out, id, e, selection, priority);
+	if (r < 0) {
+		free(s);
+		return r;
+	}
+	s->id = id;
+	s->event = e;
+	s->rl = rl;
+	*ret = s;
+	return 0;
+}
+
+void trace_slot_free(struct trace_slot *s)
+{
+	if (!s)
+		return;
+	out_slot_unref(s->out);
+	hist_free(s->hist);	/* normally gone with its last dump (hist_out.c) */
+	free(s);
+}
+
+static uint64_t now_ns(void)
+{
+	struct timespec ts;
+
+	clock_gettime(CLOCK_MONOTONIC, &ts);
+	return ts.tv_sec * 1000000000ULL + ts.tv_nsec;
+}
+
+/* A token bucket of burst events, refilled at per_sec a second. */
+bool rate_limit_allows(struct rate_limit *rl)
+{
+	uint64_t now;
+
+	if (!rl->per_sec)
+		return true;
+	now = now_ns();
+	if (rl->last_refill_ns) {
+		rl->tokens += (double)(now - rl->last_refill_ns) * rl->per_sec / 1e9;
+		if (rl->tokens > rl->burst)
+			rl->tokens = rl->burst;
+	}
+	rl->last_refill_ns = now;
+	if (rl->tokens < 1)
+		return false;
+	rl->tokens -= 1;
+	return true;
+}
+
+void trace_slot_add_counts(const struct trace_slot *slot, struct sel_totals *tot)
+{
+	tot->suppressed += slot->suppressed;
+	out_slot_counts(slot->out, &tot->delivered, &tot->sink_errors, tot->errnos);
+}

@@ -1,0 +1,53 @@
+/* SPDX-License-Identifier: GPL-2.0 */
+/* The slot table's entries: one per attached (selection, event) pair. A
+ * slot's id is the BPF cookie of its attachment, the key of its descriptor
+ * and counters in the maps, and the index into the consumer's table. */
+#ifndef TRACERD_SLOTS_H
+#define TRACERD_SLOTS_H
+
+#include <stdint.h>
+#include "attach/loader.h"
+#include "consume/out_record.h"
+#include "aggregate/hist.h"
+
+/* A selection's rate limit: a token bucket in events, shared by its slots.
+ * A reload that keeps the selection sets the new limit and burst. */
+struct rate_limit {
+	unsigned per_sec, burst;	/* per_sec 0: no limit */
+	double tokens;
+	uint64_t last_refill_ns;
+	uint64_t suppressed_unreported;
+};
+
+struct trace_slot {
+	unsigned id;
+	struct tp_event *event;
+	struct rate_limit *rl;
+	struct out_slot *out;		/* what sinks see; the sink queue refs it */
+	uint64_t suppressed;		/* dropped by the rate limit */
+	struct attachment att;		/* set and cleared by apply.c */
+	/* Aggregate=: the slot's histogram, NULL when it has records; its
+	 * desc.gen is the generation events go to (aggregate/hist_map.c). */
+	struct hist *hist;
+	bool hist_done;			/* nothing to dump any more: only clear the maps */
+};
+
+/* Per selection (or slot) accounting: every record the program saw ends up
+ * in exactly one of these. */
+struct sel_totals {
+	uint64_t hits, filtered, lost, truncated;	/* from BPF */
+	uint64_t aggregated, agg_dropped;		/* Aggregate=, from BPF */
+	uint64_t delivered, suppressed, sink_errors;	/* from the daemon */
+	struct sink_errno_count errnos[TRACERD_SINK_ERRNOS];	/* sink_errors by errno */
+};
+
+int trace_slot_new(struct trace_slot **ret, unsigned id, struct tp_event *e,
+		   const char *selection, int priority, struct rate_limit *rl);
+/* Records still queued for a sink keep the slot's out_slot. */
+void trace_slot_free(struct trace_slot *s);
+/* Whether the rate limit lets one more event through. */
+bool rate_limit_allows(struct rate_limit *rl);
+/* Adds slot's daemon-side counters to tot (thread-safe against the writer). */
+void trace_slot_add_counts(const struct trace_slot *slot, struct sel_totals *tot);
+
+#endif

@@ -1,0 +1,60 @@
+// SPDX-License-Identifier: GPL-2.0
+/* libFuzzer: the Aggregate= parser and compiler, against real event formats.
+ * Input: 2 bytes choose the event, the rest is the hist trigger. The
+ * compiler either gives an agg_desc the BPF side can run (keys inside the key
+ * buffer, offsets inside the record) or fails with a diagnostic; what
+ * compiles also formats an all-zero entry. */
+#include <stdint.h>
+#include "aggregate/hist.h"
+#include "fx_events.h"
+
+static void check(const struct hist *h)
+{
+	static const uint8_t zero[TRACERD_AGG_LARGE];
+	const struct agg_desc *a = &h->desc;
+	struct hist_entry e = { .key = zero, .hitcount = 1 };
+	struct strbuf sb = { 0 };
+
+	if (a->n_keys < 1 || a->n_keys > TRACERD_AGG_KEYS || a->n_vals > TRACERD_AGG_VALS ||
+	    a->key_size > TRACERD_AGG_LARGE || a->large != (a->key_size > TRACERD_AGG_SMALL) ||
+	    a->max_entries < 128 || a->max_entries > 131072)
+		__builtin_trap();
+	for (unsigned i = 0; i < a->n_keys; i++)
+		if (a->keys[i].key_off + a->keys[i].width > a->key_size ||
+		    a->keys[i].off + a->keys[i].size > TRACERD_MAX_RECORD)
+			__builtin_trap();
+	for (unsigned i = 0; i < a->n_vals; i++)
+		if (a->vals[i].off + a->vals[i].size > TRACERD_MAX_RECORD)
+			__builtin_trap();
+	hist_format(h, &e, 1, 0, &(struct hist_format_opts){ 0 }, &sb);
+	sb_free(&sb);
+}
+
+int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
+{
+	struct conf_pos pos = { .file = (char *)"fuzz.conf", .line = 1, .col = 11 };
+	_cleanup_free_ char *expr = NULL;
+	struct diag d = { 0 };
+	struct hist *h = NULL;
+	struct tp_event *e;
+	int r;
+
+	fx_load();
+	if (size < 2 || !fx_n)
+		return 0;
+	e = fx_events[(data[0] | data[1] << 8) % fx_n];
+	expr = malloc(size - 1);
+	if (!expr)
+		return 0;
+	memcpy(expr, data + 2, size - 2);
+	expr[size - 2] = 0;
+	r = hist_compile(expr, e, &pos, &h, &d);
+	if (r < 0) {
+		if (r == -EINVAL && !d.msg[0])
+			__builtin_trap();
+		return 0;
+	}
+	check(h);
+	hist_free(h);
+	return 0;
+}

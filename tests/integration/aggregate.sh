@@ -1,0 +1,179 @@
+#!/usr/bin/env bash
+# Aggregate=: tracerd's histograms against the kernel's own records. A
+# tracefs instance records the same events with the same filters; a
+# workload whose processes alone pass the filters (their names start with
+# "aggw") runs while both are on, so both see the same window; the
+# instance's records grouped by the key must give tracerd's counts and sums,
+# key by key: a string and a symbolic key (sched_switch next_comm,
+# prev_state), a numeric key with .syscall (raw_syscalls:sys_enter id), a
+# log2 key with a sum (kmem:kmalloc bytes_req.log2, bytes_alloc), a
+# __data_loc string key (sched_process_exec filename). Then a
+# size= overflow with its exact Dropped, a reload that keeps or restarts
+# the counts, and bad input with file:line:column.
+. "$(dirname "$0")/../lib.sh"
+need_root aggregate
+CMP=$(dirname "$0")/agg_compare.py
+
+for b in true cat sleep; do cp "/bin/$b" "$TMP/aggw$b"; done
+
+# The same filters in the instance and in tracerd.
+F_SW='prev_comm ~ "aggw*"'
+F_SYS='comm ~ "aggw*"'
+F_KM='comm ~ "aggw*"'
+F_FN='filename ~ "*aggw*"'
+make_instance "tracerd-agg-$$" || { not_ok "aggregate: instance"; exit 0; }
+instance_event() { echo "$2" >"$INSTANCE/events/$1/filter" && echo 1 >"$INSTANCE/events/$1/enable"; }
+instance_event sched/sched_switch "$F_SW"
+instance_event raw_syscalls/sys_enter "$F_SYS"
+instance_event kmem/kmalloc "$F_KM"
+instance_event sched/sched_process_exec "$F_FN"
+
+cat >"$TMP/agg.conf" <<EOF
+[Daemon]
+Output=stdout
+[Selection]
+Name=sw
+Events=sched:sched_switch
+Filter=$F_SW
+Aggregate=hist:keys=next_comm,prev_state:sort=hitcount.descending
+AggregateIntervalSec=0
+[Selection]
+Name=sys
+Events=raw_syscalls:sys_enter
+Filter=$F_SYS
+Aggregate=hist:keys=id.syscall:vals=hitcount:sort=id
+AggregateIntervalSec=0
+[Selection]
+Name=km
+Events=kmem:kmalloc
+Filter=$F_KM
+Aggregate=hist:keys=bytes_req.log2:vals=bytes_alloc:sort=bytes_req
+AggregateIntervalSec=0
+[Selection]
+Name=fn
+Events=sched:sched_process_exec
+Filter=$F_FN
+Aggregate=hist:keys=filename
+AggregateIntervalSec=0
+[Selection]
+Name=execs
+Events=sched:sched_process_exec
+Filter=filename ~ "*aggwtrue"
+Aggregate=hist:keys=common_pid:size=100
+AggregateIntervalSec=0
+EOF
+
+echo 1 >"$INSTANCE/tracing_on"
+start_tracerd "$TMP/agg.conf" "$TMP/out" || {
+	not_ok "aggregate: tracerd starts"; sed 's/^/# /' "$TMP/out.err"; exit 0; }
+# 200 execs of distinct pids (size=100 is 128 entries: 72 Dropped), file
+# reads and sleeps: switches, syscalls and kmallocs of "aggw*" tasks.
+for ((i = 0; i < 200; i++)); do "$TMP/aggwtrue"; done
+for ((i = 0; i < 20; i++)); do "$TMP/aggwcat" /etc/passwd /proc/self/status >/dev/null; "$TMP/aggwsleep" 0.01; done
+sleep 0.2
+stop_tracerd
+check "tracerd exits 0 at stop" [ $? = 0 ]
+echo 0 >"$INSTANCE/tracing_on"
+cat "$INSTANCE/trace" >"$TMP/trace"
+check "aggregated records never reach the ring buffer (no event lines)" \
+	[ "$(grep -c -E '^ *\S+-[0-9]+ +\[[0-9]+\]' "$TMP/out")" = 0 ]
+
+python3 "$CMP" "$TMP/out" "$TMP/trace" sw sched:sched_switch next_comm+prev_state
+python3 "$CMP" "$TMP/out" "$TMP/trace" sys raw_syscalls:sys_enter syscall
+python3 "$CMP" "$TMP/out" "$TMP/trace" km kmem:kmalloc log2:bytes_req:bytes_alloc
+python3 "$CMP" "$TMP/out" "$TMP/trace" fn sched:sched_process_exec filename
+
+# The overflow: exactly the execs that found no entry are Dropped.
+totals=$(awk '/^# selection: execs,/ {on = 1} on && /Hits:|Entries:|Dropped:/ {printf "%s%s ", $1, $2}' "$TMP/out")
+check "size=100 (128 entries): 200 execs of distinct pids give Hits 200, Entries 128, Dropped 72 ($totals)" \
+	[ "$totals" = "Hits:200 Entries:128 Dropped:72 " ]
+
+# Reload: an unchanged aggregated selection keeps its counts; a changed
+# one is dumped as it was and starts fresh.
+cat >"$TMP/r.conf" <<EOF
+[Daemon]
+Output=stdout
+[Selection]
+Name=keep
+Events=sched:sched_process_exec
+Filter=filename ~ "*aggwtrue"
+Aggregate=hist:keys=comm
+AggregateIntervalSec=0
+[Selection]
+Name=change
+Events=sched:sched_process_exec
+Filter=filename ~ "*aggwtrue"
+Aggregate=hist:keys=comm
+AggregateIntervalSec=0
+EOF
+start_tracerd "$TMP/r.conf" "$TMP/r.out" || {
+	not_ok "aggregate: reload start"; sed 's/^/# /' "$TMP/r.out.err"; exit 0; }
+for ((i = 0; i < 5; i++)); do "$TMP/aggwtrue"; done
+sed -i '$d' "$TMP/r.conf"
+sed -i '$d' "$TMP/r.conf"
+printf 'Aggregate=hist:keys=comm:size=256\nAggregateIntervalSec=0\n' >>"$TMP/r.conf"
+kill -HUP "$TRACERD_PID"
+for ((i = 0; i < 200; i++)); do grep -q reloaded "$TMP/r.out.err" && break; sleep 0.05; done
+for ((i = 0; i < 3; i++)); do "$TMP/aggwtrue"; done
+sleep 0.1
+stop_tracerd
+hits() { awk -v s="# selection: $1," -v d="$2" 'index($0, s) == 1 && index($0, d) {on = 1; next} /^# selection: / {on = 0} on && /Hits:/ {print $2}' "$TMP/r.out" | tr '\n' ' '; }
+check "reload: the unchanged selection keeps its counts (8 at stop: $(hits keep final))" [ "$(hits keep final)" = "8 " ]
+check "reload: the changed selection's old counts are dumped ($(hits change replaced))" [ "$(hits change replaced)" = "5 " ]
+check "reload: the changed selection starts fresh (3 at stop: $(hits change final))" [ "$(hits change final)" = "3 " ]
+
+# Bad input: file:line:column, as for filters.
+bad() { # NAME AGGREGATE WANT-AFTER-PATH
+	printf '[Selection]\nName=b\nEvents=kmem:kmalloc\nAggregate=%s\n' "$2" >"$TMP/bad.conf"
+	"$TRACERD" --check-config "$TMP/bad.conf" >/dev/null 2>"$TMP/bad.err"
+	local rc=$? got
+	got=$(grep -v '^libbpf: ' "$TMP/bad.err" | head -1)
+	if [ "$rc" != 0 ] && [ "$got" = "$TMP/bad.conf$3" ]; then ok "bad input: $1"; else
+		not_ok "bad input: $1"; note "want: $TMP/bad.conf$3"; note "got ($rc): $got"; fi
+}
+bad "unknown field" "hist:keys=bytes_rq" ":4:21: unknown field 'bytes_rq' in kmem:kmalloc; its fields are: call_site, ptr, bytes_req, bytes_alloc, gfp_flags, node, common_pid, comm, cpu"
+bad "unknown modifier" "hist:keys=bytes_req.lg2" ":4:31: unknown modifier '.lg2': expected .hex, .sym, .sym-offset, .execname, .syscall, .log2 or .buckets=N"
+bad "a string with .log2" "hist:keys=comm.log2" ":4:26: comm is a string: .log2 applies to numbers"
+bad "size=0" "hist:keys=node:size=0" ":4:31: size=0 is out of range: the kernel takes 65 to 131072 entries (rounded up to a power of two)"
+
+# AggregateIntervalSec=: a dump per interval, then cleared; in the journal an
+# entry per key (TRACE_HIST=, keys and values as fields) and a totals entry.
+# journald's socket is a stand-in in a mount namespace of this test's own.
+cat >"$TMP/j.conf" <<EOF2
+[Daemon]
+Output=journal
+[Selection]
+Name=jexec
+Events=sched:sched_process_exec
+Filter=filename ~ "*aggwtrue"
+Aggregate=hist:keys=comm,common_pid.execname
+AggregateIntervalSec=1
+EOF2
+JOURNAL=$(dirname "$0")/agg_journal.py
+unshare -m bash -c "
+	mkdir -p /run/systemd && mount -t tmpfs none /run/systemd && mkdir /run/systemd/journal || exit 1
+	python3 $JOURNAL /run/systemd/journal/socket $TMP/j.txt & J=\$!
+	for ((i = 0; i < 50; i++)); do [ -S /run/systemd/journal/socket ] && break; sleep 0.02; done
+	$TRACERD --config $TMP/j.conf >$TMP/j.err 2>&1 & P=\$!
+	for ((i = 0; i < 100; i++)); do grep -q attached $TMP/j.err && break; sleep 0.05; done
+	for i in 1 2 3; do $TMP/aggwtrue; done
+	sleep 1.6
+	for i in 1 2; do $TMP/aggwtrue; done
+	sleep 0.2
+	kill -INT \$P; wait \$P
+	sleep 0.2; kill \$J
+"
+python3 - "$TMP/j.txt" <<'EOF2'
+import ast, sys
+ents = [ast.literal_eval(l) for l in open(sys.argv[1]) if "TRACE_HIST" in l]
+keys = [e for e in ents if e.get("TRACE_HIST") == "jexec" and "TRACE_HITCOUNT" in e]
+tots = [e for e in ents if e.get("TRACE_HIST_TOTALS") == "1"]
+def tap(ok, name): print(("ok - " if ok else "not ok - ") + name)
+tap(len(keys) == 5 and all(e["TRACE_HITCOUNT"] == "1" and e["TRACE_FIELD_COMM"] == "aggwtrue"
+                           and e["TRACE_COMMON_PID"].startswith("aggwtrue [") for e in keys),
+    f"journal: one entry per key, keys and hitcount as fields ({len(keys)} of 5)")
+hits = [int(e["TRACE_HIST_HITS"]) for e in tots]
+tap(sum(hits) == 5 and tots[0]["TRACE_HIST_DUMP"] == "interval" and len(tots) == 2
+    and tots[-1]["TRACE_HIST_DUMP"] == "final",
+    f"journal: interval dumps clear (Hits per dump {hits}, 5 in all), then a final dump")
+EOF2

@@ -1,0 +1,461 @@
+// SPDX-License-Identifier: GPL-2.0
+/* Aggregate=: the hist parser's errors, the compiler on this kernel's
+ * formats, and the BPF side itself (bpf/aggregate.bpf.h built for
+ * userspace over small fake maps) counting records whose dumped entries
+ * hist_format prints in the kernel's hist file layout. */
+#include <linux/bpf.h>
+#include <linux/types.h>
+#include <stdbool.h>
+#include "aggregate/hist.h"
+#include "kernel-events/symbols.h"
+#include "render/render.h"
+#include "tracerd_record.h"
+#include "fixtures.h"
+#include "test.h"
+
+/* --- the BPF side's world: maps and helpers --- */
+#define SEC(x)
+#define __uint(name, val) int (*name)[val]
+#define __type(name, val) __typeof__(val) *name
+#ifndef __always_inline
+#define __always_inline inline __attribute__((always_inline))
+#endif
+
+static char cur_comm[TRACERD_COMM_LEN] = "bash";
+static __u32 cur_cpu = 1;
+static long update_error;	/* forced bpf_map_update_elem() result, 0: none */
+
+struct fake_entry {
+	__u8 key[sizeof(struct agg_key_hdr) + TRACERD_AGG_LARGE];
+	struct agg_value v;
+};
+static struct fake_entry entries[512];
+static size_t n_entries;
+static struct agg_desc fake_descs[4];
+static struct agg_budget fake_budgets[8];
+
+static size_t map_key_size(const void *map);
+
+static void *bpf_map_lookup_elem(void *map, const void *key);
+static long bpf_map_update_elem(void *map, const void *key, const void *value, __u64 flags);
+
+static long bpf_probe_read_kernel_str(void *dst, __u32 size, const void *src)
+{
+	size_t n = strnlen(src, size - 1);
+
+	memcpy(dst, src, n);
+	((char *)dst)[n] = 0;
+	return n + 1;
+}
+
+static long bpf_get_current_comm(void *buf, __u32 size)
+{
+	memcpy(buf, cur_comm, size);
+	return 0;
+}
+
+static __u32 bpf_get_smp_processor_id(void)
+{
+	return cur_cpu;
+}
+
+#include "../../bpf/aggregate.bpf.h"
+
+static size_t map_key_size(const void *map)
+{
+	return sizeof(struct agg_key_hdr) +
+	       (map == (void *)&agg_large ? TRACERD_AGG_LARGE : TRACERD_AGG_SMALL);
+}
+
+static struct fake_entry *find(void *map, const void *key)
+{
+	for (size_t i = 0; i < n_entries; i++)
+		if (!memcmp(entries[i].key, key, map_key_size(map)))
+			return &entries[i];
+	return NULL;
+}
+
+static void *bpf_map_lookup_elem(void *map, const void *key)
+{
+	__u32 k = *(const __u32 *)key;
+	struct fake_entry *e;
+
+	if (map == (void *)&agg_descs)
+		return k < ARRAY_SIZE(fake_descs) ? &fake_descs[k] : NULL;
+	if (map == (void *)&agg_budgets)
+		return k < ARRAY_SIZE(fake_budgets) ? &fake_budgets[k] : NULL;
+	e = find(map, key);
+	return e ? &e->v : NULL;
+}
+
+static long bpf_map_update_elem(void *map, const void *key, const void *value, __u64 flags)
+{
+	(void)flags;
+	if (update_error)
+		return update_error;
+	if (find(map, key))
+		return -17;
+	if (n_entries == ARRAY_SIZE(entries))
+		return -7;	/* E2BIG */
+	memset(entries[n_entries].key, 0, sizeof(entries[n_entries].key));
+	memcpy(entries[n_entries].key, key, map_key_size(map));
+	memcpy(&entries[n_entries].v, value, sizeof(struct agg_value));
+	n_entries++;
+	return 0;
+}
+
+/* --- records --- */
+static struct {
+	const struct tp_event *e;
+	__u32 len;
+	__u8 data[2 * TRACERD_MAX_RECORD] __attribute__((aligned(8)));
+} rec;
+
+static void rec_init(const struct tp_event *e)
+{
+	memset(&rec, 0, sizeof(rec));
+	rec.e = e;
+	rec.len = e->fixed_size;
+}
+
+static void rec_num(const char *field, int64_t v)
+{
+	const struct tp_field *f = tp_event_field(rec.e, field);
+
+	EXPECT(f && f->kind == TP_FIELD_SCALAR, "no scalar %s", field);
+	if (f)
+		memcpy(rec.data + f->offset, &v, f->size);
+}
+
+static void rec_str(const char *field, const char *s)
+{
+	const struct tp_field *f = tp_event_field(rec.e, field);
+	size_t n = strlen(s) + 1;
+
+	EXPECT(f && f->is_string, "no string %s", field);
+	if (!f)
+		return;
+	if (f->kind == TP_FIELD_ARRAY) {
+		/* what lies after the NUL must not count: fill it with junk */
+		memset(rec.data + f->offset, 'x', f->size);
+		memcpy(rec.data + f->offset, s, n < f->size ? n : f->size);
+		return;
+	}
+	memcpy(rec.data + rec.len, s, n);
+	*(__u32 *)(rec.data + f->offset) = (__u32)n << 16 | rec.len;
+	rec.len += n;
+}
+
+static struct conf_pos pos = { .file = "t.conf", .line = 7, .col = 11 };
+
+static struct hist *compile_ok(const char *event, const char *expr)
+{
+	struct tp_event *e = fixture_event(event);
+	struct hist *h = NULL;
+	struct diag d = { 0 };
+
+	EXPECT(e, "no fixture %s", event);
+	if (!e)
+		return NULL;
+	render_prepare(e, &(struct render_opts){ 0 });
+	EXPECT(hist_compile(expr, e, &pos, &h, &d) == 0, "'%s': %s", expr, d.msg);
+	if (h) {
+		rec_init(e);
+		fake_descs[1] = h->desc;
+		memset(fake_budgets, 0, sizeof(fake_budgets));
+		n_entries = 0;
+		update_error = 0;
+	}
+	return h;
+}
+
+static void release(struct hist *h)
+{
+	struct tp_event *e = h ? (struct tp_event *)h->e : NULL;
+
+	hist_free(h);
+	if (e) {
+		render_release(e);
+		tp_event_free(e);
+	}
+}
+
+/* The class program's call for slot 1, on the whole record. */
+static bool fire(void)
+{
+	static struct agg_scratch a;
+
+	return aggregate(1, rec.data, rec.data, (__u64)4242 << 32 | 4243, &a);
+}
+
+/* What the daemon dumps and prints. */
+static char *dump(const struct hist *h)
+{
+	struct hist_entry v[ARRAY_SIZE(entries)];
+	struct strbuf out = { 0 };
+
+	for (size_t i = 0; i < n_entries; i++) {
+		v[i] = (struct hist_entry){ .key = entries[i].key + sizeof(struct agg_key_hdr),
+					    .hitcount = entries[i].v.hitcount };
+		memcpy(v[i].sums, entries[i].v.sums, sizeof(v[i].sums));
+	}
+	hist_sort_entries(h, v, n_entries);
+	hist_format(h, v, n_entries, fake_budgets[2].dropped + fake_budgets[3].dropped,
+		    &(struct hist_format_opts){ 0 }, &out);
+	return out.buf;
+}
+
+/* The lines between the header and Totals. */
+static const char *body(const char *text)
+{
+	const char *p = strstr(text, "#\n\n");
+
+	return p ? p + 3 : text;
+}
+
+static void test_string_key(void)
+{
+	struct hist *h = compile_ok("sched:sched_switch",
+				    "hist:keys=next_comm:vals=hitcount:sort=hitcount.descending");
+	const char *names[] = { "bash", "kworker/0:1", "bash", "bash", "kworker/0:1", "sshd" };
+	char *out;
+
+	if (!h)
+		return;
+	EXPECT(!h->desc.large && h->desc.key_size == 24, "key_size %u", h->desc.key_size);
+	EXPECT(h->span == 40 + 16, "span %u", h->span);	/* next_comm's end */
+	for (size_t i = 0; i < ARRAY_SIZE(names); i++) {
+		rec_str("next_comm", names[i]);
+		EXPECT(fire(), "not counted");
+	}
+	out = dump(h);
+	EXPECT_STREQ(out,
+		"# event histogram\n#\n# trigger info: hist:keys=next_comm:vals=hitcount:"
+		"sort=hitcount.descending:size=2048 [active]\n#\n\n"
+		"{ next_comm: bash                                               } hitcount:          3\n"
+		"{ next_comm: kworker/0:1                                        } hitcount:          2\n"
+		"{ next_comm: sshd                                               } hitcount:          1\n"
+		"\nTotals:\n    Hits: 6\n    Entries: 3\n    Dropped: 0\n");
+	free(out);
+	release(h);
+}
+
+static void test_symbolic_and_numeric_keys(void)
+{
+	struct hist *h = compile_ok("sched:sched_switch", "hist:keys=prev_state,next_pid:sort=next_pid");
+	char *out;
+
+	if (!h)
+		return;
+	rec_num("prev_state", 1);
+	rec_num("next_pid", 10);
+	fire();
+	fire();
+	rec_num("prev_state", 0x100);	/* TASK_REPORT_MAX: preempted, "R+" */
+	rec_num("next_pid", -1);
+	fire();
+	out = dump(h);
+	/* next_pid is signed: -1 sorts first, printed as the kernel's %llu */
+	EXPECT_STREQ(body(out),
+		"{ prev_state: R+              [       256], next_pid: 18446744073709551615 } "
+		"hitcount:          1\n"
+		"{ prev_state: S               [         1], next_pid:         10 } hitcount:          2\n"
+		"\nTotals:\n    Hits: 3\n    Entries: 2\n    Dropped: 0\n");
+	free(out);
+	release(h);
+}
+
+static void test_log2_and_sums(void)
+{
+	struct hist *h = compile_ok("kmem:kmalloc", "hist:keys=bytes_req.log2:vals=bytes_alloc:sort=bytes_req");
+	const uint64_t req[] = { 0, 1, 2, 3, 4, 5, 1000, 1024, 1025 };
+	char *out;
+
+	if (!h)
+		return;
+	for (size_t i = 0; i < ARRAY_SIZE(req); i++) {
+		rec_num("bytes_req", req[i]);
+		rec_num("bytes_alloc", req[i] + 8);
+		fire();
+	}
+	out = dump(h);
+	EXPECT_STREQ(body(out),
+		"{ bytes_req: ~ 2^0  } hitcount:          2  bytes_alloc:         17\n"
+		"{ bytes_req: ~ 2^1  } hitcount:          1  bytes_alloc:         10\n"
+		"{ bytes_req: ~ 2^2  } hitcount:          2  bytes_alloc:         23\n"
+		"{ bytes_req: ~ 2^3  } hitcount:          1  bytes_alloc:         13\n"
+		"{ bytes_req: ~ 2^10 } hitcount:          2  bytes_alloc:       2040\n"
+		"{ bytes_req: ~ 2^11 } hitcount:          1  bytes_alloc:       1033\n"
+		"\nTotals:\n    Hits: 9\n    Entries: 6\n    Dropped: 0\n");
+	free(out);
+	release(h);
+}
+
+static void test_buckets_execname_comm(void)
+{
+	struct hist *h = compile_ok("kmem:kmalloc",
+				    "hist:keys=common_pid.execname,bytes_req.buckets=100,comm");
+	struct strbuf sb = { 0 };
+	char *out;
+
+	if (!h)
+		return;
+	EXPECT(!h->desc.large ? 0 : 1, "a 48-byte key is the large map's");
+	rec_num("bytes_req", 250);
+	fire();
+	rec_num("bytes_req", 299);
+	fire();
+	out = dump(h);
+	EXPECT_STREQ(body(out),
+		"{ common_pid: bash            [      4243], bytes_req: ~ 200-299, comm: bash"
+		"                                               } hitcount:          2\n"
+		"\nTotals:\n    Hits: 2\n    Entries: 1\n    Dropped: 0\n");
+	EXPECT(n_entries == 1, "%zu entries", n_entries);
+	if (n_entries)
+		hist_format_key(h, 0, entries[0].key + 8, &(struct hist_format_opts){ 0 }, &sb);
+	EXPECT_STREQ(sb_str(&sb), "bash [4243]");
+	sb_free(&sb);
+	free(out);
+	release(h);
+}
+
+static void test_data_loc_key(void)
+{
+	struct hist *h = compile_ok("sched:sched_process_exec", "hist:keys=filename");
+	char *out;
+
+	if (!h)
+		return;
+	/* the loc word's end: the string itself is read from the event */
+	EXPECT(h->span == tp_event_field(h->e, "filename")->offset + 4 && h->desc.large,
+	       "span %u large %u", h->span, h->desc.large);
+	rec_str("filename", "/usr/bin/true");
+	fire();
+	rec_init(h->e);
+	rec_str("filename", "/usr/bin/true");
+	fire();
+	out = dump(h);
+	EXPECT(strstr(out, "{ filename: /usr/bin/true") && strstr(out, "hitcount:          2"),
+	       "%s", out);
+	free(out);
+	release(h);
+}
+
+/* size=128: the 129th key and every later event of a new key is Dropped. */
+static void test_overflow(void)
+{
+	struct hist *h = compile_ok("kmem:kmalloc", "hist:keys=bytes_req:size=100");
+	char *out;
+
+	if (!h)
+		return;
+	EXPECT(h->desc.max_entries == 128, "max_entries %u", h->desc.max_entries);
+	for (int round = 0; round < 2; round++)
+		for (int i = 0; i < 200; i++) {
+			bool counted;
+
+			rec_num("bytes_req", i);
+			counted = fire();
+			EXPECT(counted == (i < 128), "key %d counted: %d", i, counted);
+		}
+	EXPECT(fake_budgets[2].entries == 128 && fake_budgets[2].dropped == 144,
+	       "entries %llu dropped %llu", (unsigned long long)fake_budgets[2].entries,
+	       (unsigned long long)fake_budgets[2].dropped);
+	out = dump(h);
+	EXPECT(strstr(out, "Totals:\n    Hits: 400\n    Entries: 128\n    Dropped: 144\n"), "%s", out);
+	free(out);
+	/* A failed insert gives its entry back. */
+	update_error = -12;
+	fake_budgets[2] = (struct agg_budget){ 0 };
+	n_entries = 0;
+	EXPECT(!fire(), "counted despite ENOMEM");
+	EXPECT(fake_budgets[2].entries == 0 && fake_budgets[2].dropped == 1, "budget not restored");
+	release(h);
+}
+
+static void expect_error(const char *event, const char *expr, int col, const char *msg)
+{
+	struct tp_event *e = fixture_event(event);
+	struct hist *h = NULL;
+	struct diag d = { 0 };
+
+	if (!e)
+		return;
+	EXPECT(hist_compile(expr, e, &pos, &h, &d) < 0, "'%s' compiled", expr);
+	EXPECT(d.line == 7 && d.col == pos.col + col, "'%s': column %d, want %d (%s)", expr,
+	       d.col, pos.col + col, d.msg);
+	EXPECT(strstr(d.msg, msg), "'%s': '%s' lacks '%s'", expr, d.msg, msg);
+	hist_free(h);
+	tp_event_free(e);
+}
+
+static void test_errors(void)
+{
+	expect_error("sched:sched_switch", "keys=next_pid", 0, "expected 'hist:'");
+	expect_error("sched:sched_switch", "hist:keys=nxt_pid", 10, "unknown field 'nxt_pid'");
+	expect_error("sched:sched_switch", "hist:keys=next_pid.lg2", 19, "unknown modifier '.lg2'");
+	expect_error("sched:sched_switch", "hist:keys=next_comm.log2", 20,
+		     "next_comm is a string: .log2 applies to numbers");
+	expect_error("kmem:kmalloc", "hist:keys=bytes_req:size=0", 25, "size=0 is out of range");
+	expect_error("kmem:kmalloc", "hist:keys=bytes_req:size=1000000", 25, "out of range");
+	expect_error("kmem:kmalloc", "hist:keys=bytes_req.buckets=0", 28, "bucket size above 0");
+	expect_error("kmem:kmalloc", "hist:vals=bytes_req", 0, "needs keys=");
+	expect_error("kmem:kmalloc", "hist:keys=bytes_req:sort=nope", 25, "cannot sort by 'nope'");
+	expect_error("kmem:kmalloc", "hist:keys=node.execname", 15, "common_pid only");
+	expect_error("kmem:kmalloc", "hist:keys=node:vals=call_site.log2", 30,
+		     "does not apply to a value");
+	expect_error("sched:sched_switch", "hist:keys=next_pid:vals=next_comm", 24,
+		     "vals= sums numeric fields");
+	expect_error("kmem:kmalloc", "hist:keys=node:name=foo", 15, "not supported");
+	expect_error("kmem:kmalloc", "hist:keys=common_flags", 10, "not available");
+	expect_error("kmem:kmalloc", "hist:keys=a,b,c,d", 16, "too many keys");
+}
+
+static void test_syscall_and_hex(void)
+{
+	static const char *const names[] = { "sys_read", "sys_write" };
+	struct hist *h = compile_ok("raw_syscalls:sys_enter", "hist:keys=id.syscall");
+	char *out;
+
+	if (!h)
+		return;
+	hist_syscall_names_set(names, ARRAY_SIZE(names));
+	rec_num("id", 1);
+	fire();
+	rec_num("id", 400);
+	fire();
+	out = dump(h);
+	EXPECT_STREQ(body(out),
+		"{ id: sys_write                     [  1] } hitcount:          1\n"
+		"{ id: unknown_syscall               [400] } hitcount:          1\n"
+		"\nTotals:\n    Hits: 2\n    Entries: 2\n    Dropped: 0\n");
+	free(out);
+	release(h);
+	h = compile_ok("kmem:kmalloc", "hist:keys=call_site.hex,gfp_flags.hex");
+	if (!h)
+		return;
+	rec_num("call_site", (int64_t)0xffffffff81234567ULL);
+	rec_num("gfp_flags", 0xcc0);
+	fire();
+	out = dump(h);
+	/* a kernel address is hashed (8 hex digits after 8 zeros), a flag word not */
+	EXPECT(strstr(out, "{ call_site: 00000000") && strstr(out, ", gfp_flags: cc0 }") &&
+	       !strstr(out, "ffffffff81234567"), "%s", out);
+	free(out);
+	release(h);
+}
+
+int main(void)
+{
+	fixtures_load();
+	RUN(test_string_key);
+	RUN(test_symbolic_and_numeric_keys);
+	RUN(test_log2_and_sums);
+	RUN(test_buckets_execname_comm);
+	RUN(test_data_loc_key);
+	RUN(test_overflow);
+	RUN(test_errors);
+	RUN(test_syscall_and_hex);
+	fixtures_free();
+	return TEST_EXIT();
+}
