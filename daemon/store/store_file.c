@@ -54,22 +54,17 @@ static int write_chunk(struct store_writer *w, struct store_chunk_hdr *h, const 
 	return err;
 }
 
-static int write_compressed(struct store_writer *w, const struct bbuf *payload, uint8_t type,
-			    uint32_t n_records, uint64_t ts_first, uint64_t ts_last)
+/* Writes payload, already compressed into out. */
+static int write_compressed(struct store_writer *w, const struct bbuf *payload,
+			    const struct bbuf *out, uint8_t type, uint32_t n_records,
+			    uint64_t ts_first, uint64_t ts_last)
 {
 	struct store_chunk_hdr h = {
-		.type = type, .codec = w->o.codec, .raw_len = payload->len,
+		.type = type, .codec = w->o.codec, .raw_len = payload->len, .disk_len = out->len,
 		.n_records = n_records, .ts_first = ts_first, .ts_last = ts_last,
 	};
-	int r;
 
-	if (payload->oom)
-		return -ENOMEM;
-	r = store_compress(w->comp, payload->p, payload->len, &w->out);
-	if (r < 0)
-		return r;
-	h.disk_len = w->out.len;
-	return write_chunk(w, &h, w->out.p);
+	return write_chunk(w, &h, out->p);
 }
 
 static int write_file_chunk(struct store_writer *w)
@@ -237,8 +232,14 @@ static int write_events(struct store_writer *w, const struct store_block *b)
 		describe(&p, ev);
 		n++;
 	}
-	if (n)
-		r = write_compressed(w, &p, STORE_CHUNK_EVENTS, n, 0, 0);
+	if (n) {
+		struct bbuf out = { 0 };
+
+		r = p.oom ? -ENOMEM : store_compress(w->comp, p.p, p.len, &out);
+		if (r >= 0)
+			r = write_compressed(w, &p, &out, STORE_CHUNK_EVENTS, n, 0, 0);
+		bbuf_free(&out);
+	}
 	bbuf_free(&p);
 	for (size_t i = 0; n && r >= 0 && i < b->n_counts; i++) {
 		pthread_mutex_lock(&w->lock);
@@ -260,12 +261,17 @@ static int write_block(struct store_writer *w, const struct store_block *b)
 		bbuf_varint(&w->payload, b->col[i].len);
 		bbuf_put(&w->payload, b->col[i].p, b->col[i].len);
 	}
-	r = ensure_file(w, w->payload.len / 2 + sizeof(struct store_chunk_hdr));
+	/* Compressed first, so that rotation goes by what the block takes on
+	 * disk (and some room for event descriptions before it). */
+	r = w->payload.oom ? -ENOMEM : store_compress(w->comp, w->payload.p, w->payload.len, &w->out);
+	if (r >= 0)
+		r = ensure_file(w, w->out.len + 2 * sizeof(struct store_chunk_hdr) + 4096);
 	if (r >= 0)
 		r = write_events(w, b);
 	if (r < 0)
 		return r;
-	return write_compressed(w, &w->payload, STORE_CHUNK_BLOCK, b->n, b->ts_min, b->ts_max);
+	return write_compressed(w, &w->payload, &w->out, STORE_CHUNK_BLOCK, b->n, b->ts_min,
+				b->ts_max);
 }
 
 int store_file_write_block(struct store_writer *w, struct store_block *b)
