@@ -27,7 +27,7 @@ CFLAGS ?= -O2 -g
 override CFLAGS += -std=gnu11 -Wall -Wextra -Werror -D_GNU_SOURCE -DTRACERD_VERSION='"$(VERSION)"' \
 	-I. -Iinclude -Idaemon -I$(BUILD) $(SAN)
 override LDFLAGS += $(SAN)
-LIBS := -lbpf -lelf -lz -lsystemd -ltraceevent
+LIBS := -lbpf -lelf -lz -lzstd -lsystemd -ltraceevent -lpthread
 
 BPF_CFLAGS := -g -O2 -target bpf -D__TARGET_ARCH_x86 -Wall -Wextra -Werror \
 	-Iinclude -Ibpf -I/usr/include/$(shell uname -m)-linux-gnu

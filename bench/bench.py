@@ -230,8 +230,9 @@ class PerfRecord:
     """`perf record -a` of the one event; started disabled, enabled through its
     control fifo, so that its start-up is not measured."""
 
-    def __init__(self, ev, filt, tmp, label):
+    def __init__(self, ev, filt, tmp, label, compress=False):
         self.ev, self.filt, self.tmp, self.name = ev, filt, tmp, label
+        self.compress = compress  # -z: the bytes on disk are compared with the store's
 
     def start(self):
         self.data = f"{self.tmp}/perf.data"
@@ -242,6 +243,8 @@ class PerfRecord:
             os.mkfifo(f)
         argv = ["perf", "record", "-q", "-e", self.ev["tp"], "-a", "-D", "-1",
                 "--control", f"fifo:{ctl},{ack}", "-o", self.data]
+        if self.compress:
+            argv.insert(2, "-z")
         if self.filt:
             argv[5:5] = ["--filter", self.filt]
         self.err = f"{self.tmp}/perf.err"
@@ -267,9 +270,11 @@ class PerfRecord:
                              capture_output=True, text=True).stdout
         m = re.search(r"SAMPLE events:\s+(\d+)", out)
         lost = sum(int(x) for x in re.findall(r"LOST(?:_SAMPLES)? events:\s+(\d+)", out))
+        size = os.path.getsize(self.data)
         os.unlink(self.data)
-        return {"delivered": int(m.group(1)) if m else 0, "lost": lost, "cpu_s": cpu_s,
-                "rss_kb": rss}
+        delivered = int(m.group(1)) if m else 0
+        return {"delivered": delivered, "lost": lost, "cpu_s": cpu_s,
+                "rss_kb": rss, "bytes_ev": size / delivered if delivered else float("nan")}
 
 
 class Bpftrace:
@@ -318,10 +323,15 @@ class Tracerd:
         self.build, self.output, self.journald = build, output, journald
         self.ring_only = ring_only  # bench/ring-drain.c: the daemon's code, no rendering
         self.conf = f"{tmp}/tracerd-{abs(hash(label))}.conf"
+        # output "store:CODEC": the event store, in a directory of its own
+        self.store = f"{tmp}/store-{abs(hash(label))}" if output.startswith("store") else None
         with open(self.conf, "w") as f:
-            f.write(f"[Daemon]\nRingBufferSize={RING_BYTES // (1 << 20)}M\nOutput={output}\n"
-                    "FlushIntervalMSec=100\nStatsIntervalSec=0\n"
-                    f"[Selection]\nName=bench\nEvents={ev['tp']}\n")
+            f.write(f"[Daemon]\nRingBufferSize={RING_BYTES // (1 << 20)}M\nOutput={output.split(':')[0]}\n"
+                    "FlushIntervalMSec=100\nStatsIntervalSec=0\n")
+            if self.store:
+                f.write(f"[Store]\nDirectory={self.store}\nCompression={output.split(':')[1]}\n"
+                        "MaxUse=0\n")
+            f.write(f"[Selection]\nName=bench\nEvents={ev['tp']}\n")
             if filt:
                 f.write(f"Filter={filt}\n")
             if aggregate:  # counted in BPF; the dump at stop goes to stdout
@@ -339,6 +349,8 @@ class Tracerd:
 
     def start(self):
         self.err = f"{self.tmp}/tracerd.err"
+        if self.store:
+            shutil.rmtree(self.store, ignore_errors=True)
         argv = [f"{self.build}/tracerd", "--config", self.conf]
         if self.ring_only:
             argv = [f"{self.build}/bench/ring-drain", self.conf]
@@ -385,8 +397,13 @@ class Tracerd:
                 lost = int(e.get("TRACE_STATS_LOST", 0)) + \
                     int(e.get("TRACE_STATS_SINK_ERRORS", 0))
                 skipped = int(e.get("TRACE_STATS_SKIPPED", 0))
-        return {"delivered": delivered, "lost": lost, "skipped": skipped, "cpu_s": cpu_s, "rss_kb": rss,
-                "hung": hung}
+        res = {"delivered": delivered, "lost": lost, "skipped": skipped, "cpu_s": cpu_s, "rss_kb": rss,
+               "hung": hung}
+        if self.store:
+            size = sum(os.path.getsize(os.path.join(self.store, f)) for f in os.listdir(self.store))
+            res["bytes_ev"] = size / delivered if delivered else float("nan")
+            shutil.rmtree(self.store, ignore_errors=True)
+        return res
 
 
 # ---------------------------------------------------------------- running
@@ -423,11 +440,15 @@ def consumers_for(evname, ev, tmp, build, journal, compare=None):
          Ftrace(ev, ev["reject"], tmp, "ftrace reject", build),
          Ftrace(ev, ev["accept"], tmp, "ftrace accept", build),
          PerfRecord(ev, None, tmp, "perf record"),
+         PerfRecord(ev, None, tmp, "perf record -z", compress=True),
          Bpftrace(ev, ev["bt_accept"], tmp, "bpftrace printf accept"),
          Bpftrace(ev, ev["bt_accept"], tmp, "bpftrace count accept", count=True),
          Bpftrace(ev, ev["bt_accept"], tmp, "bpftrace @[key] count accept", key=ev["bt_key"]),
          Tracerd(ev, None, tmp, "tracerd ring (no text)", build, ring_only=True),
          Tracerd(ev, None, tmp, "tracerd stdout", build),
+         Tracerd(ev, None, tmp, "tracerd store zstd", build, output="store:zstd"),
+         Tracerd(ev, None, tmp, "tracerd store zlib", build, output="store:zlib"),
+         Tracerd(ev, None, tmp, "tracerd store none", build, output="store:none"),
          Tracerd(ev, ev["reject"], tmp, "tracerd reject", build),
          Tracerd(ev, ev["accept"], tmp, "tracerd accept", build),
          Tracerd(ev, ev["accept"], tmp, "tracerd aggregate accept", build,
@@ -456,6 +477,7 @@ BASE = {"ftrace": "ftrace", "ftrace reject": "ftrace reject", "ftrace accept": "
         "tracerd stdout": "ftrace", "tracerd reject": "ftrace reject",
         "tracerd accept": "ftrace accept", "tracerd journal": "ftrace",
         "tracerd stdout (B)": "ftrace", "tracerd ring (no text)": "ftrace",
+        "tracerd store zstd": "ftrace", "tracerd store zlib": "ftrace", "tracerd store none": "ftrace",
         "tracerd reject (B)": "ftrace reject", "tracerd accept (B)": "ftrace accept"}
 
 
@@ -491,7 +513,8 @@ def bench_event(evname, args, tmp, journal, out):
     base_p10 = median([r["p10"] for r in none])
     summary = {}
     for name, rs in rows.items():
-        added, added_p10, lost, skipped, missing, cpu, rss, hung = [], [], 0, 0, 0, [], 0, False
+        added, added_p10, lost, kskipped, missing, cpu, rss, hung = [], [], 0, 0, 0, [], 0, False
+        bytes_ev = [r["bytes_ev"] for r in rs if "bytes_ev" in r]
         for r in rs:
             if "error" in r:
                 continue
@@ -500,7 +523,7 @@ def bench_event(evname, args, tmp, journal, out):
             if name == "none":
                 continue
             lost += r["lost"]
-            skipped += r.get("skipped", 0)
+            kskipped += r.get("skipped", 0)
             expect = 0 if "reject" in name else r["fired"]
             if r["delivered"] is not None and r["delivered"] < expect:
                 missing = max(missing, expect - r["delivered"] - r["lost"] - r.get("skipped", 0))
@@ -511,9 +534,10 @@ def bench_event(evname, args, tmp, journal, out):
         summary[name] = {
             "added": median(added), "min": min(added) if added else float("nan"),
             "max": max(added) if added else float("nan"), "added_p10": median(added_p10),
-            "lost": lost, "skipped": skipped, "missing": missing, "cpu_per_M": median(cpu), "rss_kb": rss,
+            "lost": lost, "skipped": kskipped, "missing": missing, "cpu_per_M": median(cpu), "rss_kb": rss,
             "hung": hung, "runs": len(added),
             "ns_iter": median([r["ns_per_iter"] for r in rs if "error" not in r]),
+            "bytes_ev": median(bytes_ev) if bytes_ev else None,
         }
 
     p = lambda *a: print(*a, file=out)
@@ -530,7 +554,8 @@ def bench_event(evname, args, tmp, journal, out):
         p(f"{name:<24} {fmt(s['added']):>15} {fmt(s['min']) + '..' + fmt(s['max']):>15} "
           f"{fmt(s['added_p10']):>10} {s['lost']:>8} {s['skipped']:>8} {s['missing']:>8} "
           f"{(fmt(ratio, 2) + 'x') if ratio == ratio else 'n/a':>10} {fmt(s['cpu_per_M'], 1):>12} "
-          f"{str(s['rss_kb'] // 1024) + ' MiB':>10}{'  (hung on SIGINT)' if s['hung'] else ''}")
+          f"{str(s['rss_kb'] // 1024) + ' MiB':>10}{'  (hung on SIGINT)' if s['hung'] else ''}"
+          + (f"  {fmt(s['bytes_ev'], 2)} bytes/event on disk" if s.get("bytes_ev") is not None else ""))
     for name, why in skipped.items():
         p(f"{name:<24} not measured: tracerd refuses the config: {why}")
     p("(vs ftrace: tracerd and ftrace rows against the ftrace row with the same filter; "
@@ -583,6 +608,8 @@ def bench_sustained(evname, args, tmp, out, skipped):
         "ftrace": lambda: Ftrace(ev, None, tmp, "ftrace", args.build),
         "perf record": lambda: PerfRecord(ev, None, tmp, "perf record"),
         "tracerd stdout": lambda: Tracerd(ev, None, tmp, "tracerd stdout", args.build),
+        "tracerd store zstd": lambda: Tracerd(ev, None, tmp, "tracerd store zstd", args.build,
+                                              output="store:zstd"),
     }
     p = lambda *a: print(*a, file=out)
     p(f"\nmaximum sustained rate with zero loss, {ev['tp']} "
@@ -980,6 +1007,19 @@ def targets(p, tp, s, skipped, sus, verdicts=None):
              f"end to end, stdout to /dev/null: zero loss (lost {t['lost']}, missing {t['missing']})")
         line(t["added"] <= 0.5 * pr["added"],
              f"end to end: tracerd {fmt(t['added'])} ns <= 0.5 x perf record {fmt(pr['added'])} ns")
+    st, pz, ring = s.get("tracerd store zstd"), s.get("perf record -z"), s.get("tracerd ring (no text)")
+    if st and pz and st.get("bytes_ev") is not None and pz.get("bytes_ev") is not None:
+        line(st["bytes_ev"] <= 0.5 * pz["bytes_ev"],
+             f"store: {fmt(st['bytes_ev'], 2)} bytes/event on disk (zstd) <= 0.5 x perf record -z "
+             f"{fmt(pz['bytes_ev'], 2)}")
+    if st and ring:
+        line(st["added"] <= 1.1 * ring["added"],
+             f"store: {fmt(st['added'])} ns added/event (zstd) <= 1.1 x ring only {fmt(ring['added'])} ns")
+    if "tracerd store zstd" in sus and "tracerd stdout" in sus:
+        line(sus["tracerd store zstd"] >= sus["tracerd stdout"] or
+             (sus.get("tracerd store zstd top") and None),
+             f"store: sustained zero-loss rate {sus['tracerd store zstd'] / 1e6:.2f} M/s "
+             f">= stdout to /dev/null {sus['tracerd stdout'] / 1e6:.2f} M/s")
     if "tracerd stdout" in sus and "perf record" in sus and pr:
         mark = lambda n: ">=" if sus.get(n + " top") else ""
         ok = sus["tracerd stdout"] >= sus["perf record"]

@@ -345,10 +345,13 @@ static int start(struct daemon *dm, struct config *cfg)
 		goto fail;
 	tracer_set_progress(dm->t, on_busy, dm);
 	dm->t->hist_stdout = dm->o->foreground || cfg->output == OUTPUT_STDOUT;
-	r = dm->o->foreground || cfg->output == OUTPUT_STDOUT ?
-	    sink_stdout_new(&s, stdout) : sink_journal_new(&s);
-	if (r >= 0)
-		r = sink_queue_wrap(&s);
+	/* --foreground: everything to stdout, whatever Output= says. */
+	if (dm->o->foreground) {
+		r = sink_stdout_new(&s, stdout);
+		if (r >= 0)
+			r = sink_queue_wrap(&s);
+	} else
+		r = sink_route_new(&s, cfg);
 	if (s)
 		tracer_set_sink(dm->t, s);	/* on error too: tracer_free() frees it */
 	if (r < 0)
@@ -422,7 +425,7 @@ int run_daemon(const struct run_opts *o)
 		 (now_usec(CLOCK_MONOTONIC) - t0) / 1000.0);
 	report_suppressed(dm.t);
 	report_stats(dm.t, true);
-	if (o->foreground || dm.t->cfg.output == OUTPUT_STDOUT)
+	if (o->foreground || dm.t->cfg.output != OUTPUT_JOURNAL)
 		report_events(dm.t, stderr);
 	tracer_free(dm.t);
 	sd_event_source_unref(dm.more);

@@ -4,6 +4,7 @@
 #include "inspect.h"
 #include "log.h"
 #include "loop.h"
+#include "read.h"
 #include "render/render.h"
 #include "tracer.h"
 #include "util.h"
@@ -21,12 +22,43 @@ static void help(void)
 	       "     --list-events [GLOB]  list events, e.g. 'sched:*'\n"
 	       "     --list-classes [GLOB] list event classes with their events\n"
 	       "     --describe SYS:EVENT  fields, class and symbol tables of an event\n"
+	       "     --read PATH...        print stored events (files or directories), as -f does\n"
+	       "       --json              one JSON object per event, the journal's field names\n"
+	       "       --events GLOBS      only these events, e.g. 'sched:*'\n"
+	       "       --filter EXPR       only records that pass this filter\n"
+	       "       --since TIME        only records from TIME on: '2026-12-03 10:00',\n"
+	       "                           '@EPOCH', '-10min' or 'now'\n"
+	       "       --until TIME        only records up to TIME\n"
+	       "       --follow            wait for more at the end\n"
+	       "       --raw-pointers      print %%p addresses raw instead of hashed\n"
 	       "     --version             print the version, and the libbpf, libsystemd,\n"
 	       "                           libtraceevent and kernel it runs with\n"
 	       "  -h --help               this text\n");
 }
 
-enum { ARG_CHECK = 0x100, ARG_LIST_EVENTS, ARG_LIST_CLASSES, ARG_DESCRIBE, ARG_VERSION };
+enum {
+	ARG_CHECK = 0x100, ARG_LIST_EVENTS, ARG_LIST_CLASSES, ARG_DESCRIBE, ARG_VERSION,
+	ARG_READ, ARG_JSON, ARG_EVENTS, ARG_FILTER, ARG_SINCE, ARG_UNTIL, ARG_FOLLOW, ARG_RAW_PTRS,
+};
+
+/* The --read options; 0, or 2 for a bad one. */
+static int read_option(int c, struct read_opts *ro)
+{
+	switch (c) {
+	case ARG_JSON: ro->json = true; return 0;
+	case ARG_EVENTS: ro->events = optarg; return 0;
+	case ARG_FILTER: ro->filter = optarg; return 0;
+	case ARG_FOLLOW: ro->follow = true; return 0;
+	case ARG_RAW_PTRS: ro->raw_pointers = true; return 0;
+	case ARG_SINCE: case ARG_UNTIL:
+		if (read_parse_time(optarg, c == ARG_SINCE ? &ro->since_ns : &ro->until_ns) < 0) {
+			fprintf(stderr, "tracerd: cannot parse time '%s'; see --help\n", optarg);
+			return 2;
+		}
+		return 0;
+	}
+	return 2;
+}
 
 static int check_config(const char *path)
 {
@@ -83,10 +115,19 @@ int main(int argc, char **argv)
 		{ "list-classes", optional_argument, NULL, ARG_LIST_CLASSES },
 		{ "describe", required_argument, NULL, ARG_DESCRIBE },
 		{ "version", no_argument, NULL, ARG_VERSION },
+		{ "read", no_argument, NULL, ARG_READ },
+		{ "json", no_argument, NULL, ARG_JSON },
+		{ "events", required_argument, NULL, ARG_EVENTS },
+		{ "filter", required_argument, NULL, ARG_FILTER },
+		{ "since", required_argument, NULL, ARG_SINCE },
+		{ "until", required_argument, NULL, ARG_UNTIL },
+		{ "follow", no_argument, NULL, ARG_FOLLOW },
+		{ "raw-pointers", no_argument, NULL, ARG_RAW_PTRS },
 		{ "help", no_argument, NULL, 'h' },
 		{}
 	};
 	struct run_opts o = { .config_path = DEFAULT_CONFIG };
+	struct read_opts ro = { .since_ns = INT64_MIN, .until_ns = INT64_MAX };
 	int c, action = 0;
 	const char *arg = NULL;
 
@@ -101,8 +142,21 @@ int main(int argc, char **argv)
 			/* "--opt VALUE" as well as "--opt=VALUE" for the optional ones */
 			arg = optarg ? optarg : optind < argc && argv[optind][0] != '-' ? argv[optind++] : NULL;
 			break;
-		default: return 2;
+		case ARG_READ: action = c; break;
+		default:
+			if (read_option(c, &ro))
+				return 2;
 		}
+	}
+	if (action == ARG_READ) {
+		/* --read takes the remaining arguments as paths */
+		ro.paths = argv + optind;
+		ro.n_paths = argc - optind;
+		if (!ro.n_paths) {
+			fprintf(stderr, "tracerd: --read needs a file or directory; see --help\n");
+			return 2;
+		}
+		return read_store(&ro);
 	}
 	if (optind < argc) {
 		fprintf(stderr, "tracerd: unexpected argument '%s'; see --help\n", argv[optind]);

@@ -2,7 +2,7 @@
 /* The running tracer: the stages wired together. The registry knows the
  * events, the loader the BPF side, the consumer the slot table and the
  * ring, the sink the output; the tracer holds the selections and their
- * slots, and applies configs (apply.c). */
+ * slots, and applies configs. */
 #ifndef TRACERD_TRACER_H
 #define TRACERD_TRACER_H
 
@@ -82,7 +82,7 @@ void hist_out_last(struct tracer *t, const struct sel_state *st, struct trace_sl
 		   const char *why);
 void hist_out_stop(struct tracer *t);
 
-/* apply.c: resolves every selection and compiles its filters against reg,
+/* Resolves every selection and compiles its filters against reg,
  * attaching nothing. */
 int tracer_check(struct registry *reg, const struct config *cfg, struct diag *d);
 /* Applies cfg (taking ownership of it on success): attaches what is new or

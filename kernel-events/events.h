@@ -9,6 +9,12 @@
 
 struct tp_class;
 struct tp_printfmt;
+
+/* An enum name in a print fmt that tracefs left unresolved, and its value. */
+struct tp_enum {
+	char *name;
+	long long value;
+};
 struct tp_symtab;
 
 enum tp_field_kind {
@@ -50,7 +56,17 @@ struct tp_event {
 	struct tp_symtab *symtabs;	/* flag and symbol tables, see symbols.h */
 	size_t n_symtabs;
 	bool symbols_loaded;
+	/* The enum names the print fmt uses, with their values: looked up in
+	 * BTF when the print fmt is parsed (printfmt.c) and kept, so that the
+	 * store can write them down; or, with enums_given, taken from a store
+	 * file, and then BTF (another kernel's, perhaps) is not consulted. */
+	struct tp_enum *enums;
+	size_t n_enums, cap_enums;
+	bool enums_given;
 };
+
+/* Adds name = value to e->enums (a store reader fills a table with it). */
+int tp_event_add_enum(struct tp_event *e, const char *name, size_t len, long long value);
 
 struct tp_class {
 	char *name;		/* DECLARE_EVENT_CLASS name, or the event's own */

@@ -20,6 +20,9 @@ void tp_event_free(struct tp_event *e)
 	free(e->name);
 	free(e->print_fmt);
 	free(e->format_text);
+	for (size_t i = 0; i < e->n_enums; i++)
+		free(e->enums[i].name);
+	free(e->enums);
 	tp_event_free_symbols(e);
 	tp_printfmt_free(e->printfmt);
 	free(e);

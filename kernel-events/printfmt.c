@@ -60,7 +60,34 @@ static bool leave_alone(const char *start, const char *id, size_t n, bool after_
 	return (prev == '(' || prev == 't' /* const */) && (next == ')' || next == '*');
 }
 
-static void substitute(const char *fmt, struct strbuf *out, char **unresolved)
+int tp_event_add_enum(struct tp_event *e, const char *name, size_t len, long long value)
+{
+	char *n = strndup(name, len);
+
+	if (!n || GROW(e->enums, e->cap_enums, e->n_enums) < 0) {
+		free(n);
+		return -ENOMEM;
+	}
+	e->enums[e->n_enums++] = (struct tp_enum){ n, value };
+	return 0;
+}
+
+/* An enum name's value: from the event's own table (kept from an earlier
+ * lookup, or given by a store file), else from BTF, remembered. */
+static int enum_value(struct tp_event *e, const char *name, size_t len, int64_t *v)
+{
+	for (size_t i = 0; i < e->n_enums; i++)
+		if (strlen(e->enums[i].name) == len && !memcmp(e->enums[i].name, name, len)) {
+			*v = e->enums[i].value;
+			return 0;
+		}
+	if (e->enums_given || btf_enum_value(name, len, v) < 0)
+		return -ENOENT;
+	(void)tp_event_add_enum(e, name, len, *v);	/* without it, only the store misses it */
+	return 0;
+}
+
+static void substitute(struct tp_event *e, const char *fmt, struct strbuf *out, char **unresolved)
 {
 	const char *p = fmt;
 	bool after_tag = false;
@@ -88,7 +115,7 @@ static void substitute(const char *fmt, struct strbuf *out, char **unresolved)
 			continue;
 		}
 		after_tag = false;
-		if (btf_enum_value(s, p - s, &v) == 0) {
+		if (enum_value(e, s, p - s, &v) == 0) {
 			sb_printf(out, "%lld", (long long)v);
 			continue;
 		}
@@ -99,7 +126,7 @@ static void substitute(const char *fmt, struct strbuf *out, char **unresolved)
 }
 
 /* The format file with the print fmt line rewritten. */
-static void rewrite(const struct tp_event *e, struct strbuf *out, char **unresolved)
+static void rewrite(struct tp_event *e, struct strbuf *out, char **unresolved)
 {
 	const char *line = strstr(e->format_text, "\nprint fmt: ");
 	struct strbuf subst = { 0 };
@@ -112,7 +139,7 @@ static void rewrite(const struct tp_event *e, struct strbuf *out, char **unresol
 	line += strlen("\nprint fmt: ");
 	sb_put(out, e->format_text, line - e->format_text);
 	end = strchrnul(line, '\n');
-	substitute(e->print_fmt, &subst, unresolved);
+	substitute(e, e->print_fmt, &subst, unresolved);
 	printfmt_fold_constants(&subst);
 	sb_puts(out, sb_str(&subst));
 	sb_free(&subst);

@@ -3,7 +3,7 @@
 set -euo pipefail
 pkgs=(
 	make gcc clang llvm libbpf-dev bpftool libelf-dev zlib1g-dev pkg-config
-	libsystemd-dev libtraceevent-dev
+	libsystemd-dev libtraceevent-dev libzstd-dev
 	systemd-container e2fsprogs xfsprogs util-linux iproute2 procps python3 jq
 	libclang-rt-14-dev valgrind
 	bash-completion	# tests/integration/completion.sh

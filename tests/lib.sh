@@ -42,6 +42,21 @@ start_tracerd() {
 	return 1
 }
 
+# The same for a config whose Output= is not stdout (the store): no --foreground.
+start_tracerd_store() {
+	local conf=$1 out=$2 i
+	"$TRACERD" --config "$conf" >"$out" 2>"$out.err" &
+	TRACERD_PID=$!
+	on_exit "kill -INT $TRACERD_PID; wait $TRACERD_PID"
+	for ((i = 0; i < 300; i++)); do
+		grep -q "attached" "$out.err" 2>/dev/null && return 0
+		kill -0 "$TRACERD_PID" 2>/dev/null || break
+		sleep 0.05
+	done
+	cat "$out.err" >&2
+	return 1
+}
+
 # Stops tracerd with SIGINT and waits; returns its exit status.
 stop_tracerd() {
 	kill -INT "$TRACERD_PID" 2>/dev/null

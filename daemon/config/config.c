@@ -65,6 +65,7 @@ void config_init(struct config *c)
 {
 	memset(c, 0, sizeof(*c));
 	apply_defaults(c, "Daemon", c);
+	apply_defaults(c, "Store", c);
 }
 
 static void pos_free(struct conf_pos *p)
@@ -94,6 +95,7 @@ void config_free(struct config *c)
 	free(c->sels);
 	strv_free(c->files, c->n_files);
 	pos_free(&c->wakeup_pos);
+	free(c->store.directory);
 	memset(c, 0, sizeof(*c));
 }
 
@@ -113,12 +115,13 @@ static int begin_section(struct config_parser *p, const char *name, int col)
 	struct config *c = p->c;
 	struct selection *s;
 
-	if (!strcmp(name, "Daemon")) {
-		p->section = "Daemon";
+	if (!strcmp(name, "Daemon") || !strcmp(name, "Store")) {
+		p->section = !strcmp(name, "Daemon") ? "Daemon" : "Store";
 		return 0;
 	}
 	if (strcmp(name, "Selection"))
-		return config_error(p, col, "unknown section [%s], expected [Daemon] or [Selection]", name);
+		return config_error(p, col, "unknown section [%s], expected [Daemon], [Store] or [Selection]",
+				    name);
 	if (GROW(c->sels, c->cap_sels, c->n_sels) < 0)
 		return -ENOMEM;
 	s = &c->sels[c->n_sels++];
@@ -131,7 +134,7 @@ static int begin_section(struct config_parser *p, const char *name, int col)
 /* What the keys of the current section write into. */
 static void *section_base(struct config_parser *p)
 {
-	return !strcmp(p->section, "Daemon") ? (void *)p->c : (void *)&p->c->sels[p->c->n_sels - 1];
+	return strcmp(p->section, "Selection") ? (void *)p->c : (void *)&p->c->sels[p->c->n_sels - 1];
 }
 
 /* Cuts a " # comment" outside quotes, and trailing blanks. */

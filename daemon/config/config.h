@@ -8,7 +8,19 @@
 #include <stdint.h>
 #include "diag.h"
 
-enum output { OUTPUT_JOURNAL, OUTPUT_STDOUT };
+/* OUTPUT_DAEMON: a selection's records go where [Daemon] Output= says. */
+enum output { OUTPUT_JOURNAL, OUTPUT_STDOUT, OUTPUT_STORE, OUTPUT_DAEMON };
+
+/* In the order of the store's codec numbers (docs/STORE.md). */
+enum store_compression { COMPRESSION_NONE, COMPRESSION_ZLIB, COMPRESSION_ZSTD };
+
+/* [Store]: the event store's files (docs/STORE.md). */
+struct store_config {
+	char *directory;
+	uint64_t max_use, max_file_size;
+	unsigned max_file_sec;
+	enum store_compression compression;
+};
 
 /* Where a value was written, for diagnostics about it later (filters). */
 struct conf_pos {
@@ -29,6 +41,7 @@ struct selection {
 	int priority;		/* syslog level, default LOG_INFO */
 	unsigned rate_limit;	/* events/s, 0 = none */
 	unsigned rate_burst;
+	enum output output;	/* OUTPUT_DAEMON: [Daemon] Output= */
 	char *aggregate;	/* Aggregate=: a hist trigger; NULL or "" for none */
 	struct conf_pos aggregate_pos;
 	unsigned aggregate_interval_sec;	/* a dump each interval; 0: only at stop */
@@ -42,6 +55,7 @@ struct config {
 	unsigned stats_interval_sec;
 	enum output output;
 	bool raw_pointers;
+	struct store_config store;
 	struct selection *sels;
 	size_t n_sels, cap_sels;
 	char **files;		/* what was read, in order */
@@ -80,10 +94,10 @@ struct config_type {
 
 extern const struct config_type config_type_uint, config_type_size, config_type_pow2,
 	config_type_bool, config_type_enum, config_type_priority, config_type_name,
-	config_type_events, config_type_filter, config_type_hist;
+	config_type_events, config_type_filter, config_type_path, config_type_hist;
 
 struct config_item {
-	const char *section;	/* "Daemon" or "Selection" */
+	const char *section;	/* "Daemon", "Store" or "Selection" */
 	const char *key;
 	const struct config_type *type;
 	size_t offset;		/* of the field in struct config or struct selection */

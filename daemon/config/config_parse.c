@@ -219,6 +219,27 @@ static void expects_name(_unused_ const struct config_item *it, char *buf, size_
 
 const struct config_type config_type_name = { "name", parse_name, expects_name };
 
+static int parse_path(struct config_parser *p, const struct config_item *it, const char *v, int col,
+		      void *field, _unused_ void *section)
+{
+	char **s = field, what[64];
+
+	if (v[0] != '/') {
+		it->type->expects(it, what, sizeof(what));
+		return config_error(p, col, "expected %s, got '%s'", what, v);
+	}
+	free(*s);
+	*s = strdup(v);
+	return *s ? 0 : -ENOMEM;
+}
+
+static void expects_path(_unused_ const struct config_item *it, char *buf, size_t size)
+{
+	snprintf(buf, size, "an absolute path");
+}
+
+const struct config_type config_type_path = { "path", parse_path, expects_path };
+
 static void events_reset(struct selection *s)
 {
 	strv_free(s->events, s->n_events);

@@ -10,6 +10,23 @@
 static const char *const outputs[] = {
 	[OUTPUT_JOURNAL] = "journal",
 	[OUTPUT_STDOUT] = "stdout",
+	[OUTPUT_STORE] = "store",
+	NULL,
+};
+
+/* A selection's Output= may also say "daemon": the [Daemon] one (the default). */
+static const char *const sel_outputs[] = {
+	[OUTPUT_JOURNAL] = "journal",
+	[OUTPUT_STDOUT] = "stdout",
+	[OUTPUT_STORE] = "store",
+	[OUTPUT_DAEMON] = "daemon",
+	NULL,
+};
+
+static const char *const compressions[] = {
+	[COMPRESSION_NONE] = "none",
+	[COMPRESSION_ZLIB] = "zlib",
+	[COMPRESSION_ZSTD] = "zstd",
 	NULL,
 };
 
@@ -21,6 +38,7 @@ static const char *const priorities[] = {
 
 /* An enum field is written as an int (config_type_enum). */
 _Static_assert(sizeof(enum output) == sizeof(int), "enum output is stored as an int");
+_Static_assert(sizeof(enum store_compression) == sizeof(int), "stored as an int");
 
 /*
  * Adding a config key is one row here plus its field in struct config
@@ -48,7 +66,7 @@ static const struct config_item table[] = {
 	{ .section = "Daemon", .key = "Output", .type = &config_type_enum,
 	  .offset = offsetof(struct config, output),
 	  .names = outputs, .def = "journal",
-	  .description = "where events go: the journal or stdout" },
+	  .description = "where events go: the journal, stdout or the store ([Store])" },
 	{ .section = "Daemon", .key = "FlushIntervalMSec", .type = &config_type_uint,
 	  .offset = offsetof(struct config, flush_interval_ms),
 	  .min = 1, .max = 10000, .def = "100",
@@ -61,6 +79,27 @@ static const struct config_item table[] = {
 	  .offset = offsetof(struct config, raw_pointers),
 	  .def = "no",
 	  .description = "print %p addresses raw instead of hashed" },
+
+	{ .section = "Store", .key = "Directory", .type = &config_type_path,
+	  .offset = offsetof(struct config, store.directory),
+	  .def = "/var/lib/tracerd",
+	  .description = "where Output=store writes its files: the unit's StateDirectory=" },
+	{ .section = "Store", .key = "MaxUse", .type = &config_type_size,
+	  .offset = offsetof(struct config, store.max_use),
+	  .min = 0, .max = 1ULL << 50, .def = "1G",
+	  .description = "the most the files may take; the oldest are deleted first; 0 for no limit" },
+	{ .section = "Store", .key = "MaxFileSize", .type = &config_type_size,
+	  .offset = offsetof(struct config, store.max_file_size),
+	  .min = 1ULL << 20, .max = 1ULL << 40, .def = "64M",
+	  .description = "a file past this size is closed and a new one begun" },
+	{ .section = "Store", .key = "MaxFileSec", .type = &config_type_uint,
+	  .offset = offsetof(struct config, store.max_file_sec),
+	  .min = 0, .max = 100000000, .def = "0",
+	  .description = "a file this old is closed and a new one begun; 0 for no limit" },
+	{ .section = "Store", .key = "Compression", .type = &config_type_enum,
+	  .offset = offsetof(struct config, store.compression),
+	  .names = compressions, .def = "zstd",
+	  .description = "how blocks of records are compressed: zstd, zlib or none" },
 
 	{ .section = "Selection", .key = "Name", .type = &config_type_name,
 	  .offset = offsetof(struct selection, name),
@@ -85,6 +124,10 @@ static const struct config_item table[] = {
 	  .offset = offsetof(struct selection, rate_burst),
 	  .min = 0, .max = 100000000, .def = "0",
 	  .description = "events RateLimit= lets through at once; 0 for RateLimit='s value" },
+	{ .section = "Selection", .key = "Output", .type = &config_type_enum,
+	  .offset = offsetof(struct selection, output),
+	  .names = sel_outputs, .def = "daemon",
+	  .description = "where this selection's events go; daemon for [Daemon] Output=" },
 	{ .section = "Selection", .key = "Aggregate", .type = &config_type_hist,
 	  .offset = offsetof(struct selection, aggregate),
 	  .pos_offset = offsetof(struct selection, aggregate_pos),	/* for the hist compiler */

@@ -50,6 +50,16 @@ void out_slot_set_priority(struct out_slot *s, int priority)
 	__atomic_store_n(&s->priority, priority, __ATOMIC_RELAXED);
 }
 
+void out_slot_set_output(struct out_slot *s, int output)
+{
+	__atomic_store_n(&s->output, output, __ATOMIC_RELAXED);
+}
+
+int out_slot_output(const struct out_slot *s)
+{
+	return __atomic_load_n(&s->output, __ATOMIC_RELAXED);
+}
+
 int out_slot_priority(const struct out_slot *s)
 {
 	return __atomic_load_n(&s->priority, __ATOMIC_RELAXED);

@@ -25,7 +25,7 @@ struct trace_slot {
 	struct rate_limit *rl;
 	struct out_slot *out;		/* what sinks see; the sink queue refs it */
 	uint64_t suppressed;		/* dropped by the rate limit */
-	struct attachment att;		/* set and cleared by apply.c */
+	struct attachment att;		/* set and cleared by tracer.c */
 	/* Aggregate=: the slot's histogram, NULL when it has records; its
 	 * desc.gen is the generation events go to (aggregate/hist_map.c). */
 	struct hist *hist;

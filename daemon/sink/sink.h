@@ -11,6 +11,7 @@
 #include "strbuf.h"
 
 struct sink;
+struct config;
 
 /* A sink whose records are lines of text (stdout). The sink queue then
  * batches lines and hands them to write() many at once instead of calling
@@ -58,6 +59,11 @@ struct sink {
 
 int sink_stdout_new(struct sink **ret, FILE *out);
 int sink_journal_new(struct sink **ret);
+/* Output=store: raw records into cfg's [Store] directory (docs/STORE.md). */
+int sink_store_new(struct sink **ret, const struct config *cfg);
+/* Each selection's records to its Output= (or [Daemon] Output=), each sink
+ * made when first needed; messages to [Daemon] Output=. */
+int sink_route_new(struct sink **ret, const struct config *cfg);
 /* Wraps inner (taking it) behind a bounded queue and a writer thread, so a
  * stalled sink never blocks the ring-buffer consumer; see sink_queue.c. */
 int sink_queue_new(struct sink **ret, struct sink *inner, size_t max_entries);

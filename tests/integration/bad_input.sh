@@ -41,7 +41,7 @@ cc() { local name=$1 status=$2 msg=$3 caret=${4:-}; expect "$name" "$status" "$F
 conf outside $'Foo=bar\n'
 cc "assignment outside a section" 1 ":1:1: assignment outside a section, expected [Daemon] or [Selection] first" "    ^"
 conf section $'[Bogus]\n'
-cc "unknown section" 1 ":1:2: unknown section [Bogus], expected [Daemon] or [Selection]" "     ^"
+cc "unknown section" 1 ":1:2: unknown section [Bogus], expected [Daemon], [Store] or [Selection]" "     ^"
 conf unclosed $'[Daemon\n'
 cc "unclosed section header" 1 ":1:8: expected ']' to end the section header"
 conf junk $'[Daemon] x\n'
@@ -55,7 +55,7 @@ cc "mistyped key: did you mean" 1 ":2:1: unknown key 'RingBufferSzie' in [Daemon
 conf typo2 $'[Selection]\nName=s\nevent=sched:sched_switch\n'
 cc "mistyped [Selection] key: did you mean" 1 ":3:1: unknown key 'event' in [Selection]; did you mean 'Events'?"
 conf unkkey2 $'[Selection]\nColour=blue\n'
-cc "unknown [Selection] key" 1 ":2:1: unknown key 'Colour' in [Selection]; expected Name, Events, Filter, Priority, RateLimit, RateLimitBurst, Aggregate or AggregateIntervalSec"
+cc "unknown [Selection] key" 1 ":2:1: unknown key 'Colour' in [Selection]; expected Name, Events, Filter, Priority, RateLimit, RateLimitBurst, Output, Aggregate or AggregateIntervalSec"
 for v in 3K 2G lots -8M 99999999999999999999 2K 8Q 12K; do
 	conf size "[Daemon]"$'\n'"RingBufferSize=$v"$'\n'"$SEL"
 	cc "RingBufferSize=$v" 1 ":2:16: expected a power of two from 4K to 1G, got '$v'" "                   ^"
@@ -65,7 +65,7 @@ cc "WakeupBytes=some" 1 ":2:13: expected a size such as 256K, got 'some'"
 conf wake2 $'[Daemon]\nRingBufferSize=64K\nWakeupBytes=64K\n'"$SEL"
 cc "WakeupBytes not below RingBufferSize" 1 ":3:13: WakeupBytes= must be below RingBufferSize= (65536 bytes)"
 conf output $'[Daemon]\nOutput=syslog\n'
-cc "Output=syslog" 1 ":2:8: expected 'journal' or 'stdout', got 'syslog'"
+cc "Output=syslog" 1 ":2:8: expected 'journal', 'stdout' or 'store', got 'syslog'"
 conf flush $'[Daemon]\nFlushIntervalMSec=0\n'
 cc "FlushIntervalMSec=0" 1 ":2:19: expected a whole number from 1 to 10000, got '0'"
 conf stats $'[Daemon]\nStatsIntervalSec=-1\n'
@@ -109,7 +109,7 @@ expect "a drop-in's WakeupBytes beyond the main file's ring" 1 \
 	"$F.d/50-wake.conf:2:13: WakeupBytes= must be below RingBufferSize= (65536 bytes)" "" -- "$TRACERD" --check-config "$F"
 conf dropsyntax "$SEL"; mkdir -p "$F.d"
 printf '[Daemon]\nOutput=file\n' >"$F.d/10.conf"
-expect "a syntax error in a drop-in" 1 "$F.d/10.conf:2:8: expected 'journal' or 'stdout', got 'file'" "" -- "$TRACERD" --check-config "$F"
+expect "a syntax error in a drop-in" 1 "$F.d/10.conf:2:8: expected 'journal', 'stdout' or 'store', got 'file'" "" -- "$TRACERD" --check-config "$F"
 
 # Files that cannot be read.
 expect "missing file" 1 "$TMP/nope.conf: cannot read the config file: No such file or directory" "" -- "$TRACERD" --check-config "$TMP/nope.conf"
@@ -236,7 +236,7 @@ for bad in $'[Daemon]\nOutput=syslog\n' $'[Selection]\nName=r\nEvents=sched:nosu
 done
 grep "reload failed" "$TMP/run.err" | sed 's/^/#   /'
 check "reload: 5 bad configs refused with their message" [ "$bad_reloads" = 5 ]
-check "reload: the message names file:line:column" grep -qF "reload failed, keeping the running configuration: $TMP/run.conf:2:8: expected 'journal' or 'stdout', got 'syslog'" "$TMP/run.err"
+check "reload: the message names file:line:column" grep -qF "reload failed, keeping the running configuration: $TMP/run.conf:2:8: expected 'journal', 'stdout' or 'store', got 'syslog'" "$TMP/run.err"
 read -r pid2 _ < <("$FIRE" 100)
 sleep 0.2
 stop_tracerd

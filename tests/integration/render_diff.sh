@@ -3,6 +3,8 @@
 # tracerd at once, under a mixed workload; every pair of records (same
 # event, CPU, pid, nearby timestamp, in order) must render the same text
 # after "event_name: " (syscall events have none: "sys_openat(dfd: 3, ...)").
+# RENDER_DIFF_VIA_STORE=1 (tests/integration/store_diff.sh): tracerd writes
+# to the event store instead, and `tracerd --read` prints what is compared.
 . "$(dirname "$0")/../lib.sh"
 need_root render_diff
 HERE=$(cd "$(dirname "$0")/.." && pwd)
@@ -67,13 +69,18 @@ echo 0 >"$INSTANCE/options/hash-ptr" || { not_ok "instance prints raw pointers";
 echo 65536 >"$INSTANCE/buffer_size_kb"
 for ev in "${selected[@]}"; do echo 1 >"$INSTANCE/events/${ev%%:*}/${ev#*:}/enable"; done
 
-printf '[Daemon]\nRingBufferSize=128M\nRawPointers=yes\nFlushIntervalMSec=50\nStatsIntervalSec=0\n[Selection]\nName=diff\nEvents=%s\n' \
-	"${selected[*]}" >"$TMP/diff.conf"
 # tracerd's output goes to tmpfs: on the root filesystem its own writes would
 # fire the ext4, writeback and block events it traces, feeding back.
 OUT=$(mktemp -d /dev/shm/tracerd-render.XXXXXX)
 on_exit "rm -rf $OUT"
-start_tracerd "$TMP/diff.conf" "$OUT/out" || { not_ok "tracerd attaches ${#selected[@]} events"; exit 0; }
+printf '[Daemon]\nRingBufferSize=128M\nRawPointers=yes\nFlushIntervalMSec=50\nStatsIntervalSec=0\n[Selection]\nName=diff\nEvents=%s\n' \
+	"${selected[*]}" >"$TMP/diff.conf"
+if [ -n "${RENDER_DIFF_VIA_STORE:-}" ]; then
+	printf '[Daemon]\nOutput=store\n[Store]\nDirectory=%s/store\n' "$OUT" >>"$TMP/diff.conf"
+	start_tracerd_store "$TMP/diff.conf" "$OUT/out" || { not_ok "tracerd attaches ${#selected[@]} events"; exit 0; }
+else
+	start_tracerd "$TMP/diff.conf" "$OUT/out" || { not_ok "tracerd attaches ${#selected[@]} events"; exit 0; }
+fi
 ok "tracerd attaches ${#selected[@]} events"
 : >"$INSTANCE/trace"	# start both sides at about the same moment
 
@@ -89,6 +96,11 @@ for ((i = 0; i < 600; i++)); do kill -0 "$TRACERD_PID" 2>/dev/null || break; sle
 kill -0 "$TRACERD_PID" 2>/dev/null && kill -KILL "$TRACERD_PID"
 wait "$TRACERD_PID"
 check "tracerd exits 0 on SIGINT" [ $? = 0 ]
+if [ -n "${RENDER_DIFF_VIA_STORE:-}" ]; then
+	"$TRACERD" --read --raw-pointers "$OUT/store" >"$OUT/out" 2>"$OUT/read.err"
+	check "tracerd --read exits 0: nothing skipped" [ $? = 0 ]
+	note "store: $(du -sb "$OUT/store" | cut -f1) bytes for $(wc -l <"$OUT/out") records"
+fi
 cat "$INSTANCE/trace" >"$TMP/kernel"
 "$TRACERD" --list-classes >"$TMP/classes" 2>/dev/null
 

@@ -517,6 +517,35 @@ c = socket.create_connection(l.getsockname()); a, _ = l.accept(); c.close(); a.c
 pointers_check
 # --- end pointers --------------------------------------------------------
 
+# --- the store (issue 13): Output=store as the unit's dynamic user --------
+# The unit writes into its StateDirectory= (all else is read-only to it), and
+# `tracerd --read` reads every record back: 100 sysfs(2) calls fired from the
+# host, each once.
+store_check() {
+	local fire=$PWD/$BUILD/tests/tools/fire_syscall pid n owner
+	ct rm -rf $DROPINS
+	ct sh -c "printf '[Daemon]\nOutput=store\nFlushIntervalMSec=50\nStatsIntervalSec=0\n[Selection]\nName=store-sysfs\nEvents=syscalls:sys_enter_sysfs\n' >$CONF"
+	ct systemctl reset-failed tracerd
+	check "store: systemctl start tracerd with Output=store" ct systemctl start tracerd
+	read -r pid _ < <("$fire" 100)
+	sleep 0.3
+	ct systemctl stop tracerd
+	owner=$(ct sh -c 'stat -c %u /var/lib/private/tracerd/*.tstore' | sort -u)
+	check "store: files in the StateDirectory=, owned by the dynamic user (uid $owner)" \
+		[ -n "$owner" -a "$owner" != 0 ]
+	ct tracerd --read /var/lib/tracerd >"$TMP/store.txt" 2>"$TMP/store.err"
+	check "store: tracerd --read /var/lib/tracerd exits 0" [ $? = 0 ]
+	n=$(grep -c -- "-$pid *\[[0-9]*\] .*: sys_sysfs(option: 3, " "$TMP/store.txt")
+	check "store: the 100 sysfs calls read back, each once ($n)" [ "$n" = 100 ]
+	ct tracerd --read /var/lib/tracerd --json --events 'syscalls:sys_enter_sysfs' >"$TMP/store.json"
+	check "store: --json gives the journal's fields" jqq -s --arg p "$pid" '
+		map(select(.TRACE_PID == $p)) | length == 100 and
+		all(.TRACE_EVENT == "syscalls:sys_enter_sysfs" and .TRACE_SELECTION == "store-sysfs" and
+		    .TRACE_OPTION == "3" and (.MESSAGE | startswith("sys_sysfs(option: 3")))' "$TMP/store.json"
+}
+store_check
+# --- end store -----------------------------------------------------------
+
 t=$(date +%s%N)
 nspawn_stop
 note "container stopped in $(ms_since "$t") ms; whole test $(ms_since "$t0") ms"

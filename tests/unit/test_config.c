@@ -14,7 +14,7 @@ static const struct bad {
 } bad[] = {
 	{ "Foo=bar\n", NULL,
 	  "t.conf:1:1: assignment outside a section, expected [Daemon] or [Selection] first" },
-	{ "[Bogus]\n", NULL, "t.conf:1:2: unknown section [Bogus], expected [Daemon] or [Selection]" },
+	{ "[Bogus]\n", NULL, "t.conf:1:2: unknown section [Bogus], expected [Daemon], [Store] or [Selection]" },
 	{ "  [Daemon\n", NULL, "t.conf:1:10: expected ']' to end the section header" },
 	{ "[Daemon] x\n", NULL, "t.conf:1:11: expected ']' to end the section header" },
 	{ "[Daemon]\njust words\n", NULL, "t.conf:2:1: expected Key=Value or [Section]" },
@@ -27,7 +27,7 @@ static const struct bad {
 	{ "[Selection]\nEvent=sched:sched_switch\n", NULL,
 	  "t.conf:2:1: unknown key 'Event' in [Selection]; did you mean 'Events'?" },
 	{ "[Selection]\nColour=blue\n", NULL,
-	  "t.conf:2:1: unknown key 'Colour' in [Selection]; expected Name, Events, Filter, Priority, RateLimit, RateLimitBurst, Aggregate or AggregateIntervalSec" },
+	  "t.conf:2:1: unknown key 'Colour' in [Selection]; expected Name, Events, Filter, Priority, RateLimit, RateLimitBurst, Output, Aggregate or AggregateIntervalSec" },
 	{ "[Daemon]\nRingBufferSize=3K\n", NULL,
 	  "t.conf:2:16: expected a power of two from 4K to 1G, got '3K'" },
 	{ "[Daemon]\nRingBufferSize = 2G\n", NULL,
@@ -46,7 +46,7 @@ static const struct bad {
 	  "t.conf:2:16: expected a power of two from 4K to 1G, got '8Q'" },
 	{ "[Daemon]\nWakeupBytes=some\n", NULL, "t.conf:2:13: expected a size such as 256K, got 'some'" },
 	{ "[Daemon]\nWakeupBytes=4G\n", NULL, "t.conf:2:13: expected a size such as 256K, got '4G'" },
-	{ "[Daemon]\nOutput=syslog\n", NULL, "t.conf:2:8: expected 'journal' or 'stdout', got 'syslog'" },
+	{ "[Daemon]\nOutput=syslog\n", NULL, "t.conf:2:8: expected 'journal', 'stdout' or 'store', got 'syslog'" },
 	{ "[Daemon]\nFlushIntervalMSec=0\n", NULL,
 	  "t.conf:2:19: expected a whole number from 1 to 10000, got '0'" },
 	{ "[Daemon]\nFlushIntervalMSec=10001\n", NULL,
@@ -85,7 +85,7 @@ static const struct bad {
 	{ SEL "\n" SEL, NULL,
 	  "t.conf:5:2: selection 's' is already defined at t.conf:1; names must be unique" },
 	{ SEL, SEL, "t.conf.d/10.conf:1:2: selection 's' is already defined at t.conf:1; names must be unique" },
-	{ SEL, "[Daemon]\nOutput=file\n", "t.conf.d/10.conf:2:8: expected 'journal' or 'stdout', got 'file'" },
+	{ SEL, "[Daemon]\nOutput=file\n", "t.conf.d/10.conf:2:8: expected 'journal', 'stdout' or 'store', got 'file'" },
 	{ "[Daemon]\n", NULL, "t.conf: no [Selection] configured: nothing to trace" },
 	{ "# only a comment\n", NULL, "t.conf: no [Selection] configured: nothing to trace" },
 	{ "[Daemon]\nRingBufferSize=8M\nWakeupBytes=8M\n" SEL, NULL,
@@ -234,6 +234,8 @@ static size_t bad_values(const struct config_item *it, char bad[2][64])
 		snprintf(bad[n++], 64, "bad name!");
 	} else if (t == &config_type_events) {
 		snprintf(bad[n++], 64, "sched");
+	} else if (t == &config_type_path) {
+		snprintf(bad[n++], 64, "var/lib/tracerd");
 	}
 	return n;
 }
@@ -289,7 +291,7 @@ static void the_defaults_are_the_tables(void)
 	config_init(&c);
 	EXPECT(config_parse_text(&c, "t.conf", "[Selection]\n", &d) == 0, "%s", d.msg);
 	for (size_t i = 0; i < n && c.n_sels == 1; i++) {
-		bool daemon = !strcmp(t[i].section, "Daemon");
+		bool daemon = strcmp(t[i].section, "Selection") != 0;	/* [Store] too */
 		struct config zc = { 0 };
 		struct selection zs = { 0 };
 		void *base = daemon ? (void *)&zc : (void *)&zs;
@@ -324,7 +326,8 @@ static void the_expected_keys_are_the_tables(void)
 {
 	static const struct { const char *section, *pinned; } sections[] = {
 		{ "Daemon", "RingBufferSize, WakeupBytes, Output, FlushIntervalMSec, StatsIntervalSec or RawPointers" },
-		{ "Selection", "Name, Events, Filter, Priority, RateLimit, RateLimitBurst, Aggregate or AggregateIntervalSec" },
+		{ "Store", "Directory, MaxUse, MaxFileSize, MaxFileSec or Compression" },
+		{ "Selection", "Name, Events, Filter, Priority, RateLimit, RateLimitBurst, Output, Aggregate or AggregateIntervalSec" },
 	};
 	size_t n;
 	const struct config_item *t = config_table(&n);
@@ -362,7 +365,8 @@ static void the_table_is_complete(void)
 	const struct config_item *t = config_table(&n);
 
 	for (size_t i = 0; i < n; i++) {
-		EXPECT(!strcmp(t[i].section, "Daemon") || !strcmp(t[i].section, "Selection"), "%s", t[i].key);
+		EXPECT(!strcmp(t[i].section, "Daemon") || !strcmp(t[i].section, "Store") ||
+		       !strcmp(t[i].section, "Selection"), "%s", t[i].key);
 		EXPECT(t[i].type && t[i].type->name && t[i].description && *t[i].description, "%s", t[i].key);
 		EXPECT(config_find(t[i].section, t[i].key) == &t[i], "%s is in the table twice", t[i].key);
 		EXPECT(t[i].type != &config_type_uint || t[i].max <= UINT_MAX, "%s", t[i].key);
@@ -370,7 +374,7 @@ static void the_table_is_complete(void)
 		       "%s", t[i].key);
 		EXPECT(t[i].min <= t[i].max, "%s", t[i].key);
 	}
-	EXPECT(n == 14, "%zu keys", n);
+	EXPECT(n == 20, "%zu keys", n);
 }
 
 int main(void)

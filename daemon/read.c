@@ -1,0 +1,306 @@
+// SPDX-License-Identifier: GPL-2.0
+/* tracerd --read: the store's records rendered by the live path's own
+ * code: each event rebuilt from its stored format (with the enum values
+ * that were resolved when it was written), compiled by the renderer, and
+ * printed by the stdout sink's line formatter, or as one JSON object per
+ * line with the journal sink's field names. */
+#include <ctype.h>
+#include <time.h>
+#include "filter/filter.h"
+#include "read.h"
+#include "render/render.h"
+#include "sink/sink.h"
+#include "store/store.h"
+#include "store/store_filter.h"
+#include "tracer.h"
+#include "util.h"
+
+struct read_ev {
+	struct event_desc desc;
+	char **names;			/* journal field names by field index */
+	size_t n_names;
+};
+
+struct reader_ctx {
+	const struct read_opts *o;
+	struct render_opts ropts;
+	struct sink *text_sink;		/* the stdout sink, for its line format */
+	struct strbuf line, text;
+	struct read_ev **evs;
+	size_t n_evs, cap_evs;
+};
+
+static bool event_selected(const char *globs, const struct tp_event *e)
+{
+	_cleanup_free_ char *copy = globs ? strdup(globs) : NULL, *name = NULL;
+	char *save = NULL;
+
+	if (!globs)
+		return true;
+	if (!copy || asprintf(&name, "%s:%s", e->system, e->name) < 0)
+		return false;
+	for (char *g = strtok_r(copy, " ,", &save); g; g = strtok_r(NULL, " ,", &save))
+		if (tp_glob_match(g, name))
+			return true;
+	return false;
+}
+
+static bool want_event(struct store_event *ev, void *userdata)
+{
+	struct reader_ctx *ctx = userdata;
+	struct read_ev *re;
+	struct diag d = { 0 };
+
+	if (!event_selected(ctx->o->events, ev->event))
+		return false;
+	re = calloc(1, sizeof(*re));
+	if (!re || GROW(ctx->evs, ctx->cap_evs, ctx->n_evs) < 0) {
+		free(re);
+		return false;
+	}
+	ctx->evs[ctx->n_evs++] = re;
+	ev->userdata = re;
+	if (ctx->o->filter && filter_compile(ctx->o->filter, ev->event, NULL, &re->desc, &d) < 0) {
+		fprintf(stderr, "tracerd: --filter does not apply to %s:%s (%s): its records are not shown\n",
+			ev->event->system, ev->event->name, d.msg);
+		return false;
+	}
+	(void)render_prepare(ev->event, &ctx->ropts);
+	if (ctx->o->json && journal_event_field_names(ev->event, &re->names) == 0)
+		re->n_names = ev->event->n_fields;
+	return true;
+}
+
+static void json_str(struct strbuf *sb, const char *s, size_t n)
+{
+	sb_putc(sb, '"');
+	for (size_t i = 0; i < n; i++) {
+		unsigned char c = s[i];
+
+		if (c == '"' || c == '\\') {
+			sb_putc(sb, '\\');
+			sb_putc(sb, c);
+		} else if (c < 0x20 || c == 0x7f)
+			sb_printf(sb, "\\u%04x", c);
+		else
+			sb_putc(sb, c);
+	}
+	sb_putc(sb, '"');
+}
+
+static void json_kv(struct strbuf *sb, const char *k, const char *v, size_t n)
+{
+	sb_putc(sb, ',');
+	json_str(sb, k, strlen(k));
+	sb_putc(sb, ':');
+	json_str(sb, v, n);
+}
+
+static void json_kn(struct strbuf *sb, const char *k, long long v)
+{
+	char num[24];
+
+	json_kv(sb, k, num, snprintf(num, sizeof(num), "%lld", v));
+}
+
+struct json_fields {
+	struct strbuf *sb;
+	const struct store_rec *rec;
+};
+
+static void json_field(void *userdata, const struct tp_field *f, const char *value, const char *raw)
+{
+	struct json_fields *jf = userdata;
+	const struct tp_event *e = jf->rec->ev->event;
+	const struct read_ev *re = jf->rec->ev->userdata;
+	char name[80], raw_name[96];
+
+	if (f >= e->fields && f < e->fields + e->n_fields && re->names && re->names[f - e->fields])
+		snprintf(name, sizeof(name), "%s", re->names[f - e->fields]);
+	else
+		journal_field_name(f->name, name, sizeof(name));
+	json_kv(jf->sb, name, value, strlen(value));
+	if (raw) {
+		snprintf(raw_name, sizeof(raw_name), "%s_RAW", name);
+		json_kv(jf->sb, raw_name, raw, strlen(raw));
+	}
+}
+
+/* The journal sink's entry for the record, as journalctl -o json shows it. */
+static void print_json(struct reader_ctx *ctx, const struct store_rec *r)
+{
+	const struct tp_event *e = r->ev->event;
+	struct strbuf *sb = &ctx->line;
+	struct strbuf msg = { 0 };
+	struct json_fields jf = { sb, r };
+	char ev_name[256];
+
+	if (!render_names_itself(e))
+		sb_printf(&msg, "%s: ", e->name);
+	render_event(e, r->data, r->len, &msg);
+	sb_puts(sb, "{\"MESSAGE\":");
+	json_str(sb, sb_str(&msg), msg.len);
+	sb_free(&msg);
+	json_kn(sb, "PRIORITY", r->ev->priority);
+	json_kv(sb, "SYSLOG_IDENTIFIER", "tracerd", 7);
+	snprintf(ev_name, sizeof(ev_name), "%s:%s", e->system, e->name);
+	json_kv(sb, "TRACE_EVENT", ev_name, strlen(ev_name));
+	json_kv(sb, "TRACE_CLASS", r->ev->class_name, strlen(r->ev->class_name));
+	json_kv(sb, "TRACE_SELECTION", r->ev->selection, strlen(r->ev->selection));
+	json_kn(sb, "TRACE_CPU", r->hdr.cpu);
+	json_kn(sb, "TRACE_PID", r->hdr.pid);
+	json_kn(sb, "TRACE_TID", r->hdr.tid);
+	json_kv(sb, "TRACE_COMM", r->hdr.comm, strnlen(r->hdr.comm, TRACERD_COMM_LEN));
+	json_kn(sb, "TRACE_TIMESTAMP_NS", r->hdr.ts_ns);
+	json_kn(sb, "TRACE_TIME_REALTIME_USEC",
+		((int64_t)r->hdr.ts_ns + r->file->realtime_offset_ns) / 1000);
+	render_fields(e, r->data, r->len, json_field, &jf);
+	sb_puts(sb, "}\n");
+}
+
+static void print_text(struct reader_ctx *ctx, const struct store_rec *r)
+{
+	struct out_slot slot = { .event = r->ev->event, .selection = r->ev->selection,
+				 .priority = r->ev->priority };
+	struct out_record out = {
+		.slot = &slot, .priority = r->ev->priority, .hdr = &r->hdr, .rec = r->data,
+		.len = r->len, .realtime_offset_ns = r->file->realtime_offset_ns,
+	};
+
+	/* What the consumer does live: render, then the sink formats the line. */
+	sb_reset(&ctx->text);
+	render_event(r->ev->event, r->data, r->len, &ctx->text);
+	out.text = sb_str(&ctx->text);
+	out.text_len = ctx->text.len;
+	ctx->text_sink->ops->text->format(ctx->text_sink, &out, &ctx->line);
+}
+
+static void idle(void *userdata)
+{
+	(void)userdata;
+	fflush(stdout);
+}
+
+static bool in_range(const struct read_opts *o, const struct store_rec *r)
+{
+	int64_t t = (int64_t)r->hdr.ts_ns + r->file->realtime_offset_ns;
+
+	return t >= o->since_ns && t <= o->until_ns;
+}
+
+static int read_all(struct reader_ctx *ctx, struct store_reader *sr)
+{
+	const struct read_opts *o = ctx->o;
+	struct store_rec r;
+	int k;
+
+	while ((k = store_reader_next(sr, &r)) > 0) {
+		const struct read_ev *re = r.ev->userdata;
+
+		if (!in_range(o, &r) || !store_filter_match(&re->desc, &r.hdr, r.data, r.len))
+			continue;
+		sb_reset(&ctx->line);
+		if (o->json)
+			print_json(ctx, &r);
+		else
+			print_text(ctx, &r);
+		if (fwrite(ctx->line.buf, 1, ctx->line.len, stdout) != ctx->line.len)
+			return -errno;
+	}
+	return k;
+}
+
+int read_store(const struct read_opts *o)
+{
+	struct reader_ctx ctx = { .o = o, .ropts = { .raw_pointers = o->raw_pointers } };
+	struct store_reader_opts so = { .follow = o->follow, .want_event = want_event, .idle = idle,
+					.userdata = &ctx };
+	struct store_reader *sr = NULL;
+	int k;
+
+	k = sink_stdout_new(&ctx.text_sink, stdout);
+	if (k >= 0)
+		k = store_reader_new(&sr, o->paths, o->n_paths, &so);
+	if (k >= 0)
+		k = read_all(&ctx, sr);
+	if (fflush(stdout) != 0 && k >= 0)
+		k = -errno;
+	if (k < 0 && k != -EPIPE)
+		fprintf(stderr, "tracerd: --read: %s\n", strerror(-k));
+	if (k >= 0 && sr && store_reader_skipped(sr))
+		fprintf(stderr, "tracerd: %llu damaged chunks skipped\n",
+			(unsigned long long)store_reader_skipped(sr));
+	k = k < 0 ? 2 : sr && store_reader_skipped(sr) ? 1 : 0;
+	store_reader_free(sr);
+	for (size_t i = 0; i < ctx.n_evs; i++) {
+		strv_free(ctx.evs[i]->names, ctx.evs[i]->n_names);
+		free(ctx.evs[i]);
+	}
+	free(ctx.evs);
+	sb_free(&ctx.line);
+	sb_free(&ctx.text);
+	sink_free(ctx.text_sink);
+	return k;
+}
+
+static int64_t now_ns(void)
+{
+	struct timespec t;
+
+	clock_gettime(CLOCK_REALTIME, &t);
+	return t.tv_sec * 1000000000LL + t.tv_nsec;
+}
+
+/* "-N{s,sec,min,m,h,d}": now minus that. */
+static int parse_ago(const char *s, int64_t *ret)
+{
+	static const struct { const char *unit; int64_t ns; } units[] = {
+		{ "s", 1000000000LL }, { "sec", 1000000000LL }, { "min", 60000000000LL },
+		{ "m", 60000000000LL }, { "h", 3600000000000LL }, { "d", 86400000000000LL },
+	};
+	char *end;
+	double v = strtod(s + 1, &end);
+
+	for (size_t i = 0; end != s + 1 && i < ARRAY_SIZE(units); i++)
+		if (!strcmp(end, units[i].unit)) {
+			*ret = now_ns() - (int64_t)(v * units[i].ns);
+			return 0;
+		}
+	return -EINVAL;
+}
+
+int read_parse_time(const char *s, int64_t *ret)
+{
+	static const char *const forms[] = { "%Y-%m-%d %H:%M:%S", "%Y-%m-%d %H:%M", "%Y-%m-%d",
+					     "%H:%M:%S", "%H:%M" };
+	char *end;
+
+	if (!strcmp(s, "now")) {
+		*ret = now_ns();
+		return 0;
+	}
+	if (s[0] == '-')
+		return parse_ago(s, ret);
+	if (s[0] == '@') {
+		double v = strtod(s + 1, &end);
+
+		if (end == s + 1 || *end)
+			return -EINVAL;
+		*ret = (int64_t)(v * 1e9);
+		return 0;
+	}
+	for (size_t i = 0; i < ARRAY_SIZE(forms); i++) {
+		time_t now = time(NULL);
+		struct tm tm;
+
+		localtime_r(&now, &tm);
+		tm.tm_hour = tm.tm_min = tm.tm_sec = 0;
+		end = strptime(s, forms[i], &tm);
+		if (end && !*end) {
+			tm.tm_isdst = -1;
+			*ret = (int64_t)mktime(&tm) * 1000000000LL;
+			return 0;
+		}
+	}
+	return -EINVAL;
+}

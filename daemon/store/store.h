@@ -1,0 +1,103 @@
+/* SPDX-License-Identifier: GPL-2.0 */
+/* The event store: raw trace records, compressed into checksummed blocks in
+ * append-only files that describe themselves (docs/STORE.md), written at
+ * the rate the ring buffer delivers and read back into the same records. */
+#ifndef TRACERD_STORE_H
+#define TRACERD_STORE_H
+
+#include <stdbool.h>
+#include <stdint.h>
+#include "diag.h"
+#include "kernel-events/events.h"
+#include "store/store_format.h"
+#include "tracerd_record.h"
+
+struct store_writer_opts {
+	const char *directory;
+	uint64_t max_use;		/* bytes of *.tstore files in directory; 0: no limit */
+	uint64_t max_file_size;		/* rotate past this; 0: no limit */
+	uint64_t max_file_usec;		/* rotate a file this old; 0: never */
+	uint64_t flush_usec;		/* the longest a record waits in memory */
+	enum store_codec codec;
+	int level;			/* compression level; 0: the codec's fast default */
+	/* Called from the writer thread once the records of one event in one
+	 * block are on disk (err 0) or could not be written (-errno: lost). */
+	void (*done)(void *owner, uint64_t n, int err, void *userdata);
+	void *userdata;
+};
+
+struct store_writer_stats {
+	uint64_t written, lost;		/* records */
+	uint64_t blocks, bytes;		/* on disk */
+	uint64_t files_deleted, bytes_deleted;	/* by MaxUse= */
+	int last_error;			/* -errno of the last failed write, 0 */
+};
+
+struct store_writer;
+
+int store_writer_new(struct store_writer **ret, const struct store_writer_opts *o);
+/* Registers an event as it is stored (format, enum values, selection);
+ * returns its stream id for store_writer_append(). owner is passed to done(). */
+int store_writer_add_event(struct store_writer *w, struct tp_event *e, const char *class_name,
+			   const char *selection, int priority, void *owner);
+/* Copies one record into the open block; blocks only when every block
+ * buffer waits for the disk. */
+int store_writer_append(struct store_writer *w, unsigned id, const struct trace_rec_hdr *h,
+			const uint8_t *rec, size_t len);
+/* Seals the open block if force, or if its first record waited flush_usec/2. */
+void store_writer_flush(struct store_writer *w, bool force);
+/* Writes everything out and waits for it (the done() calls included). */
+void store_writer_sync(struct store_writer *w);
+void store_writer_get_stats(struct store_writer *w, struct store_writer_stats *s);
+/* Syncs, then frees. */
+void store_writer_free(struct store_writer *w);
+/* CLOCK_MONOTONIC in µs. */
+uint64_t store_now_usec(void);
+
+/* Reading. */
+struct store_file_info {
+	char *path;
+	char *kernel_release;
+	char *boot_id;
+	int64_t realtime_offset_ns;	/* CLOCK_REALTIME - CLOCK_MONOTONIC */
+};
+
+struct store_event {
+	unsigned id;			/* file-local */
+	struct tp_event *event;		/* rebuilt from the stored format */
+	char *class_name;
+	char *selection;
+	int priority;
+	void *userdata;			/* the reader's user's, per event */
+	bool wanted;			/* want_event() said yes */
+};
+
+struct store_rec {
+	const struct store_file_info *file;
+	struct store_event *ev;
+	struct trace_rec_hdr hdr;
+	const uint8_t *data;
+	size_t len;
+};
+
+struct store_reader_opts {
+	bool follow;			/* at the end, wait for more */
+	/* Called once per event as its description is read; false: its records
+	 * are skipped. NULL: every event. */
+	bool (*want_event)(struct store_event *ev, void *userdata);
+	/* With follow: called before waiting for more (to flush output). */
+	void (*idle)(void *userdata);
+	void *userdata;
+};
+
+struct store_reader;
+int store_reader_new(struct store_reader **ret, char *const *paths, size_t n,
+		     const struct store_reader_opts *o);
+/* 1: *rec is the next record in time order (valid until the next call);
+ * 0: the end (never with follow); < 0: -errno. */
+int store_reader_next(struct store_reader *r, struct store_rec *rec);
+/* Torn or corrupt chunks reported and skipped so far. */
+uint64_t store_reader_skipped(const struct store_reader *r);
+void store_reader_free(struct store_reader *r);
+
+#endif

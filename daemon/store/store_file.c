@@ -1,0 +1,301 @@
+// SPDX-License-Identifier: GPL-2.0
+/* The store writer's file thread: compresses sealed blocks, writes each as
+ * one chunk behind the descriptions of events new to the file, rotates by
+ * size and age, and deletes the oldest files past MaxUse=. A chunk that
+ * could not be written whole is cut off again, and its records count as
+ * lost; the next block tries again, so writing resumes when space returns. */
+#include <dirent.h>
+#include <fcntl.h>
+#include <sys/stat.h>
+#include <sys/uio.h>
+#include <sys/utsname.h>
+#include <time.h>
+#include "store/store_priv.h"
+#include "util.h"
+
+static void read_boot_id(char *out, size_t size)
+{
+	FILE *f = fopen("/proc/sys/kernel/random/boot_id", "re");
+
+	snprintf(out, size, "unknown");
+	if (f) {
+		if (fgets(out, size, f))
+			out[strcspn(out, "\n")] = 0;
+		fclose(f);
+	}
+}
+
+static int64_t realtime_offset_ns(void)
+{
+	struct timespec m, r;
+
+	clock_gettime(CLOCK_MONOTONIC, &m);
+	clock_gettime(CLOCK_REALTIME, &r);
+	return (r.tv_sec - m.tv_sec) * 1000000000LL + (r.tv_nsec - m.tv_nsec);
+}
+
+/* One chunk, whole or not at all: header and payload in one write; on a
+ * short write the file is cut back to where the chunk began. */
+static int write_chunk(struct store_writer *w, struct store_chunk_hdr *h, const void *payload)
+{
+	struct iovec iov[2] = { { h, sizeof(*h) }, { (void *)payload, h->disk_len } };
+	size_t want = sizeof(*h) + h->disk_len;
+	ssize_t n;
+
+	store_chunk_seal(h, payload);
+	n = writev(w->fd, iov, 2);
+	if (n == (ssize_t)want) {
+		w->file_size += want;
+		return 0;
+	}
+	int err = n < 0 ? -errno : -ENOSPC;
+	if (n > 0)
+		(void)!ftruncate(w->fd, w->file_size);
+	return err;
+}
+
+/* Writes payload, already compressed into out. */
+static int write_compressed(struct store_writer *w, const struct bbuf *payload,
+			    const struct bbuf *out, uint8_t type, uint32_t n_records,
+			    uint64_t ts_first, uint64_t ts_last)
+{
+	struct store_chunk_hdr h = {
+		.type = type, .codec = w->o.codec, .raw_len = payload->len, .disk_len = out->len,
+		.n_records = n_records, .ts_first = ts_first, .ts_last = ts_last,
+	};
+
+	return write_chunk(w, &h, out->p);
+}
+
+static int write_file_chunk(struct store_writer *w)
+{
+	char boot[64], *text = NULL;
+	struct utsname u;
+	struct timespec now;
+	struct store_chunk_hdr h = { .type = STORE_CHUNK_FILE, .codec = STORE_CODEC_NONE };
+	int n, r;
+
+	uname(&u);
+	read_boot_id(boot, sizeof(boot));
+	clock_gettime(CLOCK_REALTIME, &now);
+	n = asprintf(&text,
+		     "version=%d\nwriter=tracerd %s\nkernel_release=%s\nmachine=%s\nboot_id=%s\n"
+		     "clock=CLOCK_MONOTONIC\nrealtime_offset_ns=%lld\ncreated_realtime_ns=%lld\n"
+		     "codec=%s\n",
+		     STORE_VERSION, TRACERD_VERSION, u.release, u.machine, boot,
+		     (long long)realtime_offset_ns(),
+		     (long long)now.tv_sec * 1000000000LL + now.tv_nsec, store_codec_name(w->o.codec));
+	if (n < 0)
+		return -ENOMEM;
+	h.raw_len = h.disk_len = n;
+	r = write_chunk(w, &h, text);
+	free(text);
+	return r;
+}
+
+static int cmp_name(const void *a, const void *b)
+{
+	return strcmp(*(char *const *)a, *(char *const *)b);
+}
+
+/* Deletes the oldest files (by name: they sort by creation time) while
+ * the directory and a full new file would hold more than MaxUse=, so that
+ * the limit holds until the next rotation; never the file being written. */
+static void enforce_max_use(struct store_writer *w, const char *current)
+{
+	DIR *d = opendir(w->dir);
+	char **names = NULL;
+	size_t n = 0, cap = 0;
+	uint64_t total = 0;
+	struct dirent *de;
+
+	if (!d)
+		return;
+	while ((de = readdir(d))) {
+		size_t l = strlen(de->d_name);
+		struct stat st;
+
+		if (l <= strlen(STORE_SUFFIX) || strcmp(de->d_name + l - strlen(STORE_SUFFIX), STORE_SUFFIX) ||
+		    fstatat(dirfd(d), de->d_name, &st, AT_SYMLINK_NOFOLLOW) < 0 || !S_ISREG(st.st_mode))
+			continue;
+		total += st.st_size;
+		if (GROW(names, cap, n) == 0 && (names[n] = strdup(de->d_name)))
+			n++;
+	}
+	qsort(names, n, sizeof(*names), cmp_name);
+	for (size_t i = 0; i < n && total + w->o.max_file_size > w->o.max_use; i++) {
+		struct stat st;
+
+		if ((current && !strcmp(names[i], current)) ||
+		    fstatat(dirfd(d), names[i], &st, AT_SYMLINK_NOFOLLOW) < 0 ||
+		    unlinkat(dirfd(d), names[i], 0) < 0)
+			continue;
+		total -= st.st_size;
+		pthread_mutex_lock(&w->lock);
+		w->stats.files_deleted++;
+		w->stats.bytes_deleted += st.st_size;
+		pthread_mutex_unlock(&w->lock);
+	}
+	strv_free(names, n);
+	closedir(d);
+}
+
+void store_file_close(struct store_writer *w)
+{
+	if (w->fd < 0)
+		return;
+	/* Blocks are written as they are sealed; durability past a crash of the
+	 * machine (not of tracerd) is per file. */
+	(void)fdatasync(w->fd);
+	close(w->fd);
+	w->fd = -1;
+}
+
+static int open_file(struct store_writer *w)
+{
+	struct timespec now;
+	char name[64];
+	int r;
+
+	clock_gettime(CLOCK_REALTIME, &now);
+	for (unsigned tries = 0; w->fd < 0 && tries < 100; tries++) {
+		snprintf(name, sizeof(name), "tracerd-%016llx-%04x%s",
+			 (unsigned long long)now.tv_sec * 1000000ULL + now.tv_nsec / 1000,
+			 w->file_seq++ & 0xffff, STORE_SUFFIX);
+		w->fd = openat(AT_FDCWD, w->dir, O_DIRECTORY | O_PATH | O_CLOEXEC);
+		if (w->fd < 0)
+			return -errno;
+		r = openat(w->fd, name, O_WRONLY | O_CREAT | O_EXCL | O_APPEND | O_CLOEXEC, 0640);
+		close(w->fd);
+		w->fd = r < 0 ? -1 : r;
+		if (r < 0 && errno != EEXIST)
+			return -errno;
+	}
+	if (w->fd < 0)
+		return -EEXIST;
+	w->file_size = 0;
+	w->file_opened_usec = store_now_usec();
+	w->file_gen++;
+	r = write_file_chunk(w);
+	if (r < 0) {
+		/* An empty file would only be noise: try again with the next block. */
+		close(w->fd);
+		w->fd = -1;
+		(void)!unlink(name);
+		return r;
+	}
+	if (w->o.max_use)
+		enforce_max_use(w, name);
+	return 0;
+}
+
+static int ensure_file(struct store_writer *w, size_t next)
+{
+	if (w->fd >= 0 &&
+	    ((w->o.max_file_size && w->file_size > 0 && w->file_size + next > w->o.max_file_size) ||
+	     (w->o.max_file_usec && store_now_usec() - w->file_opened_usec >= w->o.max_file_usec)))
+		store_file_close(w);
+	return w->fd >= 0 ? 0 : open_file(w);
+}
+
+static void describe(struct bbuf *p, const struct store_evinfo *ev)
+{
+	bbuf_varint(p, ev->id);
+	bbuf_string(p, ev->system);
+	bbuf_string(p, ev->name);
+	bbuf_string(p, ev->class_name);
+	bbuf_string(p, ev->selection);
+	bbuf_varint(p, zigzag(ev->priority));
+	bbuf_string(p, ev->format);
+	bbuf_varint(p, ev->n_enums);
+	for (size_t i = 0; i < ev->n_enums; i++) {
+		bbuf_string(p, ev->enums[i].name);
+		bbuf_varint(p, zigzag(ev->enums[i].value));
+	}
+}
+
+/* An EVENTS chunk for the block's events that this file has not described. */
+static int write_events(struct store_writer *w, const struct store_block *b)
+{
+	struct bbuf p = { 0 };
+	uint32_t n = 0;
+	int r = 0;
+
+	for (size_t i = 0; i < b->n_counts; i++) {
+		struct store_evinfo *ev;
+
+		pthread_mutex_lock(&w->lock);
+		ev = w->ev[b->counts[i].id];
+		pthread_mutex_unlock(&w->lock);
+		if (ev->described_gen == w->file_gen)
+			continue;
+		describe(&p, ev);
+		n++;
+	}
+	if (n) {
+		struct bbuf out = { 0 };
+
+		r = p.oom ? -ENOMEM : store_compress(w->comp, p.p, p.len, &out);
+		if (r >= 0)
+			r = write_compressed(w, &p, &out, STORE_CHUNK_EVENTS, n, 0, 0);
+		bbuf_free(&out);
+	}
+	bbuf_free(&p);
+	for (size_t i = 0; n && r >= 0 && i < b->n_counts; i++) {
+		pthread_mutex_lock(&w->lock);
+		w->ev[b->counts[i].id]->described_gen = w->file_gen;
+		pthread_mutex_unlock(&w->lock);
+	}
+	return r;
+}
+
+static int write_block(struct store_writer *w, const struct store_block *b)
+{
+	int r;
+
+	w->payload.len = 0;
+	w->payload.oom = false;
+	for (unsigned i = 0; i < STORE_N_COLUMNS; i++) {
+		if (b->col[i].oom)
+			return -ENOMEM;
+		bbuf_varint(&w->payload, b->col[i].len);
+		bbuf_put(&w->payload, b->col[i].p, b->col[i].len);
+	}
+	/* Compressed first, so that rotation goes by what the block takes on
+	 * disk (and some room for event descriptions before it). */
+	r = w->payload.oom ? -ENOMEM : store_compress(w->comp, w->payload.p, w->payload.len, &w->out);
+	if (r >= 0)
+		r = ensure_file(w, w->out.len + 2 * sizeof(struct store_chunk_hdr) + 4096);
+	if (r >= 0)
+		r = write_events(w, b);
+	if (r < 0)
+		return r;
+	return write_compressed(w, &w->payload, &w->out, STORE_CHUNK_BLOCK, b->n, b->ts_min,
+				b->ts_max);
+}
+
+int store_file_write_block(struct store_writer *w, struct store_block *b)
+{
+	int r = write_block(w, b);
+
+	pthread_mutex_lock(&w->lock);
+	if (r < 0) {
+		w->stats.lost += b->n;
+		w->stats.last_error = r;
+	} else {
+		w->stats.written += b->n;
+		w->stats.blocks++;
+		w->stats.bytes = w->stats.bytes + w->out.len + sizeof(struct store_chunk_hdr);
+		w->stats.last_error = 0;
+	}
+	pthread_mutex_unlock(&w->lock);
+	for (size_t i = 0; w->o.done && i < b->n_counts; i++) {
+		struct store_evinfo *ev;
+
+		pthread_mutex_lock(&w->lock);
+		ev = w->ev[b->counts[i].id];
+		pthread_mutex_unlock(&w->lock);
+		w->o.done(ev->owner, b->counts[i].n, r < 0 ? r : 0, w->o.userdata);
+	}
+	return r;
+}

@@ -1,0 +1,226 @@
+// SPDX-License-Identifier: GPL-2.0
+/* The store reader: files and directories, merged into one stream in time
+ * order. A file is opened when the merge reaches the time its first block
+ * begins (read from the chunk headers alone), so that a directory of many
+ * rotated files holds one decoded block per file that overlaps in time,
+ * not one per file. Timestamps of different boots compare by wall clock. */
+#include <dirent.h>
+#include <sys/stat.h>
+#include <time.h>
+#include "store/store_read_priv.h"
+#include "util.h"
+
+static bool is_store_name(const char *n)
+{
+	size_t l = strlen(n), s = strlen(STORE_SUFFIX);
+
+	return l > s && !strcmp(n + l - s, STORE_SUFFIX);
+}
+
+static bool known(const struct store_reader *r, const char *path)
+{
+	for (size_t i = 0; i < r->n; i++)
+		if (!strcmp(r->c[i]->path, path))
+			return true;
+	return false;
+}
+
+static int add_file(struct store_reader *r, const char *path)
+{
+	struct store_cursor *c;
+	int k;
+
+	if (known(r, path))
+		return 0;
+	k = cursor_open(r, path, &c);
+	if (k < 0) {
+		fprintf(stderr, "tracerd: %s: %s\n", path, strerror(-k));
+		return k;
+	}
+	if (GROW(r->c, r->cap, r->n) < 0) {
+		cursor_free(c);
+		return -ENOMEM;
+	}
+	r->c[r->n++] = c;
+	return 1;
+}
+
+static int cmp_str(const void *a, const void *b)
+{
+	return strcmp(*(char *const *)a, *(char *const *)b);
+}
+
+/* Adds the store files of dir not yet known, in name (creation) order. */
+static int scan_dir(struct store_reader *r, const char *dir)
+{
+	DIR *d = opendir(dir);
+	char **names = NULL;
+	size_t n = 0, cap = 0;
+	struct dirent *de;
+	int k = 0;
+
+	if (!d)
+		return -errno;
+	while ((de = readdir(d)))
+		if (is_store_name(de->d_name) && GROW(names, cap, n) == 0 &&
+		    asprintf(&names[n], "%s/%s", dir, de->d_name) >= 0)
+			n++;
+	closedir(d);
+	qsort(names, n, sizeof(*names), cmp_str);
+	for (size_t i = 0; i < n && k >= 0; i++) {
+		k = add_file(r, names[i]);
+		if (k == -ENOENT)	/* deleted by MaxUse= meanwhile */
+			k = 0;
+	}
+	strv_free(names, n);
+	return k < 0 ? k : 0;
+}
+
+/* A record's time for comparing across files: the monotonic clock within a
+ * boot, else the wall clock. */
+static bool before(const struct store_cursor *a, const struct drec *x, const struct store_cursor *b,
+		   const struct drec *y)
+{
+	if (a->info.boot_id && b->info.boot_id && !strcmp(a->info.boot_id, b->info.boot_id))
+		return x->hdr.ts_ns < y->hdr.ts_ns;
+	return (int64_t)x->hdr.ts_ns + a->info.realtime_offset_ns <
+	       (int64_t)y->hdr.ts_ns + b->info.realtime_offset_ns;
+}
+
+int store_reader_new(struct store_reader **ret, char *const *paths, size_t n,
+		     const struct store_reader_opts *o)
+{
+	struct store_reader *r = calloc(1, sizeof(*r));
+	int k = 0;
+
+	if (!r)
+		return -ENOMEM;
+	r->o = *o;
+	for (size_t i = 0; i < n && k >= 0; i++) {
+		struct stat st;
+
+		if (stat(paths[i], &st) < 0) {
+			k = -errno;
+			fprintf(stderr, "tracerd: %s: %s\n", paths[i], strerror(errno));
+		} else if (S_ISDIR(st.st_mode)) {
+			k = GROW(r->dirs, r->cap_dirs, r->n_dirs);
+			if (k >= 0 && !(r->dirs[r->n_dirs] = strdup(paths[i])))
+				k = -ENOMEM;
+			if (k >= 0)
+				k = scan_dir(r, r->dirs[r->n_dirs++]);
+		} else
+			k = add_file(r, paths[i]);
+	}
+	if (k < 0) {
+		store_reader_free(r);
+		return k;
+	}
+	*ret = r;
+	return 0;
+}
+
+static int cmp_start(const void *a, const void *b)
+{
+	const struct store_cursor *x = *(struct store_cursor *const *)a, *y = *(struct store_cursor *const *)b;
+
+	return x->start_ns < y->start_ns ? -1 : x->start_ns > y->start_ns;
+}
+
+/* Orders the files not yet opened, c[n_active..n), by their start. */
+static void order_pending(struct store_reader *r)
+{
+	for (size_t i = r->n_active; i < r->n; i++)
+		if (!r->c[i]->have_info)
+			cursor_peek_start(r->c[i]);
+	qsort(r->c + r->n_active, r->n - r->n_active, sizeof(*r->c), cmp_start);
+}
+
+/* The active file whose next record comes first; fills files whose block
+ * ran out. */
+static struct store_cursor *earliest(struct store_reader *r, int *err)
+{
+	struct store_cursor *best = NULL;
+
+	for (size_t i = 0; i < r->n_active; i++) {
+		struct store_cursor *c = r->c[i];
+
+		if (!cursor_head(c) && !c->done) {
+			int k = cursor_fill(c);
+
+			if (k < 0) {
+				fprintf(stderr, "tracerd: %s: %s\n", c->path, strerror(-k));
+				c->done = true;
+				*err = k;
+			}
+		}
+		if (cursor_head(c) && (!best || before(c, cursor_head(c), best, cursor_head(best))))
+			best = c;
+	}
+	return best;
+}
+
+static int64_t wall(const struct store_cursor *c)
+{
+	return (int64_t)cursor_head(c)->hdr.ts_ns + c->info.realtime_offset_ns;
+}
+
+static void follow_wait(struct store_reader *r)
+{
+	struct timespec t = { 0, 200 * 1000 * 1000 };
+
+	if (r->o.idle)
+		r->o.idle(r->o.userdata);
+	nanosleep(&t, NULL);
+	for (size_t i = 0; i < r->n_dirs; i++)
+		(void)scan_dir(r, r->dirs[i]);
+	order_pending(r);
+}
+
+int store_reader_next(struct store_reader *r, struct store_rec *rec)
+{
+	int err = 0;
+
+	if (!r->started) {
+		order_pending(r);
+		r->started = true;
+	}
+	for (;;) {
+		struct store_cursor *best = earliest(r, &err);
+		const struct drec *d;
+
+		/* Open the files that begin before what the open ones have next. */
+		if (r->n_active < r->n && (!best || r->c[r->n_active]->start_ns <= wall(best))) {
+			r->c[r->n_active++]->active = true;
+			continue;
+		}
+		if (!best) {
+			if (!r->o.follow)
+				return err;
+			follow_wait(r);
+			continue;
+		}
+		d = cursor_head(best);
+		best->pos++;
+		*rec = (struct store_rec){
+			.file = &best->info, .ev = d->ev, .hdr = d->hdr,
+			.data = best->data.p + d->off, .len = d->len,
+		};
+		return 1;
+	}
+}
+
+uint64_t store_reader_skipped(const struct store_reader *r)
+{
+	return r->skipped;
+}
+
+void store_reader_free(struct store_reader *r)
+{
+	if (!r)
+		return;
+	for (size_t i = 0; i < r->n; i++)
+		cursor_free(r->c[i]);
+	free(r->c);
+	strv_free(r->dirs, r->n_dirs);
+	free(r);
+}

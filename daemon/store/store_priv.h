@@ -1,0 +1,82 @@
+/* SPDX-License-Identifier: GPL-2.0 */
+/* The store writer's insides, shared by the block builder (store_write.c,
+ * the caller's thread) and the file writer (store_file.c, its own thread). */
+#ifndef TRACERD_STORE_PRIV_H
+#define TRACERD_STORE_PRIV_H
+
+#include <pthread.h>
+#include "store/store.h"
+#include "store/store_codec.h"
+
+#define STORE_BLOCKS		4		/* one being filled, the rest queued for disk */
+#define STORE_BLOCK_TARGET	(1u << 20)	/* raw bytes that seal a block */
+#define STORE_TASK_HASH		1024
+
+/* A registered event, as the EVENTS chunk describes it. Immutable once
+ * published, apart from described_gen, which only the file thread uses. */
+struct store_evinfo {
+	unsigned id;
+	char *system, *name, *class_name, *selection, *format;
+	int priority;
+	struct tp_enum *enums;
+	size_t n_enums;
+	void *owner;
+	uint64_t described_gen;		/* the file it was last described in */
+};
+
+struct store_task {
+	uint32_t gen, idx, pid, tid;
+	char comm[TRACERD_COMM_LEN];
+};
+
+struct store_count {
+	unsigned id;
+	uint32_t n;
+};
+
+struct store_block {
+	struct bbuf col[STORE_N_COLUMNS];
+	uint32_t n, gen, n_tasks;
+	uint64_t ts_first, ts_min, ts_max, prev_ts, opened_usec;
+	size_t raw;
+	uint32_t *slot_of;		/* event id -> index in counts + 1, this block */
+	size_t cap_slot_of;
+	struct store_count *counts;
+	size_t n_counts, cap_counts;
+	struct store_task tasks[STORE_TASK_HASH];
+};
+
+struct store_writer {
+	struct store_writer_opts o;
+	char *dir;
+	pthread_mutex_t lock;
+	pthread_cond_t cond;
+	pthread_t thread;
+	bool thread_started, stopping, busy;
+
+	struct store_block blocks[STORE_BLOCKS];
+	unsigned head, n_sealed;	/* blocks[head..] wait for the file thread, in order */
+	struct store_block *open;	/* the caller's, or NULL */
+	uint32_t gen;
+
+	struct store_evinfo **ev;	/* by id; the array moves under lock */
+	size_t n_ev, cap_ev;
+	struct bbuf *prev;		/* caller's: previous record of each event */
+	uint32_t *prev_gen;		/* the block prev[] belongs to */
+	size_t cap_prev;
+
+	struct store_writer_stats stats;	/* under lock */
+
+	/* The file thread's. */
+	int fd;
+	uint64_t file_size, file_opened_usec, file_gen;
+	unsigned file_seq;
+	struct store_compressor *comp;
+	struct bbuf payload, out;
+};
+
+/* store_file.c, on the file thread. */
+int store_file_write_block(struct store_writer *w, struct store_block *b);
+void store_file_close(struct store_writer *w);
+
+#endif

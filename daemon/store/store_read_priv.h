@@ -1,0 +1,64 @@
+/* SPDX-License-Identifier: GPL-2.0 */
+/* The store reader's insides: one cursor per file (store_read.c), merged
+ * in time order across files (store_merge.c). */
+#ifndef TRACERD_STORE_READ_PRIV_H
+#define TRACERD_STORE_READ_PRIV_H
+
+#include "store/store.h"
+#include "store/store_codec.h"
+
+#define STORE_MAX_EVENT_ID	(1u << 20)
+
+struct drec {
+	struct trace_rec_hdr hdr;
+	struct store_event *ev;		/* NULL: not wanted */
+	uint32_t off, len;		/* in the cursor's data arena */
+};
+
+struct store_cursor {
+	struct store_reader *r;
+	char *path;
+	int fd;
+	uint64_t off;			/* the next chunk */
+	struct store_file_info info;
+	bool have_info, done, active;
+	struct store_event **ev;	/* by file-local id */
+	size_t cap_ev;
+	/* The decoded block, and the order of its records by time. */
+	struct drec *recs;
+	size_t n, cap, pos;
+	uint32_t *order;		/* the wanted ones, n_kept */
+	size_t n_kept;
+	struct bbuf data, disk, raw;
+	uint32_t *last_of, *last_gen;	/* by event id: this block's last record */
+	size_t cap_last;
+	uint32_t gen;
+	int64_t start_ns;		/* the first block's time, for merging */
+};
+
+struct store_reader {
+	struct store_reader_opts o;
+	struct store_cursor **c;
+	size_t n, cap;
+	size_t n_active;		/* c[0..n_active) are open, sorted by start_ns */
+	char **dirs;
+	size_t n_dirs, cap_dirs;
+	bool started;
+	uint64_t skipped;
+};
+
+int cursor_open(struct store_reader *r, const char *path, struct store_cursor **ret);
+/* 1: a block of records is ready at c->pos; 0: the end for now; < 0: -errno. */
+int cursor_fill(struct store_cursor *c);
+void cursor_peek_start(struct store_cursor *c);
+void cursor_free(struct store_cursor *c);
+/* store_decode.c: c->raw, a BLOCK chunk's payload, into c->recs in time
+ * order; -EBADMSG if it does not decode, -ENOENT if it names an event the
+ * file does not describe (its description was lost). */
+int decode_block(struct store_cursor *c, const struct store_chunk_hdr *h);
+static inline const struct drec *cursor_head(const struct store_cursor *c)
+{
+	return c->pos < c->n_kept ? &c->recs[c->order[c->pos]] : NULL;
+}
+
+#endif

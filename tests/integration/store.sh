@@ -1,0 +1,214 @@
+#!/usr/bin/env bash
+# The event store under the failures it must survive: tracerd killed with
+# SIGKILL in a burst (what was written reads back, no malformed line),
+# flipped bytes in a file (that block is reported and skipped, every other
+# one read), a full disk (every record counted exactly, tracerd stays up and
+# resumes when space returns), rotation and retention (MaxUse= holds,
+# nothing but the deleted files' records lost). The workload fires
+# syscalls:sys_enter_sysfs with arg1 numbering the calls, so that order and
+# gaps show in what is read back.
+. "$(dirname "$0")/../lib.sh"
+need_root store
+HERE=$(cd "$(dirname "$0")/.." && pwd)
+EVENT=syscalls:sys_enter_sysfs
+COMM=fire$$
+cp "${FIRE:-$PWD/${BUILD:-build}/tests/tools/fire_syscall}" "$TMP/$COMM"
+FIRE=$TMP/$COMM
+LINE_RE='^ *[^ ].*-[0-9]+ +\[[0-9]{3}\] +[0-9]+\.[0-9]{6}: sys_sysfs\(option: 3, arg1: (0x[0-9a-f]+|[0-9]), arg2: 0\)$'
+
+# conf NAME DIR [STORE-LINES]
+conf() {
+	printf '[Daemon]\nOutput=store\nRingBufferSize=64M\nFlushIntervalMSec=50\nStatsIntervalSec=0\n[Store]\nDirectory=%s\n%b[Selection]\nName=st\nEvents=%s\nFilter=comm == "%s"\n' \
+		"$2" "${3:-}" "$EVENT" "$COMM" >"$TMP/$1.conf"
+}
+# Sets D L S E from the summary tracerd prints at exit.
+summary() {
+	local sum
+	sum=$(grep -m1 " $EVENT delivered=" "$1")
+	D=$(sed -n 's/.* delivered=\([0-9]*\).*/\1/p' <<<"$sum")
+	L=$(sed -n 's/.* lost=\([0-9]*\).*/\1/p' <<<"$sum")
+	S=$(sed -n 's/.* suppressed=\([0-9]*\).*/\1/p' <<<"$sum")
+	E=$(sed -n 's/.* sink_errors=\([0-9]*\).*/\1/p' <<<"$sum")
+}
+# The arg1 numbers read back are 0..N-1 in order, or a suffix of it ($2: first expected).
+in_order() {
+	python3 -c '
+import sys
+want = int(sys.argv[1])
+for line in open(sys.argv[2]):
+    a = line.split("arg1: ")[1].split(",")[0]
+    v = int(a, 16) if a.startswith("0x") else int(a)
+    if v != want:
+        print("# arg1 %d where %d was due" % (v, want)); sys.exit(1)
+    want += 1
+' "$2" "$1"
+}
+
+# --- a clean run, then flipped bytes in the middle of its file
+DIR=$(mktemp -d /dev/shm/tracerd-store.XXXXXX)
+on_exit "rm -rf $DIR"
+conf clean "$DIR/clean"
+N=300000
+if start_tracerd_store "$TMP/clean.conf" "$TMP/clean.out"; then
+	read -r _ fired _ < <("$FIRE" $N)
+	stop_tracerd
+	check "clean: tracerd exits 0" [ $? = 0 ]
+	summary "$TMP/clean.out.err"
+	"$TRACERD" --read "$DIR/clean" >"$TMP/clean.txt" 2>"$TMP/clean.rerr"
+	check "clean: --read exits 0" [ $? = 0 ]
+	lines=$(wc -l <"$TMP/clean.txt")
+	note "clean: fired=$fired delivered=$D lost=$L sink_errors=$E read=$lines, $(du -b "$DIR"/clean/*.tstore | awk '{s += $1} END {print s}') bytes"
+	check "clean: every delivered record reads back ($lines of $D)" [ "$lines" = "$D" ]
+	check "clean: no ring-buffer loss at this rate" [ "$L" = 0 ]
+	check "clean: in the order fired" in_order "$TMP/clean.txt" 0
+	check "clean: every line well-formed" [ "$(grep -cEv "$LINE_RE" "$TMP/clean.txt")" = 0 ]
+	"$TRACERD" --read "$DIR/clean" --filter 'arg1 < 100 || arg1 >= 299990' >"$TMP/filt.txt"
+	check "clean: --filter on read keeps 110 records" [ "$(wc -l <"$TMP/filt.txt")" = 110 ]
+	"$TRACERD" --read "$DIR/clean" --events 'sched:*' >"$TMP/none.txt"
+	check "clean: --events 'sched:*' keeps none" [ ! -s "$TMP/none.txt" ]
+	"$TRACERD" --read "$DIR/clean" --since -1h --until now --events 'syscalls:sys_enter_sys*' >"$TMP/since.txt"
+	check "clean: --since -1h --until now keeps all" [ "$(wc -l <"$TMP/since.txt")" = "$lines" ]
+	"$TRACERD" --read "$DIR/clean" --since "@$(($(date +%s) + 100))" >"$TMP/future.txt"
+	check "clean: --since a time to come keeps none" [ ! -s "$TMP/future.txt" ]
+	"$TRACERD" --read "$DIR/clean" --json | head -1 >"$TMP/one.json"
+	check "clean: --json: the journal's fields, symbolized arguments" python3 -c '
+import json, sys
+e = json.load(open(sys.argv[1]))
+need = {"MESSAGE", "PRIORITY", "TRACE_EVENT", "TRACE_CLASS", "TRACE_SELECTION", "TRACE_CPU", "TRACE_PID",
+        "TRACE_TID", "TRACE_COMM", "TRACE_TIMESTAMP_NS", "TRACE_TIME_REALTIME_USEC", "TRACE_OPTION", "TRACE_ARG1"}
+sys.exit(0 if need <= set(e) and e["TRACE_EVENT"] == "syscalls:sys_enter_sysfs" and e["TRACE_SELECTION"] == "st" else 1)
+' "$TMP/one.json"
+	f=$(ls "$DIR"/clean/*.tstore | head -1)
+	read -r off n < <(python3 "$HERE/tools/store_chunks.py" flip "$f")
+	"$TRACERD" --read "$DIR/clean" >"$TMP/flip.txt" 2>"$TMP/flip.err"
+	check "flipped: --read exits 1 (something was skipped)" [ $? = 1 ]
+	check "flipped: the block at offset $off is reported" grep -q "$f: offset $off: corrupt chunk" "$TMP/flip.err"
+	check "flipped: every other block reads back ($(wc -l <"$TMP/flip.txt") = $lines - $n)" \
+		[ "$(wc -l <"$TMP/flip.txt")" = $((lines - n)) ]
+	check "flipped: every line well-formed" [ "$(grep -cEv "$LINE_RE" "$TMP/flip.txt")" = 0 ]
+else
+	not_ok "clean: tracerd starts with Output=store"
+fi
+
+# --- --follow: records show up while tracerd writes them
+conf follow "$DIR/follow"
+if start_tracerd_store "$TMP/follow.conf" "$TMP/follow.out"; then
+	"$TRACERD" --read "$DIR/follow" --follow >"$TMP/follow.txt" 2>"$TMP/follow.err" &
+	reader=$!
+	on_exit "kill $reader"
+	"$FIRE" 5000 >/dev/null
+	for ((i = 0; i < 50; i++)); do [ "$(wc -l <"$TMP/follow.txt")" -ge 5000 ] && break; sleep 0.1; done
+	check "follow: the 5000 records arrive while tracerd runs ($(wc -l <"$TMP/follow.txt"))" \
+		[ "$(wc -l <"$TMP/follow.txt")" = 5000 ]
+	check "follow: the reader is still waiting for more" kill -0 "$reader"
+	kill "$reader"
+	stop_tracerd
+else
+	not_ok "follow: tracerd starts"
+fi
+
+# --- SIGKILL in a burst
+conf kill "$DIR/kill"
+if start_tracerd_store "$TMP/kill.conf" "$TMP/kill.out"; then
+	"$FIRE" 3000000 >/dev/null &
+	fire=$!
+	sleep 1
+	kill -KILL "$TRACERD_PID"
+	wait "$fire"
+	"$TRACERD" --read "$DIR/kill" >"$TMP/kill.txt" 2>"$TMP/kill.err"
+	rc=$?
+	note "killed: $(wc -l <"$TMP/kill.txt") records read back; --read: rc=$rc $(head -2 "$TMP/kill.err")"
+	check "killed: records read back" [ "$(wc -l <"$TMP/kill.txt")" -gt 0 ]
+	check "killed: nothing corrupt, at most a torn tail" \
+		[ "$(grep -vc -e 'torn chunk' -e 'damaged chunks skipped' "$TMP/kill.err")" = 0 ]
+	check "killed: every line well-formed" [ "$(grep -cEv "$LINE_RE" "$TMP/kill.txt")" = 0 ]
+	check "killed: in the order fired, no gap" in_order "$TMP/kill.txt" 0
+else
+	not_ok "kill: tracerd starts"
+fi
+
+# --- a full disk: 1 MiB of tmpfs, grown to 64 MiB halfway. Uncompressed:
+# compressed, these records take less than a byte each.
+mkdir -p "$TMP/full"
+if mount -t tmpfs -o size=1M tracerd-full "$TMP/full"; then
+	on_exit "umount -l $TMP/full"
+	conf full "$TMP/full/store" 'MaxUse=0\nCompression=none\n'
+	N=600000
+	if start_tracerd_store "$TMP/full.conf" "$TMP/full.out"; then
+		"$FIRE" $N 200000 >"$TMP/full.fire" &
+		fire=$!
+		sleep 1.5
+		mount -o remount,size=64M "$TMP/full"
+		wait "$fire"
+		sleep 0.5
+		check "full: tracerd still runs" kill -0 "$TRACERD_PID"
+		stop_tracerd
+		check "full: tracerd exits 0" [ $? = 0 ]
+		summary "$TMP/full.out.err"
+		"$TRACERD" --read "$TMP/full/store" >"$TMP/full.txt" 2>"$TMP/full.rerr"
+		rc=$?
+		lines=$(wc -l <"$TMP/full.txt")
+		note "full: N=$N delivered=$D lost=$L suppressed=$S sink_errors=$E read=$lines rc=$rc"
+		grep -E "store: " "$TMP/full.out.err" | sed 's/^/# /'
+		check "full: delivered + lost + sink errors == N" [ $((D + L + S + E)) = $N ]
+		check "full: the full disk cost records (sink errors $E)" [ "$E" -gt 0 ]
+		check "full: logged once while full" [ "$(grep -c 'store: cannot write' "$TMP/full.out.err")" = 1 ]
+		check "full: resumed when space returned" grep -q 'store: writing to .* again' "$TMP/full.out.err"
+		check "full: what was delivered reads back, exactly ($lines of $D)" [ "$lines" = "$D" ]
+		check "full: --read finds nothing damaged" [ "$rc" = 0 ]
+		check "full: every line well-formed" [ "$(grep -cEv "$LINE_RE" "$TMP/full.txt")" = 0 ]
+	else
+		not_ok "full: tracerd starts"
+	fi
+else
+	not_ok "full: mount a small tmpfs"
+fi
+
+# --- rotation and retention under load
+conf rot "$DIR/rot" 'MaxUse=3M\nMaxFileSize=1M\nCompression=none\n'
+N=1000000
+if start_tracerd_store "$TMP/rot.conf" "$TMP/rot.out"; then
+	max=0
+	"$FIRE" $N 250000 >/dev/null &
+	fire=$!
+	while kill -0 "$fire" 2>/dev/null; do
+		u=$(du -b "$DIR"/rot/*.tstore 2>/dev/null | awk '{s += $1} END {print s + 0}')
+		[ "$u" -gt "$max" ] && max=$u
+		sleep 0.1
+	done
+	stop_tracerd
+	summary "$TMP/rot.out.err"
+	"$TRACERD" --read "$DIR/rot" >"$TMP/rot.txt" 2>"$TMP/rot.rerr"
+	rc=$?
+	lines=$(wc -l <"$TMP/rot.txt")
+	deleted=$(sed -n 's/.*deleted [0-9]* old files, \([0-9]*\) in all.*/\1/p' "$TMP/rot.out.err" | tail -1)
+	note "rotation: N=$N delivered=$D lost=$L sink_errors=$E read=$lines files=$(ls "$DIR"/rot | wc -l) deleted=${deleted:-0} largest use=$max"
+	check "rotation: MaxUse= holds under load ($max <= 3 MiB)" [ "$max" -le $((3 << 20)) ]
+	check "rotation: files were deleted and counted (${deleted:-0})" [ "${deleted:-0}" -gt 0 ]
+	check "rotation: nothing lost but the deleted files" [ $((D + L + S + E)) = $N ] && [ "$E" = 0 ] && [ "$L" = 0 ]
+	check "rotation: --read exits 0" [ "$rc" = 0 ]
+	check "rotation: what is left is the newest records, in order, up to the last" in_order "$TMP/rot.txt" $((N - lines))
+else
+	not_ok "rotation: tracerd starts"
+fi
+
+# --- per-selection Output=: one selection into the store, one to stdout
+# ([Daemon] Output=), both of the same event: each gets every record once.
+printf '[Daemon]\nOutput=stdout\nStatsIntervalSec=0\n[Store]\nDirectory=%s\n[Selection]\nName=hot\nEvents=%s\nFilter=comm == "%s"\nOutput=store\n[Selection]\nName=low\nEvents=%s\nFilter=comm == "%s"\n' \
+	"$DIR/route" "$EVENT" "$COMM" "$EVENT" "$COMM" >"$TMP/route.conf"
+N=20000
+if start_tracerd_store "$TMP/route.conf" "$TMP/route.out"; then
+	read -r pid _ < <("$FIRE" $N)
+	stop_tracerd
+	check "route: tracerd exits 0" [ $? = 0 ]
+	"$TRACERD" --read --json "$DIR/route" >"$TMP/route.json"
+	n_store=$(grep -c "\"TRACE_SELECTION\":\"hot\"" "$TMP/route.json")
+	n_other=$(grep -c "\"TRACE_SELECTION\":\"low\"" "$TMP/route.json")
+	n_out=$(grep -c -- "-$pid *\[[0-9]*\] .*: sys_sysfs(option: 3, " "$TMP/route.out")
+	note "route: store has $n_store of selection hot, $n_other of low; stdout has $n_out"
+	check "route: Output=store selection: every record in the store, once" [ "$n_store" = $N ]
+	check "route: the other selection: every record on stdout, once, none in the store" \
+		[ "$n_out" = $N -a "$n_other" = 0 ]
+else
+	not_ok "route: tracerd starts"
+fi

@@ -1,0 +1,339 @@
+// SPDX-License-Identifier: GPL-2.0
+/* The event store on events of this kernel (the captured formats): records
+ * written through the writer come back byte for byte, in time order, with
+ * their events rebuilt from the stored formats; a flipped byte costs its
+ * block and nothing else; a torn tail costs the torn chunk only. */
+#include <fcntl.h>
+#include <sys/stat.h>
+#include "render/render.h"
+#include "store/store.h"
+#include "store/store_format.h"
+#include "fx_events.h"
+#include "test.h"
+
+#define N_PER_BLOCK 500
+#define N_BLOCKS 6
+
+static struct tp_event *find(const char *sys, const char *name)
+{
+	fx_load();
+	for (size_t i = 0; i < fx_n; i++)
+		if (!strcmp(fx_events[i]->system, sys) && !strcmp(fx_events[i]->name, name))
+			return fx_events[i];
+	return NULL;
+}
+
+struct wrec {
+	struct trace_rec_hdr h;
+	uint8_t data[256];
+};
+
+static struct wrec recs[N_PER_BLOCK * N_BLOCKS];
+static const char *const evs[][2] = {
+	{ "sched", "sched_switch" }, { "filelock", "fcntl_setlk" }, { "irq", "softirq_entry" },
+};
+
+static void make_recs(void)
+{
+	uint64_t ts = 1000000000ULL;
+
+	srand(7);
+	for (size_t i = 0; i < ARRAY_SIZE(recs); i++) {
+		struct wrec *w = &recs[i];
+		const struct tp_event *e = find(evs[i % 3][0], evs[i % 3][1]);
+
+		memset(w, 0, sizeof(*w));
+		ts += rand() % 5000;
+		/* a little out of order, as records from several CPUs are */
+		w->h.ts_ns = ts - (i % 7 == 3 ? 2500 : 0);
+		w->h.slot = i % 3;
+		w->h.cpu = rand() % 2;
+		w->h.pid = 100 + rand() % 4;
+		w->h.tid = w->h.pid + rand() % 2;
+		snprintf(w->h.comm, sizeof(w->h.comm), "task-%u", w->h.tid);
+		w->h.len = e->fixed_size < sizeof(w->data) ? e->fixed_size : sizeof(w->data);
+		for (size_t b = 8; b < w->h.len; b++)
+			w->data[b] = b % 5 ? (uint8_t)i : (uint8_t)rand();
+		*(uint16_t *)w->data = e->id;
+	}
+}
+
+static void make_dir(char *dir)
+{
+	strcpy(dir, "/tmp/tracerd-test-store-XXXXXX");
+	if (!mkdtemp(dir))
+		abort();
+}
+
+static void write_store(const char *dir, enum store_codec codec)
+{
+	struct store_writer_opts o = { .directory = dir, .codec = codec, .flush_usec = 100000 };
+	struct store_writer_stats st;
+	struct store_writer *w;
+	int ids[3];
+
+	EXPECT(store_writer_new(&w, &o) == 0, "writer");
+	for (int i = 0; i < 3; i++) {
+		ids[i] = store_writer_add_event(w, find(evs[i][0], evs[i][1]), NULL, "sel", 6, NULL);
+		EXPECT(ids[i] == i, "event id %d", ids[i]);
+	}
+	for (size_t i = 0; i < ARRAY_SIZE(recs); i++) {
+		EXPECT(store_writer_append(w, ids[recs[i].h.slot], &recs[i].h, recs[i].data,
+					   recs[i].h.len) == 0, "append %zu", i);
+		if ((i + 1) % N_PER_BLOCK == 0)
+			store_writer_flush(w, true);
+	}
+	store_writer_sync(w);
+	store_writer_get_stats(w, &st);
+	EXPECT(st.written == ARRAY_SIZE(recs) && st.lost == 0 && st.blocks == N_BLOCKS,
+	       "written %llu lost %llu blocks %llu", (unsigned long long)st.written,
+	       (unsigned long long)st.lost, (unsigned long long)st.blocks);
+	store_writer_free(w);
+}
+
+static int cmp_ts(const void *a, const void *b)
+{
+	const struct wrec *x = *(struct wrec *const *)a, *y = *(struct wrec *const *)b;
+
+	return x->h.ts_ns < y->h.ts_ns ? -1 : x->h.ts_ns > y->h.ts_ns ? 1 : x < y ? -1 : x > y;
+}
+
+/* Reads dir back; expects the records of blocks not in skip_mask, in time
+ * order within each block; returns how many came back. */
+static size_t read_store(const char *dir, unsigned skip_mask, uint64_t want_skipped)
+{
+	char *paths[] = { (char *)dir };
+	struct store_reader_opts o = { 0 };
+	struct store_reader *r;
+	struct store_rec rec;
+	static struct wrec *want[ARRAY_SIZE(recs)];
+	size_t n_want = 0, got = 0;
+
+	for (unsigned b = 0; b < N_BLOCKS; b++) {
+		size_t first = n_want;
+
+		if (skip_mask & (1u << b))
+			continue;
+		for (size_t i = b * N_PER_BLOCK; i < (b + 1) * N_PER_BLOCK; i++)
+			want[n_want++] = &recs[i];
+		qsort(want + first, n_want - first, sizeof(*want), cmp_ts);
+	}
+	EXPECT(store_reader_new(&r, paths, 1, &o) == 0, "reader");
+	while (store_reader_next(r, &rec) > 0) {
+		const struct wrec *w = got < n_want ? want[got] : NULL;
+
+		EXPECT(w, "more records than written");
+		if (!w)
+			break;
+		EXPECT(rec.hdr.ts_ns == w->h.ts_ns && rec.hdr.cpu == w->h.cpu && rec.hdr.pid == w->h.pid &&
+		       rec.hdr.tid == w->h.tid && !strcmp(rec.hdr.comm, w->h.comm) &&
+		       rec.len == w->h.len && !memcmp(rec.data, w->data, rec.len),
+		       "record %zu differs", got);
+		EXPECT(!strcmp(rec.ev->event->name, evs[w->h.slot][1]) && !strcmp(rec.ev->selection, "sel") &&
+		       rec.ev->priority == 6, "record %zu: event %s", got, rec.ev->event->name);
+		got++;
+	}
+	EXPECT(got == n_want, "read %zu of %zu", got, n_want);
+	EXPECT(store_reader_skipped(r) == want_skipped, "skipped %llu",
+	       (unsigned long long)store_reader_skipped(r));
+	store_reader_free(r);
+	return got;
+}
+
+static char *only_file(const char *dir)
+{
+	char cmd[256], *line = NULL;
+	size_t cap = 0;
+	FILE *p;
+
+	snprintf(cmd, sizeof(cmd), "ls %s/*.tstore", dir);
+	p = popen(cmd, "r");
+	if (getline(&line, &cap, p) > 0)
+		line[strcspn(line, "\n")] = 0;
+	pclose(p);
+	return line;
+}
+
+static void rm_dir(const char *dir)
+{
+	char cmd[256];
+
+	snprintf(cmd, sizeof(cmd), "rm -rf %s", dir);
+	(void)!system(cmd);
+}
+
+static void round_trip(enum store_codec codec)
+{
+	char dir[64];
+
+	make_recs();
+	make_dir(dir);
+	write_store(dir, codec);
+	read_store(dir, 0, 0);
+	rm_dir(dir);
+}
+
+static void test_round_trip_zstd(void) { round_trip(STORE_CODEC_ZSTD); }
+static void test_round_trip_zlib(void) { round_trip(STORE_CODEC_ZLIB); }
+static void test_round_trip_none(void) { round_trip(STORE_CODEC_NONE); }
+
+/* Offsets of the block chunks of a file. */
+static size_t block_offsets(const char *path, off_t *offs, size_t max)
+{
+	int fd = open(path, O_RDONLY);
+	struct store_chunk_hdr h;
+	off_t off = 0;
+	size_t n = 0;
+
+	while (pread(fd, &h, sizeof(h), off) == sizeof(h)) {
+		if (h.type == STORE_CHUNK_BLOCK && n < max)
+			offs[n++] = off;
+		off += sizeof(h) + h.disk_len;
+	}
+	close(fd);
+	return n;
+}
+
+static void flip(const char *path, off_t off)
+{
+	int fd = open(path, O_RDWR);
+	uint8_t b;
+
+	(void)!pread(fd, &b, 1, off);
+	b ^= 0x5a;
+	(void)!pwrite(fd, &b, 1, off);
+	close(fd);
+}
+
+static void test_flipped_payload(void)
+{
+	char dir[64];
+	off_t offs[16];
+	char *path;
+
+	make_recs();
+	make_dir(dir);
+	write_store(dir, STORE_CODEC_ZSTD);
+	path = only_file(dir);
+	EXPECT(block_offsets(path, offs, 16) == N_BLOCKS, "blocks");
+	flip(path, offs[2] + sizeof(struct store_chunk_hdr) + 40);
+	read_store(dir, 1u << 2, 1);
+	free(path);
+	rm_dir(dir);
+}
+
+static void test_flipped_header(void)
+{
+	char dir[64];
+	off_t offs[16];
+	char *path;
+
+	make_recs();
+	make_dir(dir);
+	write_store(dir, STORE_CODEC_ZLIB);
+	path = only_file(dir);
+	EXPECT(block_offsets(path, offs, 16) == N_BLOCKS, "blocks");
+	flip(path, offs[3] + 13);	/* the record count */
+	read_store(dir, 1u << 3, 1);
+	free(path);
+	rm_dir(dir);
+}
+
+static void test_torn_tail(void)
+{
+	char dir[64];
+	off_t offs[16];
+	char *path;
+
+	make_recs();
+	make_dir(dir);
+	write_store(dir, STORE_CODEC_NONE);
+	path = only_file(dir);
+	EXPECT(block_offsets(path, offs, 16) == N_BLOCKS, "blocks");
+	EXPECT(truncate(path, offs[N_BLOCKS - 1] + 100) == 0, "truncate");
+	read_store(dir, 1u << (N_BLOCKS - 1), 1);
+	free(path);
+	rm_dir(dir);
+}
+
+/* The enum values a print fmt needed (block_rq_issue's IOPRIO_CLASS_*, which
+ * tracefs leaves as names) come back from the file, not from BTF, and the
+ * event read back renders as the live one does. */
+static void test_enums_stored(void)
+{
+	char dir[64], *paths[1] = { dir };
+	struct store_writer_opts wo = { .directory = dir, .codec = STORE_CODEC_ZSTD, .flush_usec = 100000 };
+	struct store_reader_opts o = { 0 };
+	struct render_opts ro = { 0 };
+	struct strbuf live = { 0 }, back = { 0 };
+	struct tp_event *e = find("block", "block_rq_issue");
+	const struct tp_field *f = e ? tp_event_field(e, "ioprio") : NULL;
+	struct trace_rec_hdr h = { .ts_ns = 5, .cpu = 1, .pid = 9, .tid = 9, .comm = "kworker" };
+	static uint8_t rec[512];
+	struct store_writer *w;
+	struct store_reader *r;
+	struct store_rec got;
+	uint16_t prio = 2 << 13 | 4;	/* IOPRIO_CLASS_BE, level 4 */
+
+	EXPECT(e && f && f->size == 2, "block_rq_issue's ioprio");
+	if (!f)
+		return;
+	make_dir(dir);
+	memcpy(rec + f->offset, &prio, 2);
+	EXPECT(store_writer_new(&w, &wo) == 0, "writer");
+	EXPECT(store_writer_add_event(w, e, NULL, "io", 6, NULL) == 0, "event");
+	EXPECT(e->n_enums > 0, "the live event resolved no enum name");
+	store_writer_append(w, 0, &h, rec, e->fixed_size);
+	store_writer_free(w);
+	EXPECT(store_reader_new(&r, paths, 1, &o) == 0, "reader");
+	EXPECT(store_reader_next(r, &got) == 1, "one record");
+	EXPECT(got.ev->event->enums_given && got.ev->event->n_enums == e->n_enums,
+	       "enums %zu, want %zu", got.ev->event->n_enums, e->n_enums);
+	render_prepare(e, &ro);
+	render_prepare(got.ev->event, &ro);
+	render_event(e, rec, e->fixed_size, &live);
+	render_event(got.ev->event, got.data, got.len, &back);
+	EXPECT_STREQ(sb_str(&back), sb_str(&live));
+	EXPECT(strstr(sb_str(&back), " be,0,4 "), "ioprio class shown: %s", sb_str(&back));
+	sb_free(&live);
+	sb_free(&back);
+	store_reader_free(r);
+	rm_dir(dir);
+}
+
+/* TRACERD_STORE_SEEDS=DIR: leave a small store file there (the fuzz seeds). */
+static void write_seeds(const char *dir)
+{
+	for (enum store_codec c = STORE_CODEC_NONE; c <= STORE_CODEC_ZSTD; c++) {
+		struct store_writer_opts o = { .directory = dir, .codec = c, .flush_usec = 100000 };
+		struct store_writer *w;
+
+		make_recs();
+		if (store_writer_new(&w, &o) < 0)
+			return;
+		for (int i = 0; i < 3; i++)
+			store_writer_add_event(w, find(evs[i][0], evs[i][1]), NULL, "seed", 6, NULL);
+		for (size_t i = 0; i < 12; i++) {
+			store_writer_append(w, recs[i].h.slot, &recs[i].h, recs[i].data, recs[i].h.len);
+			if (i % 4 == 3)
+				store_writer_flush(w, true);
+		}
+		store_writer_free(w);
+	}
+}
+
+int main(void)
+{
+	if (getenv("TRACERD_STORE_SEEDS")) {
+		write_seeds(getenv("TRACERD_STORE_SEEDS"));
+		return 0;
+	}
+	RUN(test_round_trip_zstd);
+	RUN(test_round_trip_zlib);
+	RUN(test_round_trip_none);
+	RUN(test_flipped_payload);
+	RUN(test_flipped_header);
+	RUN(test_torn_tail);
+	RUN(test_enums_stored);
+	return TEST_EXIT();
+}
