@@ -354,6 +354,7 @@ static int start(struct daemon *dm, struct config *cfg)
 		r = sink_route_new(&s, cfg);
 	if (s)
 		tracer_set_sink(dm->t, s);	/* on error too: tracer_free() frees it */
+	consumer_set_outputs(dm->t->cons, cfg->output, dm->o->foreground);
 	if (r < 0)
 		goto fail;
 	t0 = now_usec(CLOCK_MONOTONIC);

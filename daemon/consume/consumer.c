@@ -59,6 +59,14 @@ void consumer_set_output(struct consumer *c, consumer_emit_fn emit, consumer_flu
 	c->out = out;
 }
 
+/* The line is rendered here, once, for every output but the store. */
+static bool needs_text(const struct consumer *c, const struct out_slot *s)
+{
+	int o = out_slot_output(s);
+
+	return c->text_always || (o == OUTPUT_DAEMON ? c->daemon_output : o) != OUTPUT_STORE;
+}
+
 void consumer_refresh_clock(struct consumer *c)
 {
 	c->realtime_offset_ns = realtime_offset_ns();
@@ -141,10 +149,12 @@ int consumer_on_record(void *ctx, void *data, size_t size)
 		.rec = (const uint8_t *)(h + 1), .len = h->len,
 		.realtime_offset_ns = c->realtime_offset_ns,
 	};
-	sb_reset(&c->text);
-	render_event(slot->event, r.rec, r.len, &c->text);
-	r.text = sb_str(&c->text);
-	r.text_len = c->text.len;
+	if (needs_text(c, slot->out)) {
+		sb_reset(&c->text);
+		render_event(slot->event, r.rec, r.len, &c->text);
+		r.text = sb_str(&c->text);
+		r.text_len = c->text.len;
+	}
 	err = c->emit ? c->emit(c->out, &r) : -ENODEV;
 	if (err < 0)
 		out_slot_error(slot->out, err, 1);

@@ -44,6 +44,8 @@ struct consumer {
 	struct record_counts counts;
 	struct strbuf text;
 	int64_t realtime_offset_ns;	/* CLOCK_REALTIME - CLOCK_MONOTONIC */
+	int daemon_output;		/* where Output=daemon selections go (enum output) */
+	bool text_always;		/* --foreground: every record goes to stdout */
 };
 
 /* ring_fd < 0: no ring (records come through consumer_on_record). */
@@ -51,6 +53,13 @@ int consumer_new(struct consumer **ret, int ring_fd);
 void consumer_free(struct consumer *c);
 void consumer_set_output(struct consumer *c, consumer_emit_fn emit, consumer_flush_fn flush,
 			 void *out);
+/* [Daemon] Output=, for selections that do not name their own: records
+ * bound for the store are not rendered (it keeps raw records). */
+static inline void consumer_set_outputs(struct consumer *c, int daemon_output, bool text_always)
+{
+	c->daemon_output = daemon_output;
+	c->text_always = text_always;
+}
 /* Re-reads CLOCK_REALTIME - CLOCK_MONOTONIC, so that a clock step shows. */
 void consumer_refresh_clock(struct consumer *c);
 /* A free slot id, or -ENOSPC. */
