@@ -97,7 +97,7 @@ $(BUILD)/daemon/inspect.o: override CFLAGS += \
 	-DLIBTRACEEVENT_VERSION='"$(shell pkg-config --modversion libtraceevent)"'
 
 $(BUILD)/libtracerd.a: $(LIB_OBJS)
-	ar rcs $@ $^
+	rm -f $@ && ar rcs $@ $^	# no member of a removed source stays
 
 $(BUILD)/tracerd: $(BUILD)/daemon/main.o $(BUILD)/libtracerd.a
 	$(CC) $(LDFLAGS) -o $@ $^ $(LIBS)

@@ -45,6 +45,14 @@ static inline int grow(void **arr, size_t *cap, size_t n, size_t elem)
 }
 #define GROW(arr, cap, n) grow((void **)&(arr), &(cap), (n), sizeof(*(arr)))
 
+/* qsort() of nothing with a NULL base is undefined behaviour (UBSan says
+ * so); an empty or single-element array needs no sorting anyway. */
+static inline void qsort_safe(void *base, size_t n, size_t size, int (*cmp)(const void *, const void *))
+{
+	if (n > 1)
+		qsort(base, n, size, cmp);
+}
+
 static inline void strv_free(char **v, size_t n)
 {
 	for (size_t i = 0; i < n; i++)

@@ -65,7 +65,7 @@ static void load(void)
 		if ((btf_is_enum(t) || btf_is_enum64(t)) && add_type(t, &cap) < 0)
 			return;
 	}
-	qsort(enums, n_enums, sizeof(*enums), cmp_enum);
+	qsort_safe(enums, n_enums, sizeof(*enums), cmp_enum);
 }
 
 int btf_enum_value(const char *name, size_t len, int64_t *ret)

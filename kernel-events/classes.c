@@ -164,14 +164,14 @@ static struct btf_index *btf_index_new(void)
 		btf_index_free(x);
 		return NULL;
 	}
-	qsort(funcs, n_funcs, sizeof(*funcs), cmp_name_id);
-	qsort(x->protos, x->n_protos, sizeof(*x->protos), cmp_name_id);
+	qsort_safe(funcs, n_funcs, sizeof(*funcs), cmp_name_id);
+	qsort_safe(x->protos, x->n_protos, sizeof(*x->protos), cmp_name_id);
 	for (size_t i = 0; i < x->n; i++)
 		x->classes[i].assign_id = name_id_find(funcs, n_funcs, x->classes[i].name);
-	qsort(x->classes, x->n, sizeof(*x->classes), cmp_sig);
+	qsort_safe(x->classes, x->n, sizeof(*x->classes), cmp_sig);
 	for (size_t i = 0; i < x->n; i++)
 		x->by_name[i] = &x->classes[i];
-	qsort(x->by_name, x->n, sizeof(*x->by_name), cmp_class_name);
+	qsort_safe(x->by_name, x->n, sizeof(*x->by_name), cmp_class_name);
 	return x;
 }
 

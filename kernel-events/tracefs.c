@@ -136,7 +136,7 @@ int tracefs_list_events(char ***names, size_t *n)
 		}
 		k++;
 	}
-	qsort(v, k, sizeof(*v), cmp_str);
+	qsort_safe(v, k, sizeof(*v), cmp_str);
 	*names = v;
 	*n = k;
 	return 0;

@@ -235,6 +235,6 @@ static int cmp_entries(const void *pa, const void *pb)
 void hist_sort_entries(const struct hist *h, struct hist_entry *v, size_t n)
 {
 	sorting = h;
-	qsort(v, n, sizeof(*v), cmp_entries);
+	qsort_safe(v, n, sizeof(*v), cmp_entries);
 	sorting = NULL;
 }

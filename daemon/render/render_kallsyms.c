@@ -46,8 +46,7 @@ static void load(void)
 		syms[n_syms].order = n_syms;
 		n_syms++;
 	}
-	if (n_syms)	/* none without CAP_SYSLOG; qsort(NULL) is undefined */
-		qsort(syms, n_syms, sizeof(*syms), cmp_ksym);
+	qsort_safe(syms, n_syms, sizeof(*syms), cmp_ksym);	/* none without CAP_SYSLOG */
 }
 
 /* The first symbol at the highest address <= addr. */

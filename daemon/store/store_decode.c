@@ -165,7 +165,8 @@ int decode_block(struct store_cursor *c, const struct store_chunk_hdr *h)
 	for (uint32_t i = 0; i < c->n; i++)
 		if (c->recs[i].ev)
 			c->order[kept++] = i;
-	qsort_r(c->order, kept, sizeof(*c->order), cmp_ts, c->recs);
+	if (kept > 1)	/* qsort_r(NULL, 0) is undefined */
+		qsort_r(c->order, kept, sizeof(*c->order), cmp_ts, c->recs);
 	c->pos = 0;
 	c->n_kept = kept;
 	return 0;

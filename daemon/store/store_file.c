@@ -122,7 +122,7 @@ static void enforce_max_use(struct store_writer *w, const char *current)
 		if (GROW(names, cap, n) == 0 && (names[n] = strdup(de->d_name)))
 			n++;
 	}
-	qsort(names, n, sizeof(*names), cmp_name);
+	qsort_safe(names, n, sizeof(*names), cmp_name);
 	for (size_t i = 0; i < n && total + w->o.max_file_size > w->o.max_use; i++) {
 		struct stat st;
 

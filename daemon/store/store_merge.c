@@ -66,7 +66,7 @@ static int scan_dir(struct store_reader *r, const char *dir)
 		    asprintf(&names[n], "%s/%s", dir, de->d_name) >= 0)
 			n++;
 	closedir(d);
-	qsort(names, n, sizeof(*names), cmp_str);
+	qsort_safe(names, n, sizeof(*names), cmp_str);
 	for (size_t i = 0; i < n && k >= 0; i++) {
 		k = add_file(r, names[i]);
 		if (k == -ENOENT)	/* deleted by MaxUse= meanwhile */
@@ -132,7 +132,8 @@ static void order_pending(struct store_reader *r)
 	for (size_t i = r->n_active; i < r->n; i++)
 		if (!r->c[i]->have_info)
 			cursor_peek_start(r->c[i]);
-	qsort(r->c + r->n_active, r->n - r->n_active, sizeof(*r->c), cmp_start);
+	if (r->n > r->n_active)	/* r->c is NULL before the first file */
+		qsort_safe(r->c + r->n_active, r->n - r->n_active, sizeof(*r->c), cmp_start);
 }
 
 /* The active file whose next record comes first; fills files whose block

@@ -542,6 +542,13 @@ store_check() {
 		map(select(.TRACE_PID == $p)) | length == 100 and
 		all(.TRACE_EVENT == "syscalls:sys_enter_sysfs" and .TRACE_SELECTION == "store-sysfs" and
 		    .TRACE_OPTION == "3" and (.MESSAGE | startswith("sys_sysfs(option: 3")))' "$TMP/store.json"
+	# Shipped: the files copied out of the container (another host, as far
+	# as the reader can tell) read back on the host exactly as inside.
+	mkdir -p "$TMP/shipped"
+	ct sh -c 'cd /var/lib/private/tracerd && tar -cf - *.tstore' | tar -C "$TMP/shipped" -xf -
+	"$TRACERD" --read "$TMP/shipped" >"$TMP/shipped.txt" 2>"$TMP/shipped.err"
+	check "store: files copied to the host read back with --read (exit $?)" [ $? = 0 ]
+	check "store: what the host reads equals what the container read" cmp -s "$TMP/store.txt" "$TMP/shipped.txt"
 }
 store_check
 # --- end store -----------------------------------------------------------
