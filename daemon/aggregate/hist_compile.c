@@ -15,23 +15,11 @@ struct hcomp {
 	uint32_t span;
 };
 
-static void list_fields(const struct tp_event *e, char *buf, size_t size)
-{
-	size_t n = 0;
-
-	buf[0] = 0;
-	for (size_t i = 0; i < e->n_fields && n < size; i++)
-		if (!e->fields[i].is_common)
-			n += snprintf(buf + n, size - n, "%s, ", e->fields[i].name);
-	if (n < size)
-		snprintf(buf + n, size - n, "common_pid, comm, cpu");
-}
-
 static int unknown_field(struct hcomp *c, const struct hist_fref *f)
 {
 	char fields[700];
 
-	list_fields(c->e, fields, sizeof(fields));
+	filter_list_fields(c->e, "common_pid, comm, cpu", fields, sizeof(fields));
 	return filter_error(c->src, f->off, "unknown field '%s' in %s%s%s; its fields are: %s",
 			    f->name, c->e->system ? c->e->system : "", c->e->system ? ":" : "",
 			    c->e->name, fields);

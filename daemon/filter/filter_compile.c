@@ -25,8 +25,7 @@ struct fcomp {
 	unsigned n_strs;
 };
 
-/* "a, b, c" of the event's own fields, then the common ones a filter may use. */
-static void list_fields(const struct tp_event *e, char *buf, size_t size)
+void filter_list_fields(const struct tp_event *e, const char *common, char *buf, size_t size)
 {
 	size_t n = 0;
 
@@ -35,7 +34,7 @@ static void list_fields(const struct tp_event *e, char *buf, size_t size)
 		if (!e->fields[i].is_common)
 			n += snprintf(buf + n, size - n, "%s, ", e->fields[i].name);
 	if (n < size)
-		snprintf(buf + n, size - n, "common_pid, common_type, comm, cpu");
+		snprintf(buf + n, size - n, "%s", common);
 }
 
 /* The names the kernel's filter knows beside the event's fields. */
@@ -60,7 +59,7 @@ static int resolve_special(struct fcomp *c, const struct fnode *p, struct fref *
 		return filter_error(c->src, p->off,
 				    "%s is not available: the kernel overwrites the common fields "
 				    "before a BPF program runs (common_pid and common_type are rebuilt)", f);
-	list_fields(c->e, fields, sizeof(fields));
+	filter_list_fields(c->e, "common_pid, common_type, comm, cpu", fields, sizeof(fields));
 	return filter_error(c->src, p->off, "unknown field '%s' in %s%s%s; its fields are: %s", f,
 			    c->e->system ? c->e->system : "", c->e->system ? ":" : "", c->e->name, fields);
 }
