@@ -104,13 +104,22 @@ def pair(kern, ours, window):
 # TP_fast_assign, so a value read from a task another CPU changes can differ
 # between the two records. sched_switch's prev_state of an exiting task reads
 # p->exit_state, which the parent's wait turns from EXIT_ZOMBIE (Z) to
-# EXIT_DEAD (X). Such pairs are counted as races, not mismatches.
-RACES = {'sched_switch': re.compile(r' prev_state=[XZ] ')}
+# EXIT_DEAD (X). timer_start's `now` is jiffies read by each probe, so a
+# tick between the two makes its [timeout=] one less in the later probe's
+# record. Such pairs are counted as races, not mismatches.
+RACES = {
+    'sched_switch': (re.compile(r' prev_state=([XZ]) '), lambda a, b: True),
+    'timer_start': (re.compile(r' \[timeout=(-?\d+)\] '), lambda a, b: abs(int(a) - int(b)) == 1),
+}
 
 
 def race(ev, a, b):
     r = RACES.get(ev)
-    return bool(r and r.search(a) and r.search(b) and r.sub(' ', a) == r.sub(' ', b))
+    if not r:
+        return False
+    pat, close = r
+    ma, mb = pat.search(a), pat.search(b)
+    return bool(ma and mb and close(ma.group(1), mb.group(1)) and pat.sub(' ', a) == pat.sub(' ', b))
 
 
 def unaligned(a, b):
