@@ -460,6 +460,9 @@ def consumers_for(evname, ev, tmp, build, journal, compare=None):
         c += [Tracerd(ev, None, tmp, "tracerd stdout (B)", compare),
               Tracerd(ev, ev["reject"], tmp, "tracerd reject (B)", compare),
               Tracerd(ev, ev["accept"], tmp, "tracerd accept (B)", compare)]
+        if journal:
+            c.append(Tracerd(ev, None, tmp, "tracerd journal (B)", compare, output="journal",
+                             journald=journal))
     return c
 
 
@@ -478,12 +481,15 @@ BASE = {"ftrace": "ftrace", "ftrace reject": "ftrace reject", "ftrace accept": "
         "tracerd accept": "ftrace accept", "tracerd journal": "ftrace",
         "tracerd stdout (B)": "ftrace", "tracerd ring (no text)": "ftrace",
         "tracerd store zstd": "ftrace", "tracerd store zlib": "ftrace", "tracerd store none": "ftrace",
-        "tracerd reject (B)": "ftrace reject", "tracerd accept (B)": "ftrace accept"}
+        "tracerd reject (B)": "ftrace reject", "tracerd accept (B)": "ftrace accept",
+        "tracerd journal (B)": "ftrace"}
 
 
 def bench_event(evname, args, tmp, journal, out):
     ev = EVENTS[evname]
     cons = consumers_for(evname, ev, tmp, args.build, journal, args.compare)
+    if args.rows:  # "none" is every row's baseline
+        cons = [c for c in cons if c.name == "none" or re.search(args.rows, c.name)]
     skipped = {}
     for c in cons:
         if isinstance(c, Tracerd):
@@ -836,6 +842,8 @@ def main():
     ap.add_argument("--out", help="results file (default bench/results/DATE.txt)")
     ap.add_argument("--compare", metavar="BUILD",
                     help="also run the tracerd of another build directory (an A/B of a change)")
+    ap.add_argument("--rows", metavar="REGEX",
+                    help="run only the consumers whose name matches (e.g. 'ftrace|tracerd')")
     ap.add_argument("--readme", action="store_true",
                     help="put the summary in README.md's Benchmark section")
     args = ap.parse_args()

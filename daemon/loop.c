@@ -208,6 +208,31 @@ static void report_reload(struct daemon *dm, const struct diag *d, int r)
 		     "reload failed, keeping the running configuration: %s", msg);
 }
 
+static bool store_differs(const struct store_config *a, const struct store_config *b)
+{
+	return !streq_ptr(a->directory, b->directory) || a->max_use != b->max_use ||
+	       a->max_file_size != b->max_file_size || a->max_file_sec != b->max_file_sec ||
+	       a->compression != b->compression;
+}
+
+/* The ring buffer is sized at load and the sinks are made at start
+ * (sink_route.c), so these keep their running values; say so rather than
+ * leave a changed line looking applied. The store settings are swapped, not
+ * copied: the running ones stay owned by the running config. */
+static void keep_restart_only(struct config *new, struct config *run)
+{
+	if (new->ring_buffer_size != run->ring_buffer_size || new->wakeup_bytes != run->wakeup_bytes)
+		log_warning("RingBufferSize= and WakeupBytes= take effect on restart only");
+	if (new->output != run->output)
+		log_warning("[Daemon] Output= takes effect on restart only; a [Selection]'s Output= applies now");
+	if (store_differs(&new->store, &run->store))
+		log_warning("[Store] settings take effect on restart only");
+	new->ring_buffer_size = run->ring_buffer_size;
+	new->wakeup_bytes = run->wakeup_bytes;
+	new->output = run->output;
+	swap(new->store, run->store);
+}
+
 /* SIGHUP: re-read the config; an invalid one is logged and the running one
  * stays. Unchanged selections keep their attachments (tracer_apply). */
 static int on_hup(sd_event_source *s, const struct signalfd_siginfo *si, void *userdata)
@@ -224,15 +249,12 @@ static int on_hup(sd_event_source *s, const struct signalfd_siginfo *si, void *u
 	report_suppressed(t);
 	r = config_load(dm->o->config_path, &cfg, &d);
 	if (r >= 0) {
-		if (cfg.ring_buffer_size != t->cfg.ring_buffer_size ||
-		    cfg.wakeup_bytes != t->cfg.wakeup_bytes)
-			log_warning("RingBufferSize= and WakeupBytes= take effect on restart only");
-		cfg.ring_buffer_size = t->cfg.ring_buffer_size;
-		cfg.wakeup_bytes = t->cfg.wakeup_bytes;
-		cfg.output = t->cfg.output;
+		keep_restart_only(&cfg, &t->cfg);
 		r = tracer_apply(t, &cfg, &d);
-		if (r < 0)
+		if (r < 0) {
+			swap(cfg.store, t->cfg.store);
 			config_free(&cfg);
+		}
 	}
 	report_reload(dm, &d, r);
 	notify_status(dm, "READY=1\n");
@@ -375,13 +397,16 @@ fail:
 
 /* The exit status for a failed start: -EBADMSG is the config's (start());
  * -ENOMEDIUM and -EACCES from tracer_new() are tracefs's, and an EACCES from
- * anything else is no less a missing permission. */
+ * anything else is no less a missing permission. EPERM is the kernel refusing
+ * BPF or perf events (no CAP_BPF or CAP_PERFMON, lockdown): no restart
+ * changes that either. */
 static int exit_status(int r)
 {
 	switch (r) {
 	case -EBADMSG: return EXIT_CONFIG;
 	case -ENOMEDIUM: return EXIT_UNAVAILABLE;
-	case -EACCES: return EXIT_NOPERM;
+	case -EACCES:
+	case -EPERM: return EXIT_NOPERM;
 	default: return 1;
 	}
 }

@@ -13,8 +13,9 @@ struct run_opts {
  * so the unit lists it in RestartPreventExitStatus=. */
 #define EXIT_CONFIG 78
 /* tracefs is not mounted and tracerd may not mount it (EX_UNAVAILABLE), or
- * it is mounted and tracerd may not read it (EX_NOPERM): both need someone
- * to change the system, so the unit does not restart on them either. */
+ * it is mounted and tracerd may not read it, or the kernel refuses it BPF
+ * (EX_NOPERM): each needs someone to change the system, so the unit does not
+ * restart on them either. */
 #define EXIT_UNAVAILABLE 69
 #define EXIT_NOPERM 77
 

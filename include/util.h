@@ -5,6 +5,7 @@
 #define TRACERD_UTIL_H
 
 #include <errno.h>
+#include <stdbool.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -26,6 +27,8 @@ static inline void closep(int *fd) { if (*fd >= 0) close(*fd); }
 #define TAKE_PTR(p) ({ __typeof__(p) _t = (p); (p) = NULL; _t; })
 /* Steals a file descriptor out of a _cleanup_close_ variable. */
 #define TAKE_FD(fd) ({ int _t = (fd); (fd) = -1; _t; })
+
+#define swap(a, b) do { __typeof__(a) _t = (a); (a) = (b); (b) = _t; } while (0)
 
 /* Grows *arr (of *n elements, capacity *cap) to hold one more. */
 static inline int grow(void **arr, size_t *cap, size_t n, size_t elem)
@@ -61,5 +64,10 @@ static inline void strv_free(char **v, size_t n)
 }
 
 static inline const char *strna(const char *s) { return s ? s : "n/a"; }
+/* Two strings, either of which may be NULL, are the same. */
+static inline bool streq_ptr(const char *a, const char *b)
+{
+	return a == b || (a && b && strcmp(a, b) == 0);
+}
 
 #endif

@@ -205,6 +205,12 @@ if [ "$mode" = 700 ]; then
 else
 	ok "tracefs unreadable as nobody # SKIP $TRACEFS is mode $mode here, not 0700"
 fi
+# Root without CAP_BPF, CAP_PERFMON and CAP_SYS_ADMIN (as in a container
+# whose bounding set lacks them): the kernel refuses BPF, EX_NOPERM.
+NOBPF=(setpriv --inh-caps=-bpf,-perfmon,-sys_admin --bounding-set=-bpf,-perfmon,-sys_admin)
+expect "no CAP_BPF (daemon): exit 77 (EX_NOPERM)" 77 \
+	"cannot load the BPF program: Operation not permitted (tracerd needs CAP_BPF and CAP_PERFMON)" "" -- \
+	"${NOBPF[@]}" "$TRACERD" --config "$F" --foreground
 expect "BTF missing: a warning, classes by layout" 0 "tracerd: no kernel BTF (No such file or directory): event classes are inferred from layouts" "" -- \
 	env TRACERD_BTF="$TMP/nobtf" "$TRACERD" --list-classes 'sched:sched_switch'
 check "BTF missing: --list-classes falls back to layouts" grep -q '^sched_switch \[by layout\]' "$TMP/out"

@@ -212,3 +212,29 @@ if start_tracerd_store "$TMP/route.conf" "$TMP/route.out"; then
 else
 	not_ok "route: tracerd starts"
 fi
+
+# --- reload: [Store] and [Daemon] Output= are kept as at start, and tracerd
+# says so; records after the reload still go to the running store.
+conf reload "$DIR/reload"
+if start_tracerd_store "$TMP/reload.conf" "$TMP/reload.out"; then
+	"$FIRE" 1000 >/dev/null
+	conf reload "$DIR/reload-new" 'MaxUse=1G\n'
+	sed -i 's/^Output=store$/Output=stdout/' "$TMP/reload.conf"
+	kill -HUP "$TRACERD_PID"
+	for ((i = 0; i < 100; i++)); do
+		grep -q "restart only" "$TMP/reload.out.err" && break
+		sleep 0.05
+	done
+	"$FIRE" 1000 >/dev/null
+	stop_tracerd
+	check "reload: tracerd exits 0" [ $? = 0 ]
+	check "reload: it says [Store] changes wait for a restart" \
+		grep -q "\[Store\] settings take effect on restart only" "$TMP/reload.out.err"
+	check "reload: it says [Daemon] Output= waits for a restart" \
+		grep -q "\[Daemon\] Output= takes effect on restart only" "$TMP/reload.out.err"
+	n=$("$TRACERD" --read "$DIR/reload" | grep -cE "$LINE_RE")
+	check "reload: the records of both sides of it are in the running store ($n of 2000)" [ "$n" = 2000 ]
+	check "reload: no store was made in the new directory" [ ! -e "$DIR/reload-new" ]
+else
+	not_ok "reload: tracerd starts"
+fi
