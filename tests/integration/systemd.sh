@@ -415,7 +415,7 @@ selftgid_conf() {
 }
 
 # Not mounted (and the unit may not mount it): 69. Mounted, but the unit
-# lacks CAP_DAC_READ_SEARCH for the 0700 tracefs: 77. Neither restarts.
+# lacks CAP_DAC_READ_SEARCH for the 0700 tracefs, or CAP_BPF: 77. None restarts.
 selftgid_tracefs() {
 	ct umount /sys/kernel/tracing
 	selftgid_start_fails 69 "tracefs is not mounted at /sys/kernel/tracing, and tracerd may not mount it (Operation not permitted)"
@@ -423,6 +423,10 @@ selftgid_tracefs() {
 	ct sh -c 'printf "[Service]\nAmbientCapabilities=\nAmbientCapabilities=CAP_BPF CAP_PERFMON\n" >/etc/systemd/system/tracerd.service.d/70-nodac.conf'
 	ct systemctl daemon-reload
 	selftgid_start_fails 77 "cannot read tracefs at /sys/kernel/tracing: Permission denied (mode 0700, owner 0:0; tracerd runs as uid"
+	# Without CAP_BPF and CAP_PERFMON the kernel refuses the program: 77 too.
+	ct sh -c 'printf "[Service]\nAmbientCapabilities=\nAmbientCapabilities=CAP_DAC_READ_SEARCH\n" >/etc/systemd/system/tracerd.service.d/70-nodac.conf'
+	ct systemctl daemon-reload
+	selftgid_start_fails 77 "cannot load the BPF program: Operation not permitted (tracerd needs CAP_BPF and CAP_PERFMON)"
 	ct rm -f /etc/systemd/system/tracerd.service.d/70-nodac.conf
 	ct systemctl daemon-reload
 	ct systemctl reset-failed tracerd
