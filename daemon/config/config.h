@@ -19,6 +19,7 @@ struct store_config {
 	char *directory;
 	uint64_t max_use, max_file_size;
 	unsigned max_file_sec;
+	unsigned sync_interval_sec;
 	enum store_compression compression;
 };
 

@@ -96,6 +96,12 @@ static const struct config_item table[] = {
 	  .offset = offsetof(struct config, store.max_file_sec),
 	  .min = 0, .max = 100000000, .def = "0",
 	  .description = "a file this old is closed and a new one begun; 0 for no limit" },
+	{ .section = "Store", .key = "SyncIntervalSec", .type = &config_type_uint,
+	  .offset = offsetof(struct config, store.sync_interval_sec),
+	  .min = 0, .max = 86400, .def = "10",
+	  .description = "written blocks are flushed to the disk (fdatasync) at most this long "
+			 "after they were written, so that a crash of the machine loses no more; "
+			 "0: only when a file is closed" },
 	{ .section = "Store", .key = "Compression", .type = &config_type_enum,
 	  .offset = offsetof(struct config, store.compression),
 	  .names = compressions, .def = "zstd",

@@ -170,6 +170,7 @@ int sink_store_new(struct sink **ret, const struct config *cfg)
 		.max_use = cfg->store.max_use,
 		.max_file_size = cfg->store.max_file_size,
 		.max_file_usec = cfg->store.max_file_sec * 1000000ULL,
+		.sync_usec = cfg->store.sync_interval_sec * 1000000ULL,
 		.flush_usec = cfg->flush_interval_ms * 1000ULL,
 		.codec = (enum store_codec)cfg->store.compression,
 		.done = store_done,

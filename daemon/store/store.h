@@ -17,6 +17,7 @@ struct store_writer_opts {
 	uint64_t max_use;		/* bytes of *.tstore files in directory; 0: no limit */
 	uint64_t max_file_size;		/* rotate past this; 0: no limit */
 	uint64_t max_file_usec;		/* rotate a file this old; 0: never */
+	uint64_t sync_usec;		/* fdatasync written blocks this soon; 0: at close */
 	uint64_t flush_usec;		/* the longest a record waits in memory */
 	enum store_codec codec;
 	int level;			/* compression level; 0: the codec's fast default */

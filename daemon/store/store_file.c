@@ -140,13 +140,37 @@ static void enforce_max_use(struct store_writer *w, const char *current)
 	closedir(d);
 }
 
+/* Blocks are in the page cache once written, safe from a crash of tracerd;
+ * past a crash of the machine only once synced. A new file's name needs its
+ * directory synced too. Errors are not counted: the records were written,
+ * and the next write reports a failing disk. */
+void store_file_sync(struct store_writer *w)
+{
+	if (w->fd >= 0 && w->unsynced)
+		(void)fdatasync(w->fd);
+	if (w->dir_unsynced) {
+		_cleanup_close_ int d = open(w->dir, O_RDONLY | O_DIRECTORY | O_CLOEXEC);
+
+		if (d >= 0)
+			(void)fsync(d);
+	}
+	w->unsynced = w->dir_unsynced = false;
+	w->synced_usec = store_now_usec();
+}
+
+uint64_t store_file_sync_due(const struct store_writer *w)
+{
+	if (!w->o.sync_usec || (!w->unsynced && !w->dir_unsynced))
+		return 0;
+	return w->synced_usec + w->o.sync_usec;
+}
+
 void store_file_close(struct store_writer *w)
 {
 	if (w->fd < 0)
 		return;
-	/* Blocks are written as they are sealed; durability past a crash of the
-	 * machine (not of tracerd) is per file. */
-	(void)fdatasync(w->fd);
+	w->unsynced = true;
+	store_file_sync(w);
 	close(w->fd);
 	w->fd = -1;
 }
@@ -174,7 +198,8 @@ static int open_file(struct store_writer *w)
 	if (w->fd < 0)
 		return -EEXIST;
 	w->file_size = 0;
-	w->file_opened_usec = store_now_usec();
+	w->file_opened_usec = w->synced_usec = store_now_usec();
+	w->dir_unsynced = true;
 	w->file_gen++;
 	r = write_file_chunk(w);
 	if (r < 0) {
@@ -277,18 +302,24 @@ static int write_block(struct store_writer *w, const struct store_block *b)
 int store_file_write_block(struct store_writer *w, struct store_block *b)
 {
 	int r = write_block(w, b);
+	uint64_t due;
 
 	pthread_mutex_lock(&w->lock);
 	if (r < 0) {
 		w->stats.lost += b->n;
 		w->stats.last_error = r;
 	} else {
+		w->unsynced = true;
 		w->stats.written += b->n;
 		w->stats.blocks++;
 		w->stats.bytes = w->stats.bytes + w->out.len + sizeof(struct store_chunk_hdr);
 		w->stats.last_error = 0;
 	}
 	pthread_mutex_unlock(&w->lock);
+	/* Under a steady stream the thread never waits: sync from here. */
+	due = store_file_sync_due(w);
+	if (due && store_now_usec() >= due)
+		store_file_sync(w);
 	for (size_t i = 0; w->o.done && i < b->n_counts; i++) {
 		struct store_evinfo *ev;
 

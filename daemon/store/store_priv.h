@@ -70,6 +70,8 @@ struct store_writer {
 	/* The file thread's. */
 	int fd;
 	uint64_t file_size, file_opened_usec, file_gen;
+	uint64_t synced_usec;		/* when the file was last made durable */
+	bool unsynced, dir_unsynced;	/* blocks, or a new or deleted file, not yet */
 	unsigned file_seq;
 	struct store_compressor *comp;
 	struct bbuf payload, out;
@@ -78,5 +80,10 @@ struct store_writer {
 /* store_file.c, on the file thread. */
 int store_file_write_block(struct store_writer *w, struct store_block *b);
 void store_file_close(struct store_writer *w);
+/* Makes what was written durable: fdatasync, and the directory's fsync
+ * after a file was made or deleted. */
+void store_file_sync(struct store_writer *w);
+/* When the file thread must call store_file_sync() (CLOCK_MONOTONIC µs); 0: no need. */
+uint64_t store_file_sync_due(const struct store_writer *w);
 
 #endif

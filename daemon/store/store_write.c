@@ -18,6 +18,30 @@ uint64_t store_now_usec(void)
 	return ts.tv_sec * 1000000ULL + ts.tv_nsec / 1000;
 }
 
+/* Waits for a sealed block or the stop; meanwhile makes written blocks
+ * durable once SyncIntervalSec= has passed. Returns with the lock held. */
+static void wait_for_work(struct store_writer *w)
+{
+	while (!w->n_sealed && !w->stopping) {
+		uint64_t due = store_file_sync_due(w);
+		struct timespec ts;
+
+		if (!due) {
+			pthread_cond_wait(&w->cond, &w->lock);
+			continue;
+		}
+		if (store_now_usec() >= due) {
+			pthread_mutex_unlock(&w->lock);
+			store_file_sync(w);
+			pthread_mutex_lock(&w->lock);
+			continue;
+		}
+		ts.tv_sec = due / 1000000;
+		ts.tv_nsec = due % 1000000 * 1000;
+		pthread_cond_timedwait(&w->cond, &w->lock, &ts);
+	}
+}
+
 static void *file_thread(void *arg)
 {
 	struct store_writer *w = arg;
@@ -26,8 +50,7 @@ static void *file_thread(void *arg)
 	for (;;) {
 		struct store_block *b;
 
-		while (!w->n_sealed && !w->stopping)
-			pthread_cond_wait(&w->cond, &w->lock);
+		wait_for_work(w);
 		if (!w->n_sealed)
 			break;
 		b = &w->blocks[w->head];
@@ -48,6 +71,7 @@ static void *file_thread(void *arg)
 int store_writer_new(struct store_writer **ret, const struct store_writer_opts *o)
 {
 	struct store_writer *w = calloc(1, sizeof(*w));
+	pthread_condattr_t attr;
 	int r;
 
 	if (!w)
@@ -56,7 +80,11 @@ int store_writer_new(struct store_writer **ret, const struct store_writer_opts *
 	w->fd = -1;
 	w->dir = strdup(o->directory);
 	pthread_mutex_init(&w->lock, NULL);
-	pthread_cond_init(&w->cond, NULL);
+	pthread_condattr_init(&attr);
+	/* Timed waits by store_now_usec()'s clock. */
+	pthread_condattr_setclock(&attr, CLOCK_MONOTONIC);
+	pthread_cond_init(&w->cond, &attr);
+	pthread_condattr_destroy(&attr);
 	r = w->dir ? store_compressor_new(&w->comp, o->codec, o->level) : -ENOMEM;
 	if (r >= 0) {
 		sigset_t all, old;

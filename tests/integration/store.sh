@@ -238,3 +238,55 @@ if start_tracerd_store "$TMP/reload.conf" "$TMP/reload.out"; then
 else
 	not_ok "reload: tracerd starts"
 fi
+
+# --- SyncIntervalSec=: written blocks reach the disk within the interval
+# after a burst, also when records stop coming, and nothing is synced while
+# nothing was written; with 0, only at exit. The kernel is the witness: a
+# tracefs instance records tracerd's fdatasync(2) and fsync(2) calls.
+make_instance "tracerd-store-$$" || { not_ok "sync: tracefs instance"; exit 0; }
+on_exit "echo 0 > $INSTANCE/events/enable"
+echo 1 >"$INSTANCE/events/syscalls/sys_enter_fdatasync/enable"
+echo 1 >"$INSTANCE/events/syscalls/sys_enter_fsync/enable"
+# syncs SYSCALL: how many times tracerd's threads ($TIDS) called it so far
+syncs() {
+	awk -v call=": $1(" -v tids=" $TIDS " '{
+		for (i = 1; i <= NF; i++) if ($i ~ /^\[[0-9]+\]$/) break
+		tid = $(i - 1); sub(/.*-/, "", tid)
+		if (index(tids, " " tid " ") && index($0, call)) n++
+	} END { print n + 0 }' "$INSTANCE/trace"
+}
+conf sync "$DIR/sync" 'SyncIntervalSec=1\n'
+if start_tracerd_store "$TMP/sync.conf" "$TMP/sync.out"; then
+	TIDS=$(ls /proc/"$TRACERD_PID"/task | tr '\n' ' ')
+	echo >"$INSTANCE/trace"
+	"$FIRE" 1000 >/dev/null
+	sleep 2.5
+	a=$(syncs sys_fdatasync) d=$(syncs sys_fsync)
+	sleep 2
+	b=$(syncs sys_fdatasync)
+	"$FIRE" 1000 >/dev/null
+	sleep 2.5
+	c=$(syncs sys_fdatasync)
+	stop_tracerd
+	note "sync: fdatasync after the first burst $a, 2 s idle later $b, after the second burst $c; directory fsync $d"
+	check "sync: written blocks are synced within SyncIntervalSec=1 once records stop ($a)" [ "$a" -ge 1 ]
+	check "sync: the new file's directory is synced ($d)" [ "$d" -ge 1 ]
+	check "sync: nothing is synced while nothing was written ($a, then $b)" [ "$b" = "$a" ]
+	check "sync: the next burst is synced too ($b, then $c)" [ "$c" -gt "$b" ]
+else
+	not_ok "sync: tracerd starts"
+fi
+conf nosync "$DIR/nosync" 'SyncIntervalSec=0\n'
+if start_tracerd_store "$TMP/nosync.conf" "$TMP/nosync.out"; then
+	TIDS=$(ls /proc/"$TRACERD_PID"/task | tr '\n' ' ')
+	echo >"$INSTANCE/trace"
+	"$FIRE" 1000 >/dev/null
+	sleep 2.5
+	a=$(syncs sys_fdatasync)
+	stop_tracerd
+	b=$(syncs sys_fdatasync)
+	check "sync: SyncIntervalSec=0 syncs nothing while running ($a)" [ "$a" = 0 ]
+	check "sync: SyncIntervalSec=0 syncs the file at exit ($b)" [ "$b" -ge 1 ]
+else
+	not_ok "sync: SyncIntervalSec=0, tracerd starts"
+fi

@@ -326,7 +326,7 @@ static void the_expected_keys_are_the_tables(void)
 {
 	static const struct { const char *section, *pinned; } sections[] = {
 		{ "Daemon", "RingBufferSize, WakeupBytes, Output, FlushIntervalMSec, StatsIntervalSec or RawPointers" },
-		{ "Store", "Directory, MaxUse, MaxFileSize, MaxFileSec or Compression" },
+		{ "Store", "Directory, MaxUse, MaxFileSize, MaxFileSec, SyncIntervalSec or Compression" },
 		{ "Selection", "Name, Events, Filter, Priority, RateLimit, RateLimitBurst, Output, Aggregate or AggregateIntervalSec" },
 	};
 	size_t n;
@@ -374,7 +374,7 @@ static void the_table_is_complete(void)
 		       "%s", t[i].key);
 		EXPECT(t[i].min <= t[i].max, "%s", t[i].key);
 	}
-	EXPECT(n == 20, "%zu keys", n);
+	EXPECT(n == 21, "%zu keys", n);
 }
 
 int main(void)
