@@ -82,7 +82,7 @@ D=$(sed -n 's/.* delivered=\([0-9]*\).*/\1/p' <<<"$sum")
 L=$(sed -n 's/.* lost=\([0-9]*\).*/\1/p' <<<"$sum")
 S=$(sed -n 's/.* suppressed=\([0-9]*\).*/\1/p' <<<"$sum")
 E=$(sed -n 's/.* sink_errors=\([0-9]*\).*/\1/p' <<<"$sum")
-check "delivered + lost + suppressed + sink errors == $N ($D + $L + $S + $E)" [ -n "$D" ] && [ $((D + L + S + E)) = $N ]
+check "delivered + lost + suppressed + sink errors == $N ($D + $L + $S + $E)" [ -n "$D" -a "$((D + L + S + E))" = "$N" ]
 check "the full queue counted drops as ENOBUFS" grep -Eq "sink errors \(.*ENOBUFS [0-9]+" "$TMP/err"
 check "nothing lost in the kernel: the consumer kept draining" [ "$L" = 0 ]
 
@@ -106,4 +106,4 @@ PY
 timeout 5 python3 "$TMP/drain.py" "$pid" <&3 >"$TMP/inpipe"
 P=$(cat "$TMP/inpipe")
 note "lines in the pipe: $P, delivered: $D"
-check "lines that reached the pipe ($P) == delivered ($D)" [ -n "$P" ] && [ "$P" -gt 0 ] && [ "$P" = "$D" ]
+check "lines that reached the pipe ($P) == delivered ($D)" [ -n "$P" -a "${P:-0}" -gt 0 -a "$P" = "$D" ]

@@ -185,7 +185,7 @@ if start_tracerd_store "$TMP/rot.conf" "$TMP/rot.out"; then
 	note "rotation: N=$N delivered=$D lost=$L sink_errors=$E read=$lines files=$(ls "$DIR"/rot | wc -l) deleted=${deleted:-0} largest use=$max"
 	check "rotation: MaxUse= holds under load ($max <= 3 MiB)" [ "$max" -le $((3 << 20)) ]
 	check "rotation: files were deleted and counted (${deleted:-0})" [ "${deleted:-0}" -gt 0 ]
-	check "rotation: nothing lost but the deleted files" [ $((D + L + S + E)) = $N ] && [ "$E" = 0 ] && [ "$L" = 0 ]
+	check "rotation: nothing lost but the deleted files" [ "$((D + L + S + E))" = "$N" -a "$E" = 0 -a "$L" = 0 ]
 	check "rotation: --read exits 0" [ "$rc" = 0 ]
 	check "rotation: what is left is the newest records, in order, up to the last" in_order "$TMP/rot.txt" $((N - lines))
 else
