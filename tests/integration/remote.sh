@@ -291,8 +291,9 @@ post() {
 		"$1" curl -sS --fail -o /dev/null --max-time 5 --cacert "$2" \
 			-H 'Content-Type: application/vnd.fdo.journal' --data-binary @- "https://$CADDR:19532/upload" 2>&1
 }
-err=$(post S /etc/ssl/certs/journal-ca.pem trusted$$)
-TIMEOUT=10 wait_has remote TRACE_TLS_PROBE=trusted$$
+# posted WHO CA MARKER: post, and wait until the collector has it
+posted() { err=$(post "$@"); TIMEOUT=10 wait_has remote TRACE_TLS_PROBE="$3"; }
+posted S /etc/ssl/certs/journal-ca.pem trusted$$
 check "https: an entry posted by the sender, trusting the CA, arrives (${err:-no error})" has remote TRACE_TLS_PROBE=trusted$$
 err=$(post S /root/rogue.pem rogue$$)
 note "https: trusting another CA: ${err%%$'\n'*}"
@@ -302,16 +303,14 @@ check "https: trusting another CA, the sender refuses the collector" refused rog
 # IPAddressAllow= on the socket: the sender gets through, the collector's
 # own address (any other host) does not; without it, it does.
 put C "$TMP/ca.pem" 0644 root /root/ca.pem
-err=$(post C /root/ca.pem open$$)
-TIMEOUT=10 wait_has remote TRACE_TLS_PROBE=open$$
+posted C /root/ca.pem open$$
 check "https: without IPAddressAllow=, any address may post (${err:-no error})" has remote TRACE_TLS_PROBE=open$$
 C mkdir -p /etc/systemd/system/systemd-journal-remote.socket.d
 C sh -c "printf '[Socket]\nIPAddressAllow=$SADDR\nIPAddressDeny=any\n' >/etc/systemd/system/systemd-journal-remote.socket.d/50-allow.conf"
 C systemctl daemon-reload
 C systemctl stop systemd-journal-remote.socket systemd-journal-remote.service
 C systemctl start systemd-journal-remote.socket
-err=$(post S /etc/ssl/certs/journal-ca.pem allowed$$)
-TIMEOUT=10 wait_has remote TRACE_TLS_PROBE=allowed$$
+posted S /etc/ssl/certs/journal-ca.pem allowed$$
 check "IPAddressAllow=: the sender's post arrives (${err:-no error})" has remote TRACE_TLS_PROBE=allowed$$
 err=$(post C /root/ca.pem denied$$)
 note "IPAddressAllow=: from another address: ${err:-accepted}"

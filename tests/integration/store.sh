@@ -255,12 +255,17 @@ syncs() {
 		if (index(tids, " " tid " ") && index($0, call)) n++
 	} END { print n + 0 }' "$INSTANCE/trace"
 }
-conf sync "$DIR/sync" 'SyncIntervalSec=1\n'
-if start_tracerd_store "$TMP/sync.conf" "$TMP/sync.out"; then
+# sync_run NAME SECONDS: tracerd with SyncIntervalSec=SECONDS, 1000 records,
+# 2.5 s for them to be written (and synced); sets TIDS.
+sync_run() {
+	conf "$1" "$DIR/$1" "SyncIntervalSec=$2\\n"
+	start_tracerd_store "$TMP/$1.conf" "$TMP/$1.out" || return 1
 	TIDS=$(ls /proc/"$TRACERD_PID"/task | tr '\n' ' ')
 	echo >"$INSTANCE/trace"
 	"$FIRE" 1000 >/dev/null
 	sleep 2.5
+}
+if sync_run sync 1; then
 	a=$(syncs sys_fdatasync) d=$(syncs sys_fsync)
 	sleep 2
 	b=$(syncs sys_fdatasync)
@@ -276,12 +281,7 @@ if start_tracerd_store "$TMP/sync.conf" "$TMP/sync.out"; then
 else
 	not_ok "sync: tracerd starts"
 fi
-conf nosync "$DIR/nosync" 'SyncIntervalSec=0\n'
-if start_tracerd_store "$TMP/nosync.conf" "$TMP/nosync.out"; then
-	TIDS=$(ls /proc/"$TRACERD_PID"/task | tr '\n' ' ')
-	echo >"$INSTANCE/trace"
-	"$FIRE" 1000 >/dev/null
-	sleep 2.5
+if sync_run nosync 0; then
 	a=$(syncs sys_fdatasync)
 	stop_tracerd
 	b=$(syncs sys_fdatasync)
