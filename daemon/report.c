@@ -313,21 +313,33 @@ void hist_out_stop(struct tracer *t)
 			hist_out_last(t, t->sels[i], t->sels[i]->slots[k], "final");
 }
 
-/* Flips every slot of st, waits for events that saw the old generation to
- * finish counting (a program runs for microseconds), then dumps it. */
+/* Flips every slot of st, waits until no event that saw the old generation
+ * is still counting in it, then dumps it. Without a flip there is nothing to
+ * dump: the slot keeps counting and shows it at the next interval. */
 static void dump_interval(struct tracer *t, struct sel_state *st)
 {
 	uint32_t old[st->n_slots ? st->n_slots : 1];
-	bool flipped[st->n_slots ? st->n_slots : 1];
-	struct timespec ms = { 0, 1000000 };
+	bool flipped[st->n_slots ? st->n_slots : 1], any = false;
+	int r;
 
 	for (size_t k = 0; k < st->n_slots; k++) {
 		struct trace_slot *slot = st->slots[k];
 
 		flipped[k] = slot->hist &&
 			     hist_flip(&t->hist_maps, slot->id, &slot->hist->desc, &old[k]) >= 0;
+		any |= flipped[k];
 	}
-	nanosleep(&ms, NULL);
+	if (!any)
+		return;
+	r = hist_wait_programs(&t->hist_maps);
+	if (r < 0) {
+		/* Reading now could lose counts: the old generation stays,
+		 * and counts on when a later flip brings it back. */
+		log_warning("selection %s: cannot wait for the BPF programs (%s); "
+			    "its counts stay in the maps for a later dump",
+			    st->conf->name, strerror(-r));
+		return;
+	}
 	for (size_t k = 0; k < st->n_slots; k++)
 		if (flipped[k])
 			dump_slot(t, st, st->slots[k], old[k], "interval");

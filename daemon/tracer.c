@@ -18,6 +18,7 @@ int tracer_new(struct tracer **ret, const struct config *cfg, struct diag *d)
 
 	if (!t)
 		return -ENOMEM;
+	t->hist_maps = (struct hist_maps){ .sync_outer = -1, .sync_inner = -1 };
 	r = registry_new(&t->reg, d);
 	if (r >= 0)
 		r = loader_new(&t->ld, cfg->ring_buffer_size, cfg->wakeup_bytes, d);
@@ -119,6 +120,7 @@ void tracer_free(struct tracer *t)
 	free(t->sels);
 	sink_free(t->sink);
 	consumer_free(t->cons);
+	hist_maps_close(&t->hist_maps);
 	loader_free(t->ld);
 	registry_free(t->reg, render_release);
 	config_free(&t->cfg);

@@ -6,15 +6,50 @@
  * daemon's work is per entry and interval, not per event. */
 #include <bpf/bpf.h>
 #include <bpf/libbpf.h>
+#include <unistd.h>
 #include "hist_map.h"
 #include "util.h"
 
 int hist_maps_init(struct hist_maps *m, int descs, int budgets, int small, int large)
 {
+	LIBBPF_OPTS(bpf_map_create_opts, o);
+
 	/* The values are shared by the CPUs (atomic adds): one per entry. */
 	*m = (struct hist_maps){ .descs = descs, .budgets = budgets, .small = small,
-				 .large = large, .ncpu = 1 };
+				 .large = large, .ncpu = 1, .sync_outer = -1, .sync_inner = -1 };
+	m->sync_inner = bpf_map_create(BPF_MAP_TYPE_ARRAY, "tracerd_sync_in", 4, 4, 1, NULL);
+	if (m->sync_inner < 0)
+		return -errno;
+	o.inner_map_fd = m->sync_inner;
+	m->sync_outer = bpf_map_create(BPF_MAP_TYPE_ARRAY_OF_MAPS, "tracerd_sync", 4, 4, 1, &o);
+	if (m->sync_outer < 0) {
+		int r = -errno;
+
+		hist_maps_close(m);
+		return r;
+	}
 	return 0;
+}
+
+void hist_maps_close(struct hist_maps *m)
+{
+	if (m->sync_outer >= 0)
+		close(m->sync_outer);
+	if (m->sync_inner >= 0)
+		close(m->sync_inner);
+	m->sync_outer = m->sync_inner = -1;
+}
+
+/* The kernel makes a write to a map of maps return only after every running
+ * non-sleepable BPF program has finished (an expedited RCU grace period, so
+ * that userspace knows the programs use the new inner map). Writing the same
+ * inner map again changes nothing and is that wait, whatever the number of
+ * CPUs or a preempted program; a sleep only makes one likely. */
+int hist_wait_programs(const struct hist_maps *m)
+{
+	uint32_t k = 0;
+
+	return bpf_map_update_elem(m->sync_outer, &k, &m->sync_inner, BPF_ANY) < 0 ? -errno : 0;
 }
 
 int hist_slot_setup(const struct hist_maps *m, uint32_t slot, struct agg_desc *desc)

@@ -8,8 +8,9 @@
 #include "hist.h"
 
 struct hist_maps {
-	int descs, budgets, small, large;	/* map fds */
+	int descs, budgets, small, large;	/* map fds (the loader's) */
 	int ncpu;				/* values per entry: 1, they are shared */
+	int sync_outer, sync_inner;		/* ours, for hist_wait_programs; -1: none */
 };
 
 /* What one generation of one slot held. */
@@ -23,11 +24,15 @@ struct hist_dump {
 };
 
 int hist_maps_init(struct hist_maps *m, int descs, int budgets, int small, int large);
+void hist_maps_close(struct hist_maps *m);
 /* Writes desc (generation 0) for slot, with empty budgets. */
 int hist_slot_setup(const struct hist_maps *m, uint32_t slot, struct agg_desc *desc);
 /* Events of slot go to the other generation from now on; *old is the one
  * to collect once events that saw it have finished. */
 int hist_flip(const struct hist_maps *m, uint32_t slot, struct agg_desc *desc, uint32_t *old);
+/* Returns once every BPF program that was running has finished: after a
+ * flip, no event is still counting in the old generation. */
+int hist_wait_programs(const struct hist_maps *m);
 /* Reads out and deletes generation gen of slot, and clears its budget. */
 int hist_collect(const struct hist_maps *m, const struct hist *h, uint32_t slot, uint32_t gen,
 		 struct hist_dump *d);

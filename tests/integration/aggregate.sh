@@ -122,6 +122,45 @@ check "reload: the unchanged selection keeps its counts (8 at stop: $(hits keep 
 check "reload: the changed selection's old counts are dumped ($(hits change replaced))" [ "$(hits change replaced)" = "5 " ]
 check "reload: the changed selection starts fresh (3 at stop: $(hits change final))" [ "$(hits change final)" = "3 " ]
 
+# Interval flips under load: a dump every second while a task makes bursts
+# of syscalls (a third of the time, so that the instance's buffer holds them
+# all), so that events are counting at each flip. The
+# interval dumps and the final one, summed per key, must equal the kernel's
+# records: no count lost or counted twice across a flip.
+cp /bin/dd "$TMP/aggwdd"
+make_instance "tracerd-agghot-$$" || { not_ok "aggregate: second instance"; exit 0; }
+HOT=$INSTANCE
+echo 0 >"$HOT/tracing_on"
+echo 65536 >"$HOT/buffer_size_kb"
+echo 'comm == "aggwdd"' >"$HOT/events/raw_syscalls/sys_enter/filter"
+echo 1 >"$HOT/events/raw_syscalls/sys_enter/enable"
+cat >"$TMP/hot.conf" <<EOF
+[Daemon]
+Output=stdout
+[Selection]
+Name=hot
+Events=raw_syscalls:sys_enter
+Filter=comm == "aggwdd"
+Aggregate=hist:keys=id.syscall
+AggregateIntervalSec=1
+EOF
+echo 1 >"$HOT/tracing_on"
+start_tracerd "$TMP/hot.conf" "$TMP/hot.out" || {
+	not_ok "aggregate: tracerd starts (intervals)"; sed 's/^/# /' "$TMP/hot.out.err"; exit 0; }
+end=$((SECONDS + 5))
+while ((SECONDS < end)); do
+	"$TMP/aggwdd" if=/dev/zero of=/dev/null bs=1 count=5000 2>/dev/null
+	sleep 0.05
+done
+stop_tracerd
+echo 0 >"$HOT/tracing_on"
+cat "$HOT/trace" >"$TMP/hot.trace"
+overrun=$(awk '/^overrun:/ {n += $2} END {print n + 0}' "$HOT"/per_cpu/cpu*/stats)
+intervals=$(grep -c '^# selection: hot, .*dump: interval' "$TMP/hot.out")
+check "intervals: the kernel's instance kept every record (overrun $overrun)" [ "$overrun" = 0 ]
+check "intervals: 2 or more interval dumps during the load ($intervals)" [ "$intervals" -ge 2 ]
+python3 "$CMP" "$TMP/hot.out" "$TMP/hot.trace" hot raw_syscalls:sys_enter syscall
+
 # Bad input: file:line:column, as for filters.
 bad() { # NAME AGGREGATE WANT-AFTER-PATH
 	printf '[Selection]\nName=b\nEvents=kmem:kmalloc\nAggregate=%s\n' "$2" >"$TMP/bad.conf"
