@@ -3,7 +3,7 @@
  * selection built first: globs resolved, filters compiled; then what is new
  * attached, then the switch to the new selections, and only then what went
  * away detached); stopped in order (detach, drain, close the sink) and
- * freed; and the accounting read across the stages. */
+ * freed. The accounting read across the stages is report.c's. */
 #include "aggregate/hist.h"
 #include "filter/filter.h"
 #include "render/render.h"
@@ -127,55 +127,6 @@ void tracer_free(struct tracer *t)
 	free(t);
 }
 
-void tracer_slot_totals(struct tracer *t, const struct trace_slot *slot, struct sel_totals *tot)
-{
-	struct event_stats bpf = { 0 };
-
-	loader_slot_stats(t->ld, slot->id, &bpf);
-	tot->hits += bpf.hits;
-	tot->filtered += bpf.filtered;
-	tot->lost += bpf.lost;
-	tot->truncated += bpf.truncated;
-	tot->aggregated += bpf.aggregated;
-	tot->agg_dropped += bpf.agg_dropped;
-	trace_slot_add_counts(slot, tot);
-}
-
-void tracer_totals(struct tracer *t, const struct sel_state *s, struct sel_totals *tot)
-{
-	memset(tot, 0, sizeof(*tot));
-	for (size_t i = 0; i < s->n_slots; i++)
-		tracer_slot_totals(t, s->slots[i], tot);
-}
-
-int tracer_read_stats(struct tracer *t)
-{
-	unsigned n = 0;
-
-	for (size_t i = 0; i < t->n_sels; i++)
-		for (size_t k = 0; k < t->sels[i]->n_slots; k++)
-			if (t->sels[i]->slots[k]->id >= n)
-				n = t->sels[i]->slots[k]->id + 1;
-	return loader_read_stats(t->ld, n);
-}
-
-void tracer_all_totals(struct tracer *t, struct sel_totals *sum)
-{
-	*sum = (struct sel_totals){ 0 };
-	for (size_t i = 0; i < t->n_sels; i++)
-		for (size_t k = 0; k < t->sels[i]->n_slots; k++) {
-			const struct trace_slot *slot = t->sels[i]->slots[k];
-			struct event_stats bpf = { 0 };
-
-			trace_slot_add_counts(slot, sum);
-			/* As of the last stats read (per report, not per STATUS). */
-			loader_slot_stats(t->ld, slot->id, &bpf);
-			sum->agg_dropped += bpf.agg_dropped;
-		}
-	/* One element, not every slot's counters: this runs every 2 s. */
-	sum->lost = loader_lost_total(t->ld);
-}
-
 size_t tracer_attached(struct tracer *t)
 {
 	size_t n = 0;
@@ -188,16 +139,6 @@ size_t tracer_attached(struct tracer *t)
 int tracer_prog_count(struct tracer *t)
 {
 	return loader_prog_count(t->ld);
-}
-
-uint64_t tracer_skipped(struct tracer *t)
-{
-	return loader_skipped(t->ld);
-}
-
-const struct record_counts *tracer_record_counts(struct tracer *t)
-{
-	return &t->cons->counts;
 }
 
 /* A selection being built by tracer_apply, before anything is attached. */

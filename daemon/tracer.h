@@ -56,6 +56,10 @@ int tracer_drain(struct tracer *t);
 void tracer_drain_all(struct tracer *t);
 int tracer_ring_fd(struct tracer *t);
 void tracer_refresh_clock(struct tracer *t);
+size_t tracer_attached(struct tracer *t);
+int tracer_prog_count(struct tracer *t);
+
+/* report.c: the accounting read across the stages. */
 /* Reads the program's per-slot counters for the totals below (one map read,
  * however many slots: see loader_read_stats()). Returns -errno. */
 int tracer_read_stats(struct tracer *t);
@@ -67,8 +71,6 @@ void tracer_slot_totals(struct tracer *t, const struct trace_slot *slot, struct 
  * of the current selections, and lost since the start (from BPF, but one
  * element, not the per-slot counters). */
 void tracer_all_totals(struct tracer *t, struct sel_totals *sum);
-size_t tracer_attached(struct tracer *t);
-int tracer_prog_count(struct tracer *t);
 /* Events the kernel did not run the program for: see loader_skipped(). */
 uint64_t tracer_skipped(struct tracer *t);
 const struct record_counts *tracer_record_counts(struct tracer *t);

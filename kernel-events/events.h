@@ -83,9 +83,10 @@ int tracefs_read_file(const char *rel, char **text);
 
 /* format.c */
 int tp_format_parse(const char *text, struct tp_event **ret, int *err_line);
-void tp_event_free(struct tp_event *e);
+/* Frees e as tp_format_parse left it; an event given more (system, enums,
+ * print fmt, symbols) is freed with tp_event_free. */
+void tp_format_free(struct tp_event *e);
 const struct tp_field *tp_event_field(const struct tp_event *e, const char *name);
-int tp_event_load(const char *system, const char *name, struct tp_event **ret);
 unsigned tp_type_size(const char *type);
 
 /* What is wrong with a record of e, if anything: shorter than the fixed
@@ -96,6 +97,10 @@ enum tp_record_damage {
 	TP_REC_BAD_DYN,
 };
 enum tp_record_damage tp_record_check(const struct tp_event *e, const void *rec, size_t len);
+
+/* event.c */
+int tp_event_load(const char *system, const char *name, struct tp_event **ret);
+void tp_event_free(struct tp_event *e);
 
 /* classes.c: groups events into classes; uses BTF when available. */
 struct tp_classes {

@@ -1,13 +1,14 @@
 // SPDX-License-Identifier: GPL-2.0
-/* Parsing an event's tracefs `format` file: name, id, fields, print fmt. */
+/* Parsing an event's tracefs `format` file: name, id, fields, print fmt;
+ * and the field table it gives: lookups, checking a record against it. */
 #include <ctype.h>
+#include <stdint.h>
 #include "events.h"
-#include "printfmt.h"
-#include "symbols.h"
 #include "tracerd_record.h"
 #include "util.h"
 
-void tp_event_free(struct tp_event *e)
+/* What tp_format_parse built; the rest of an event is tp_event_free's (event.c). */
+void tp_format_free(struct tp_event *e)
 {
 	if (!e)
 		return;
@@ -16,15 +17,9 @@ void tp_event_free(struct tp_event *e)
 		free(e->fields[i].name);
 	}
 	free(e->fields);
-	free(e->system);
 	free(e->name);
 	free(e->print_fmt);
 	free(e->format_text);
-	for (size_t i = 0; i < e->n_enums; i++)
-		free(e->enums[i].name);
-	free(e->enums);
-	tp_event_free_symbols(e);
-	tp_printfmt_free(e->printfmt);
 	free(e);
 }
 
@@ -179,7 +174,7 @@ int tp_format_parse(const char *text, struct tp_event **ret, int *err_line)
 
 	e = calloc(1, sizeof(*e));
 	if (!e || !copy || !(e->format_text = strdup(text))) {
-		tp_event_free(e);
+		tp_format_free(e);
 		return -ENOMEM;
 	}
 	for (char *line = strtok_r(copy, "\n", &save); line; line = strtok_r(NULL, "\n", &save)) {
@@ -193,7 +188,7 @@ int tp_format_parse(const char *text, struct tp_event **ret, int *err_line)
 	if (r < 0) {
 		if (err_line)
 			*err_line = line_no;
-		tp_event_free(e);
+		tp_format_free(e);
 		return r;
 	}
 	*ret = e;
@@ -206,29 +201,6 @@ const struct tp_field *tp_event_field(const struct tp_event *e, const char *name
 		if (!strcmp(e->fields[i].name, name))
 			return &e->fields[i];
 	return NULL;
-}
-
-int tp_event_load(const char *system, const char *name, struct tp_event **ret)
-{
-	_cleanup_free_ char *text = NULL;
-	struct tp_event *e;
-	char rel[512];
-	int r;
-
-	snprintf(rel, sizeof(rel), "events/%s/%s/format", system, name);
-	r = tracefs_read_file(rel, &text);
-	if (r < 0)
-		return r;
-	r = tp_format_parse(text, &e, NULL);
-	if (r < 0)
-		return r;
-	e->system = strdup(system);
-	if (!e->system) {
-		tp_event_free(e);
-		return -ENOMEM;
-	}
-	*ret = e;
-	return 0;
 }
 
 enum tp_record_damage tp_record_check(const struct tp_event *e, const void *rec, size_t len)

@@ -32,7 +32,8 @@ run_one() {
 	: >"$log"
 }
 
-# The layering first: no stage includes a later one (make check-layers).
+# The layering first: no stage includes or calls a later one, no call circle
+# (make check-layers; on the objects in $BUILD).
 run_one "layers" scripts/check-layers.py
 for t in "$BUILD"/tests/unit/*; do
 	[ -x "$t" ] && run_one "unit/$(basename "$t")" "$t"

@@ -20,6 +20,7 @@ struct config_parser {
 	int n_seg;
 };
 
+/* config_diag.c */
 /* Sets the diagnostic at a 1-based column of the logical line; -EINVAL. */
 int config_error(struct config_parser *p, int col, const char *fmt, ...) _printf_(3, 4);
 /* Physical line, column and text for a 1-based column of the logical line. */

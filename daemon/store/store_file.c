@@ -140,6 +140,16 @@ static void enforce_max_use(struct store_writer *w, const char *current)
 	closedir(d);
 }
 
+/* The store's clock: block ages, sync and rotation deadlines. Here, not in
+ * store_write.c: that file calls this one, and not the reverse. */
+uint64_t store_now_usec(void)
+{
+	struct timespec ts;
+
+	clock_gettime(CLOCK_MONOTONIC, &ts);
+	return ts.tv_sec * 1000000ULL + ts.tv_nsec / 1000;
+}
+
 /* Blocks are in the page cache once written, safe from a crash of tracerd;
  * past a crash of the machine only once synced. A new file's name needs its
  * directory synced too. Errors are not counted: the records were written,

@@ -10,14 +10,6 @@
 #include "store/store_priv.h"
 #include "util.h"
 
-uint64_t store_now_usec(void)
-{
-	struct timespec ts;
-
-	clock_gettime(CLOCK_MONOTONIC, &ts);
-	return ts.tv_sec * 1000000ULL + ts.tv_nsec / 1000;
-}
-
 /* Waits for a sealed block or the stop; meanwhile makes written blocks
  * durable once SyncIntervalSec= has passed. Returns with the lock held. */
 static void wait_for_work(struct store_writer *w)
