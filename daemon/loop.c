@@ -208,29 +208,14 @@ static void report_reload(struct daemon *dm, const struct diag *d, int r)
 		     "reload failed, keeping the running configuration: %s", msg);
 }
 
-static bool store_differs(const struct store_config *a, const struct store_config *b)
-{
-	return !streq_ptr(a->directory, b->directory) || a->max_use != b->max_use ||
-	       a->max_file_size != b->max_file_size || a->max_file_sec != b->max_file_sec ||
-	       a->compression != b->compression;
-}
-
-/* The ring buffer is sized at load and the sinks are made at start
- * (sink_route.c), so these keep their running values; say so rather than
- * leave a changed line looking applied. The store settings are swapped, not
- * copied: the running ones stay owned by the running config. */
-static void keep_restart_only(struct config *new, struct config *run)
+/* The ring buffer is sized at load, so these keep their running values;
+ * say so rather than leave a changed line looking applied. */
+static void keep_restart_only(struct config *new, const struct config *run)
 {
 	if (new->ring_buffer_size != run->ring_buffer_size || new->wakeup_bytes != run->wakeup_bytes)
 		log_warning("RingBufferSize= and WakeupBytes= take effect on restart only");
-	if (new->output != run->output)
-		log_warning("[Daemon] Output= takes effect on restart only; a [Selection]'s Output= applies now");
-	if (store_differs(&new->store, &run->store))
-		log_warning("[Store] settings take effect on restart only");
 	new->ring_buffer_size = run->ring_buffer_size;
 	new->wakeup_bytes = run->wakeup_bytes;
-	new->output = run->output;
-	swap(new->store, run->store);
 }
 
 /* SIGHUP: re-read the config; an invalid one is logged and the running one
@@ -239,6 +224,7 @@ static int on_hup(sd_event_source *s, const struct signalfd_siginfo *si, void *u
 {
 	struct daemon *dm = userdata;
 	struct tracer *t = dm->t;
+	struct route_update outputs;
 	struct diag d = { 0 };
 	struct config cfg;
 	int r;
@@ -250,11 +236,23 @@ static int on_hup(sd_event_source *s, const struct signalfd_siginfo *si, void *u
 	r = config_load(dm->o->config_path, &cfg, &d);
 	if (r >= 0) {
 		keep_restart_only(&cfg, &t->cfg);
-		r = tracer_apply(t, &cfg, &d);
-		if (r < 0) {
-			swap(cfg.store, t->cfg.store);
-			config_free(&cfg);
+		/* The outputs first: one that cannot be made fails the reload
+		 * before a selection changes. */
+		r = sink_route_prepare(t->sink, &cfg, &outputs);
+		if (r < 0)
+			diag_set(&d, dm->o->config_path, 0, 0, "cannot open the outputs it names: %s",
+				 strerror(-r));
+		else if ((r = tracer_apply(t, &cfg, &d)) < 0)
+			sink_route_abort(&outputs);
+		else {
+			/* What the ring holds was traced before the new
+			 * outputs: it goes where it was meant to go. */
+			tracer_drain_all(t);
+			sink_route_commit(t->sink, &outputs);
+			tracer_set_sink(t, t->sink, t->cfg.output, dm->o->foreground);
 		}
+		if (r < 0)
+			config_free(&cfg);
 	}
 	report_reload(dm, &d, r);
 	notify_status(dm, "READY=1\n");
@@ -366,7 +364,6 @@ static int start(struct daemon *dm, struct config *cfg)
 	if (r < 0)
 		goto fail;
 	tracer_set_progress(dm->t, on_busy, dm);
-	dm->t->hist_stdout = dm->o->foreground || cfg->output == OUTPUT_STDOUT;
 	/* --foreground: everything to stdout, whatever Output= says. */
 	if (dm->o->foreground) {
 		r = sink_stdout_new(&s, stdout);
@@ -374,9 +371,8 @@ static int start(struct daemon *dm, struct config *cfg)
 			r = sink_queue_wrap(&s);
 	} else
 		r = sink_route_new(&s, cfg);
-	if (s)
-		tracer_set_sink(dm->t, s);	/* on error too: tracer_free() frees it */
-	consumer_set_outputs(dm->t->cons, cfg->output, dm->o->foreground);
+	if (s)	/* on error too: tracer_free() frees it */
+		tracer_set_sink(dm->t, s, cfg->output, dm->o->foreground);
 	if (r < 0)
 		goto fail;
 	t0 = now_usec(CLOCK_MONOTONIC);

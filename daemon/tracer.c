@@ -50,10 +50,12 @@ static void flush_sink(void *out)
 	sink_flush(out);
 }
 
-void tracer_set_sink(struct tracer *t, struct sink *s)
+void tracer_set_sink(struct tracer *t, struct sink *s, enum output def, bool to_stdout)
 {
 	t->sink = s;
+	t->hist_stdout = to_stdout || def == OUTPUT_STDOUT;
 	consumer_set_output(t->cons, emit_to_sink, flush_sink, s);
+	consumer_set_outputs(t->cons, def, to_stdout);
 }
 
 void tracer_set_progress(struct tracer *t, loader_progress_fn fn, void *userdata)

@@ -42,8 +42,10 @@ struct tracer {
  * is not mounted (and cannot be), -EACCES if it may not be read; no other
  * failure returns these. */
 int tracer_new(struct tracer **ret, const struct config *cfg, struct diag *d);
-/* Where records go from now on; the tracer takes s. */
-void tracer_set_sink(struct tracer *t, struct sink *s);
+/* Where records and messages go from now on; the tracer takes s. def is
+ * [Daemon] Output= (records for the store are not rendered); with to_stdout
+ * all goes to stdout, histogram dumps too (--foreground). */
+void tracer_set_sink(struct tracer *t, struct sink *s, enum output def, bool to_stdout);
 void tracer_set_progress(struct tracer *t, loader_progress_fn fn, void *userdata);
 /* Detaches every event, drains what they wrote, and lets the sink finish
  * (in bounded time): after this, the counters are final. */

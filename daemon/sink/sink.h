@@ -7,11 +7,11 @@
 
 #include <stdbool.h>
 #include <stdio.h>
+#include "config/config.h"
 #include "consume/out_record.h"
 #include "strbuf.h"
 
 struct sink;
-struct config;
 
 /* A sink whose records are lines of text (stdout). The sink queue then
  * batches lines and hands them to write() many at once instead of calling
@@ -64,6 +64,24 @@ int sink_store_new(struct sink **ret, const struct config *cfg);
 /* Each selection's records to its Output= (or [Daemon] Output=), each sink
  * made when first needed; messages to [Daemon] Output=. */
 int sink_route_new(struct sink **ret, const struct config *cfg);
+/* A reload's outputs, in two steps around the selections' own: prepare
+ * makes every output the new config names that is not running yet, and a
+ * new store if [Store] changed, and changes nothing (an output that cannot
+ * be made fails it); commit swaps them in (the replaced store writes out
+ * all it was given, then closes), abort drops them. Not a route (the
+ * --foreground sink): nothing to do. */
+/* The outputs a record may go to: journal, stdout, store (enum output). */
+#define N_OUTPUTS OUTPUT_DAEMON
+
+struct route_update {
+	struct sink *out[N_OUTPUTS];	/* made for the new config */
+	bool store_changed;
+	enum output def;
+	struct config cfg;		/* the new store's settings */
+};
+int sink_route_prepare(struct sink *s, const struct config *cfg, struct route_update *u);
+void sink_route_commit(struct sink *s, struct route_update *u);
+void sink_route_abort(struct route_update *u);
 /* Wraps inner (taking it) behind a bounded queue and a writer thread, so a
  * stalled sink never blocks the ring-buffer consumer; see sink_queue.c. */
 int sink_queue_new(struct sink **ret, struct sink *inner, size_t max_entries);

@@ -1,15 +1,15 @@
 // SPDX-License-Identifier: GPL-2.0
 /* Per-selection Output=: records go to the sink their selection names
- * (journal, stdout, store), or the [Daemon] one. Each sink is made the
- * first time a record needs it, so that a reload may send a selection
- * somewhere new; the journal and stdout sit behind their queues, the store
- * has its own writer thread. Messages go to the [Daemon] sink. */
+ * (journal, stdout, store), or the [Daemon] one. Every output a config names
+ * is made when it is started or reloaded (one that cannot be made fails
+ * that); the journal and stdout sit behind their queues, the store has its
+ * own writer thread. A reload that changes [Store] closes the running store
+ * (it writes out all it was given) and opens the new one. Messages go to
+ * the [Daemon] sink. */
 #include "config/config.h"
 #include "log.h"
 #include "sink.h"
 #include "util.h"
-
-#define N_OUTPUTS 3	/* OUTPUT_JOURNAL, OUTPUT_STDOUT, OUTPUT_STORE */
 
 struct sink_route {
 	struct sink base;
@@ -19,25 +19,75 @@ struct sink_route {
 	struct config cfg;		/* [Store] and FlushIntervalMSec=, as at start */
 };
 
+static const char *output_name(enum output o)
+{
+	return o == OUTPUT_STORE ? "store" : o == OUTPUT_STDOUT ? "stdout" : "journal";
+}
+
+/* One output's sink; cfg gives the store's settings. */
+static int open_output(enum output o, const struct config *cfg, struct sink **ret)
+{
+	int r;
+
+	*ret = NULL;
+	r = o == OUTPUT_STORE ? sink_store_new(ret, cfg) :
+	    o == OUTPUT_STDOUT ? sink_stdout_new(ret, stdout) : sink_journal_new(ret);
+	if (r >= 0 && o != OUTPUT_STORE && (r = sink_queue_wrap(ret)) < 0) {
+		sink_free(*ret);
+		*ret = NULL;
+	}
+	return r;
+}
+
 static int make(struct sink_route *s, enum output o)
 {
 	int r;
 
 	if (s->failed[o])
 		return s->failed[o];
-	r = o == OUTPUT_STORE ? sink_store_new(&s->out[o], &s->cfg) :
-	    o == OUTPUT_STDOUT ? sink_stdout_new(&s->out[o], stdout) : sink_journal_new(&s->out[o]);
-	if (r >= 0 && o != OUTPUT_STORE && (r = sink_queue_wrap(&s->out[o])) < 0) {
-		sink_free(s->out[o]);
-		s->out[o] = NULL;
-	}
+	r = open_output(o, &s->cfg, &s->out[o]);
 	if (r < 0) {
 		log_error("cannot open the %s output: %s; its records count as sink errors",
-			  o == OUTPUT_STORE ? "store" : o == OUTPUT_STDOUT ? "stdout" : "journal",
-			  strerror(-r));
+			  output_name(o), strerror(-r));
 		s->failed[o] = r;
 	}
 	return r;
+}
+
+static enum output daemon_output(const struct config *cfg)
+{
+	return cfg->output < N_OUTPUTS ? cfg->output : OUTPUT_JOURNAL;
+}
+
+/* Whether cfg sends records or messages to o. */
+static bool names(const struct config *cfg, enum output o)
+{
+	if (daemon_output(cfg) == o)
+		return true;
+	for (size_t i = 0; i < cfg->n_sels; i++)
+		if (cfg->sels[i].output == o)
+			return true;
+	return false;
+}
+
+/* The settings a store is made with: [Store], and FlushIntervalMSec=. */
+static int store_settings(struct config *to, const struct config *from)
+{
+	to->store = from->store;
+	to->store.directory = from->store.directory ? strdup(from->store.directory) : NULL;
+	to->flush_interval_ms = from->flush_interval_ms;
+	return !from->store.directory || to->store.directory ? 0 : -ENOMEM;
+}
+
+static bool store_differs(const struct config *a, const struct config *b)
+{
+	return !streq_ptr(a->store.directory, b->store.directory) ||
+	       a->store.max_use != b->store.max_use ||
+	       a->store.max_file_size != b->store.max_file_size ||
+	       a->store.max_file_sec != b->store.max_file_sec ||
+	       a->store.sync_interval_sec != b->store.sync_interval_sec ||
+	       a->store.compression != b->store.compression ||
+	       a->flush_interval_ms != b->flush_interval_ms;
 }
 
 static int route_emit(struct sink *sk, const struct out_record *r)
@@ -103,13 +153,12 @@ int sink_route_new(struct sink **ret, const struct config *cfg)
 	if (!s)
 		return -ENOMEM;
 	s->base = (struct sink){ .ops = &route_ops };
-	s->def = cfg->output < N_OUTPUTS ? cfg->output : OUTPUT_JOURNAL;
-	s->cfg.store = cfg->store;
-	s->cfg.store.directory = cfg->store.directory ? strdup(cfg->store.directory) : NULL;
-	s->cfg.flush_interval_ms = cfg->flush_interval_ms;
+	s->def = daemon_output(cfg);
+	r = store_settings(&s->cfg, cfg);
 	/* The [Daemon] output and every one a selection names now, so that a
 	 * store directory that cannot be made fails the start, not the records. */
-	r = make(s, s->def);
+	if (r >= 0)
+		r = make(s, s->def);
 	/* sink_gone() asks the innermost sink: the [Daemon] one (stdout's EPIPE). */
 	s->base.inner = s->out[s->def];
 	for (size_t i = 0; r >= 0 && i < cfg->n_sels; i++)
@@ -121,4 +170,68 @@ int sink_route_new(struct sink **ret, const struct config *cfg)
 	}
 	*ret = &s->base;
 	return 0;
+}
+
+static struct sink_route *as_route(struct sink *sk)
+{
+	return sk && sk->ops == &route_ops ? (struct sink_route *)sk : NULL;
+}
+
+int sink_route_prepare(struct sink *sk, const struct config *cfg, struct route_update *u)
+{
+	struct sink_route *s = as_route(sk);
+	int r = 0;
+
+	*u = (struct route_update){ .def = daemon_output(cfg) };
+	if (!s)
+		return 0;
+	u->store_changed = store_differs(&s->cfg, cfg);
+	r = store_settings(&u->cfg, cfg);
+	for (unsigned o = 0; r >= 0 && o < N_OUTPUTS; o++) {
+		if (!names(cfg, o) || (s->out[o] && !(o == OUTPUT_STORE && u->store_changed)))
+			continue;
+		r = open_output(o, &u->cfg, &u->out[o]);
+		if (r < 0)
+			log_error("cannot open the %s output: %s", output_name(o), strerror(-r));
+	}
+	if (r < 0)
+		sink_route_abort(u);
+	return r;
+}
+
+void sink_route_abort(struct route_update *u)
+{
+	for (unsigned o = 0; o < N_OUTPUTS; o++) {
+		sink_close(u->out[o]);
+		sink_free(u->out[o]);
+	}
+	free(u->cfg.store.directory);
+	*u = (struct route_update){ 0 };
+}
+
+void sink_route_commit(struct sink *sk, struct route_update *u)
+{
+	struct sink_route *s = as_route(sk);
+
+	if (!s)
+		return sink_route_abort(u);
+	/* The running store writes out what it was given, then closes. */
+	if (u->store_changed && s->out[OUTPUT_STORE]) {
+		sink_close(s->out[OUTPUT_STORE]);
+		sink_free(s->out[OUTPUT_STORE]);
+		s->out[OUTPUT_STORE] = NULL;
+	}
+	for (unsigned o = 0; o < N_OUTPUTS; o++)
+		if (u->out[o]) {
+			s->out[o] = u->out[o];
+			s->failed[o] = 0;
+			u->out[o] = NULL;
+		}
+	if (u->store_changed) {
+		s->failed[OUTPUT_STORE] = 0;
+		swap(s->cfg, u->cfg);
+	}
+	s->def = u->def;
+	s->base.inner = s->out[s->def];
+	sink_route_abort(u);
 }

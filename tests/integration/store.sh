@@ -213,28 +213,72 @@ else
 	not_ok "route: tracerd starts"
 fi
 
-# --- reload: [Store] and [Daemon] Output= are kept as at start, and tracerd
-# says so; records after the reload still go to the running store.
+# --- reload: [Store] and [Daemon] Output= apply at once. A new store
+# directory gets the records from the reload on, and the running store
+# writes out all it was given and closes; a directory that cannot be made
+# fails the reload, which keeps the running outputs; Output=stdout sends the
+# next records there. No record is lost or written twice on the way.
 conf reload "$DIR/reload"
-if start_tracerd_store "$TMP/reload.conf" "$TMP/reload.out"; then
+# systemd's side of a reload: RELOADING=1, then READY=1 once it is done.
+python3 - "$TMP/notify" "$TMP/notified" <<'PY' &
+import socket, sys, time
+s = socket.socket(socket.AF_UNIX, socket.SOCK_DGRAM)
+s.bind(sys.argv[1]); s.settimeout(0.2)
+end = time.time() + 120
+while time.time() < end:
+    try:
+        m = s.recv(4096).decode()
+    except socket.timeout:
+        continue
+    with open(sys.argv[2], "a") as f:
+        print(m, file=f, flush=True)
+PY
+on_exit "kill $!"
+for ((i = 0; i < 50; i++)); do [ -S "$TMP/notify" ] && break; sleep 0.05; done
+reload_to() { # N: sends SIGHUP, waits for the Nth READY=1 after the start's
+	kill -HUP "$TRACERD_PID"
+	for ((i = 0; i < 200; i++)); do
+		[ "$(grep -c '^READY=1' "$TMP/notified")" -gt "$1" ] && return 0
+		sleep 0.05
+	done
+	return 1
+}
+if NOTIFY_SOCKET=$TMP/notify start_tracerd_store "$TMP/reload.conf" "$TMP/reload.out"; then
+	"$FIRE" 1000 >/dev/null
+	conf reload "$DIR/reload-new" 'MaxUse=1G\n'
+	sed -i 's/^RingBufferSize=64M$/RingBufferSize=32M/' "$TMP/reload.conf"
+	check "reload: a new [Store] Directory= is taken" reload_to 1
+	"$FIRE" 1000 >/dev/null
+	: >"$TMP/not-a-dir"
+	conf reload "$TMP/not-a-dir/store"
+	check "reload: one that fails completes too" reload_to 2
 	"$FIRE" 1000 >/dev/null
 	conf reload "$DIR/reload-new" 'MaxUse=1G\n'
 	sed -i 's/^Output=store$/Output=stdout/' "$TMP/reload.conf"
-	kill -HUP "$TRACERD_PID"
-	for ((i = 0; i < 100; i++)); do
-		grep -q "restart only" "$TMP/reload.out.err" && break
-		sleep 0.05
-	done
+	check "reload: [Daemon] Output=stdout is taken" reload_to 3
 	"$FIRE" 1000 >/dev/null
 	stop_tracerd
 	check "reload: tracerd exits 0" [ $? = 0 ]
-	check "reload: it says [Store] changes wait for a restart" \
-		grep -q "\[Store\] settings take effect on restart only" "$TMP/reload.out.err"
-	check "reload: it says [Daemon] Output= waits for a restart" \
-		grep -q "\[Daemon\] Output= takes effect on restart only" "$TMP/reload.out.err"
-	n=$("$TRACERD" --read "$DIR/reload" | grep -cE "$LINE_RE")
-	check "reload: the records of both sides of it are in the running store ($n of 2000)" [ "$n" = 2000 ]
-	check "reload: no store was made in the new directory" [ ! -e "$DIR/reload-new" ]
+	summary "$TMP/reload.out.err"
+	check "reload: 4000 delivered, 0 lost, 0 sink errors (delivered=$D lost=$L sink_errors=$E)" \
+		[ "$D" = 4000 -a "$L" = 0 -a "$E" = 0 ]
+	check "reload: a store directory that cannot be made fails the reload, and says why" \
+		grep -q "cannot open the store output: Not a directory" "$TMP/reload.out.err"
+	check "reload: it says RingBufferSize= waits for a restart" \
+		grep -q "RingBufferSize= and WakeupBytes= take effect on restart only" "$TMP/reload.out.err"
+	"$TRACERD" --read "$DIR/reload" >"$TMP/reload.txt" 2>"$TMP/reload.rerr"
+	rc_old=$?
+	"$TRACERD" --read "$DIR/reload-new" >"$TMP/reload-new.txt" 2>"$TMP/reload-new.rerr"
+	rc_new=$?
+	n_old=$(grep -cE "$LINE_RE" "$TMP/reload.txt")
+	n_new=$(grep -cE "$LINE_RE" "$TMP/reload-new.txt")
+	n_out=$(grep -cE "$LINE_RE" "$TMP/reload.out")
+	check "reload: the first store holds the records before the reload, sealed ($n_old of 1000, --read exit $rc_old)" \
+		[ "$n_old" = 1000 -a "$rc_old" = 0 ]
+	check "reload: the new store holds the next ones, the failed reload's too ($n_new of 2000, --read exit $rc_new)" \
+		[ "$n_new" = 2000 -a "$rc_new" = 0 ]
+	check "reload: the last records went to stdout ($n_out of 1000)" [ "$n_out" = 1000 ]
+	check "reload: nothing was made under the path that failed" [ ! -e "$TMP/not-a-dir/store" ]
 else
 	not_ok "reload: tracerd starts"
 fi
