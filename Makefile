@@ -46,7 +46,7 @@ TEST_SRCS := $(wildcard tests/unit/*.c) $(filter-out %.bpf.c,$(wildcard tests/to
 TEST_BINS := $(TEST_SRCS:tests/%.c=$(BUILD)/tests/%)
 
 .SECONDARY:
-.PHONY: all deps run test test-unit check check-layers install uninstall clean help fuzz fuzz-ci fuzzers bench \
+.PHONY: all deps run test check-layers install uninstall clean help fuzz fuzz-ci fuzzers bench \
 	bench-render bench-deps bench-build
 all: $(BUILD)/tracerd $(TEST_BINS)
 

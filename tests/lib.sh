@@ -26,6 +26,20 @@ need_root() {
 	if [ "$(id -u)" != 0 ]; then not_ok "$1: needs root"; exit 0; fi
 }
 
+# Listens as systemd would on the notify socket $1 for $2 seconds, one line
+# per message in $3 (tests/tools/notify_listen.py); returns once it is bound.
+notify_listen() {
+	python3 "$(dirname "${BASH_SOURCE[0]}")/tools/notify_listen.py" "$1" "$2" >"$3" &
+	on_exit "kill $!"
+	local i
+	for ((i = 0; i < 50; i++)); do [ -S "$1" ] && return 0; sleep 0.05; done
+	return 1
+}
+# The STATUS= lines of notify_listen's file $1, oldest first.
+notify_statuses() { grep -oP '\tSTATUS=\K[^\t]*' "$1" | sed 's/^/STATUS=/'; }
+# How many messages in notify_listen's file $1 carry $2 (e.g. READY=1).
+notify_count() { grep -cP "\t\Q$2\E(\t|\$)" "$1"; }
+
 # Starts tracerd in the foreground on config $1, stdout to $2, stderr to $2.err;
 # waits until it has attached. Sets TRACERD_PID.
 start_tracerd() {

@@ -9,20 +9,7 @@ avail=$(wc -l <"$TRACEFS/available_events")
 printf '[Daemon]\nRingBufferSize=64M\nFlushIntervalMSec=20\n[Selection]\nName=all\nEvents=*:*\n' >"$TMP/all.conf"
 # A notify socket: what tracerd tells systemd while it attaches and detaches
 # (detaching every event takes minutes: one RCU grace period per event).
-python3 - "$TMP/notify" >"$TMP/notes" <<'PY' &
-import socket, sys, time
-s = socket.socket(socket.AF_UNIX, socket.SOCK_DGRAM)
-s.bind(sys.argv[1]); s.settimeout(0.2)
-end = time.monotonic() + 600
-while time.monotonic() < end:
-    try:
-        m = s.recv(4096).decode()
-    except socket.timeout:
-        continue
-    print("%.3f %s" % (time.monotonic(), m.replace("\n", " ")), flush=True)
-PY
-on_exit "kill $!"
-for ((i = 0; i < 50; i++)); do [ -S "$TMP/notify" ] && break; sleep 0.05; done
+notify_listen "$TMP/notify" 600 "$TMP/notes"
 export NOTIFY_SOCKET=$TMP/notify
 before=$(ls /proc/self/fd | wc -l)
 start_tracerd "$TMP/all.conf" "$TMP/out" || { not_ok "tracerd attaches every event"; exit 0; }
@@ -55,10 +42,10 @@ check "tracerd exits 0 after tracing everything" [ $rc = 0 ]
 note "$(grep "stopping: detached" "$TMP/out.err")"
 # Stopping: STOPPING=1, then about every second while events detach,
 # WATCHDOG=1 and EXTEND_TIMEOUT_USEC= so that systemd does not kill it.
-check "stop: STOPPING=1 sent" grep -q " STOPPING=1" "$TMP/notes"
+check "stop: STOPPING=1 sent" [ "$(notify_count "$TMP/notes" STOPPING=1)" -ge 1 ]
 grep "EXTEND_TIMEOUT_USEC=.*STATUS=stopping" "$TMP/notes" >"$TMP/extends"
 gap=$(awk '{ if (p) { g = $1 - p; if (g > m) m = g }; p = $1 } END { printf "%.1f", m }' "$TMP/extends")
-note "stop: $(wc -l <"$TMP/extends") EXTEND_TIMEOUT_USEC= messages, at most ${gap} s apart; the last: $(tail -1 "$TMP/extends" | cut -d' ' -f2-)"
+note "stop: $(wc -l <"$TMP/extends") EXTEND_TIMEOUT_USEC= messages, at most ${gap} s apart; the last: $(tail -1 "$TMP/extends" | cut -f2- | tr '\t' ' ')"
 check "stop: EXTEND_TIMEOUT_USEC= and WATCHDOG=1 at most 3 s apart while detaching" \
 	awk -v g="$gap" 'BEGIN { exit !(g > 0 && g <= 3) }' </dev/null
 fired=$(grep -c " delivered=[1-9]" "$TMP/out.err")

@@ -61,31 +61,15 @@ fi
 
 # STATUS= takes "lost" from one daemon-wide counter (lost_total), not the
 # per-slot ones: it must say what the summary adds up, once a status follows.
-python3 - "$TMP/notify" "$TMP/status" <<'PY' &
-import socket, sys, time
-s = socket.socket(socket.AF_UNIX, socket.SOCK_DGRAM)
-s.bind(sys.argv[1]); s.settimeout(0.2)
-end = time.time() + 30
-while time.time() < end:
-    try:
-        m = s.recv(4096).decode()
-    except socket.timeout:
-        continue
-    for l in m.split("\n"):
-        if l.startswith("STATUS="):
-            with open(sys.argv[2], "a") as f:
-                print(l, file=f, flush=True)
-PY
-NPID=$!
-on_exit "kill $NPID"
-for ((i = 0; i < 50; i++)); do [ -S "$TMP/notify" ] && break; sleep 0.05; done
+notify_listen "$TMP/notify" 30 "$TMP/notes"
 printf '[Daemon]\nRingBufferSize=16K\nFlushIntervalMSec=10\n[Selection]\nName=loss\nEvents=%s\nFilter=comm == "%s"\n' \
 	"$EVENT" "$COMM" >"$TMP/status.conf"
 if NOTIFY_SOCKET=$TMP/notify TRACERD_TEST_CONSUMER_DELAY_US=5 start_tracerd "$TMP/status.conf" "$TMP/st"; then
 	"$FIRE" 50000 >/dev/null
-	: >"$TMP/status"
-	for ((i = 0; i < 60; i++)); do [ -s "$TMP/status" ] && break; sleep 0.1; done
+	n0=$(notify_statuses "$TMP/notes" | wc -l)
+	for ((i = 0; i < 60; i++)); do [ "$(notify_statuses "$TMP/notes" | wc -l)" -gt "$n0" ] && break; sleep 0.1; done
 	stop_tracerd
+	notify_statuses "$TMP/notes" | tail -n +$((n0 + 1)) >"$TMP/status"
 	L=$(grep -m1 " $EVENT delivered=" "$TMP/st.err" | sed -n 's/.* lost=\([0-9]*\).*/\1/p')
 	sl=$(grep -Eo "[0-9]+ lost" "$TMP/status" | tail -1 | grep -Eo "^[0-9]+")
 	note "$(grep " lost" "$TMP/status" | tail -1); summary: lost=$L"

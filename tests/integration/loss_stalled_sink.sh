@@ -15,27 +15,8 @@ mkfifo "$TMP/fifo"
 exec 3<>"$TMP/fifo"	# holds the pipe open: it fills, nobody reads it
 on_exit "exec 3<&-"
 
-# A notify socket that counts WATCHDOG=1 pings and keeps the STATUS= lines.
-python3 - "$TMP/notify" "$TMP/status" >"$TMP/pings" <<'PY' &
-import socket, sys, time
-s = socket.socket(socket.AF_UNIX, socket.SOCK_DGRAM)
-s.bind(sys.argv[1]); s.settimeout(0.2)
-end = time.time() + 60
-while time.time() < end:
-    try:
-        m = s.recv(4096).decode()
-    except socket.timeout:
-        continue
-    for l in m.split("\n"):
-        if l == "WATCHDOG=1":
-            print("%.3f" % time.time(), flush=True)
-        elif l.startswith("STATUS="):
-            with open(sys.argv[2], "a") as f:
-                print(l, file=f)
-PY
-NPID=$!
-on_exit "kill $NPID"
-for ((i = 0; i < 50; i++)); do [ -S "$TMP/notify" ] && break; sleep 0.05; done
+# What tracerd tells systemd: WATCHDOG=1 pings, STATUS= lines.
+notify_listen "$TMP/notify" 60 "$TMP/notes"
 
 TRACERD_QUEUE_ENTRIES=2000 NOTIFY_SOCKET=$TMP/notify WATCHDOG_USEC=400000 \
 	bash -c 'export WATCHDOG_PID=$$; exec "$0" --config "$1" --foreground' \
@@ -50,14 +31,15 @@ note "fired $fired in ${secs}s"
 sleep 1	# the pipe (64 KiB) and the queue (2000 records) are full by now
 check "tracerd is still running with its output stalled" kill -0 "$TRACERD_PID"
 
-p0=$(wc -l <"$TMP/pings")
+p0=$(notify_count "$TMP/notes" WATCHDOG=1)
 sleep 1
-p1=$(wc -l <"$TMP/pings")
+p1=$(notify_count "$TMP/notes" WATCHDOG=1)
 note "watchdog pings during one stalled second: $((p1 - p0))"
 check "the watchdog is pinged while the sink is stalled" [ $((p1 - p0)) -ge 2 ]
 
 # systemctl status shows STATUS=: it must not read "0 lost" while the sink fails.
-for ((i = 0; i < 60; i++)); do grep -q "sink errors" "$TMP/status" 2>/dev/null && break; sleep 0.1; done
+for ((i = 0; i < 60; i++)); do grep -q "sink errors" "$TMP/notes" && break; sleep 0.1; done
+notify_statuses "$TMP/notes" >"$TMP/status"
 note "$(tail -1 "$TMP/status")"
 check "STATUS= carries the sink errors" grep -Eq "^STATUS=.*, [1-9][0-9]* sink errors" "$TMP/status"
 check "STATUS= does not say 0 lost while the sink fails" bash -c "! tail -1 '$TMP/status' | grep -q ' 0 lost'"

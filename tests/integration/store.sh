@@ -220,25 +220,11 @@ fi
 # next records there. No record is lost or written twice on the way.
 conf reload "$DIR/reload"
 # systemd's side of a reload: RELOADING=1, then READY=1 once it is done.
-python3 - "$TMP/notify" "$TMP/notified" <<'PY' &
-import socket, sys, time
-s = socket.socket(socket.AF_UNIX, socket.SOCK_DGRAM)
-s.bind(sys.argv[1]); s.settimeout(0.2)
-end = time.time() + 120
-while time.time() < end:
-    try:
-        m = s.recv(4096).decode()
-    except socket.timeout:
-        continue
-    with open(sys.argv[2], "a") as f:
-        print(m, file=f, flush=True)
-PY
-on_exit "kill $!"
-for ((i = 0; i < 50; i++)); do [ -S "$TMP/notify" ] && break; sleep 0.05; done
+notify_listen "$TMP/notify" 120 "$TMP/notified"
 reload_to() { # N: sends SIGHUP, waits for the Nth READY=1 after the start's
 	kill -HUP "$TRACERD_PID"
 	for ((i = 0; i < 200; i++)); do
-		[ "$(grep -c '^READY=1' "$TMP/notified")" -gt "$1" ] && return 0
+		[ "$(notify_count "$TMP/notified" READY=1)" -gt "$1" ] && return 0
 		sleep 0.05
 	done
 	return 1
