@@ -247,7 +247,7 @@ static int on_hup(sd_event_source *s, const struct signalfd_siginfo *si, void *u
 		else {
 			/* What the ring holds was traced before the new
 			 * outputs: it goes where it was meant to go. */
-			tracer_drain_all(t);
+			tracer_drain_written(t);
 			sink_route_commit(t->sink, &outputs);
 			tracer_set_sink(t, t->sink, t->cfg.output, dm->o->foreground);
 		}

@@ -74,6 +74,12 @@ void tracer_drain_all(struct tracer *t)
 		consumer_drain_all(t->cons);
 }
 
+void tracer_drain_written(struct tracer *t)
+{
+	if (t->cons)
+		consumer_drain_written(t->cons);
+}
+
 int tracer_ring_fd(struct tracer *t)
 {
 	return loader_ring_fd(t->ld);
@@ -368,7 +374,8 @@ void sel_state_free(struct tracer *t, struct sel_state *st)
 			loader_detach(t->ld, &st->slots[i]->att);
 	if (atts)
 		loader_detach_many(t->ld, atts, st->n_slots);
-	tracer_drain_all(t);
+	/* Detached: all their records are written; other events still fire. */
+	tracer_drain_written(t);
 	for (size_t i = 0; i < st->n_slots; i++) {
 		hist_out_last(t, st, st->slots[i], "replaced");
 		consumer_slot_clear(t->cons, st->slots[i]->id);

@@ -98,6 +98,19 @@ void consumer_drain_all(struct consumer *c)
 		;
 }
 
+void consumer_drain_written(struct consumer *c)
+{
+	unsigned long mark;
+
+	if (!c->rb)
+		return;
+	mark = rb_reader_written(c->rb);
+	/* A record reserved but not committed stops a drain short of the
+	 * mark; its program commits it within microseconds. */
+	while (!rb_reader_passed(c->rb, mark))
+		consumer_drain(c);
+}
+
 /* Checks a record against its event's format, so that damage is counted
  * (the renderer itself never reads past len either way, and marks it). */
 static void check_record(struct consumer *c, const struct tp_event *e, const uint8_t *rec,

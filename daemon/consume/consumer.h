@@ -71,6 +71,9 @@ static inline void consumer_slot_clear(struct consumer *c, unsigned id) { c->slo
 int consumer_drain(struct consumer *c);
 /* Drains until the ring is empty (once nothing is attached). */
 void consumer_drain_all(struct consumer *c);
+/* Drains the records written so far, not those written meanwhile: bounded
+ * by the ring's size while events still fire (a reload). */
+void consumer_drain_written(struct consumer *c);
 /* The ring reader's callback: one record. */
 int consumer_on_record(void *ctx, void *data, size_t size);
 

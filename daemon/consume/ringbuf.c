@@ -80,6 +80,17 @@ void rb_reader_free(struct rb_reader *r)
  * a record ~1 us to render, so the check costs under 1%. */
 #define RINGBUF_CLOCK_EVERY 32
 
+unsigned long rb_reader_written(const struct rb_reader *r)
+{
+	return __atomic_load_n(r->producer_pos, __ATOMIC_ACQUIRE);
+}
+
+bool rb_reader_passed(const struct rb_reader *r, unsigned long mark)
+{
+	/* Positions only grow (64-bit: they never wrap). */
+	return __atomic_load_n(r->consumer_pos, __ATOMIC_RELAXED) >= mark;
+}
+
 int rb_reader_consume(struct rb_reader *r, rb_record_fn fn, void *ctx, size_t budget,
 		      uint64_t max_usec)
 {

@@ -3,6 +3,7 @@
 #ifndef TRACERD_RINGBUF_H
 #define TRACERD_RINGBUF_H
 
+#include <stdbool.h>
 #include <stddef.h>
 #include <stdint.h>
 
@@ -17,5 +18,9 @@ void rb_reader_free(struct rb_reader *r);
  * (more may wait), else 0. */
 int rb_reader_consume(struct rb_reader *r, rb_record_fn fn, void *ctx, size_t budget,
 		      uint64_t max_usec);
+/* Where the records written so far end: a mark for rb_reader_passed(). */
+unsigned long rb_reader_written(const struct rb_reader *r);
+/* Whether every record that ends at or before mark was handed over. */
+bool rb_reader_passed(const struct rb_reader *r, unsigned long mark);
 
 #endif

@@ -151,6 +151,33 @@ static void the_budget_is_exact(void)
 	teardown();
 }
 
+/* A mark of what was written so far: passed once every record before it was
+ * read, whatever was written after (a reload drains to it while events
+ * still fire, rather than until the ring is empty). */
+static void a_mark_is_passed_at_its_records(void)
+{
+	struct seen s = { .span = 100 };
+	unsigned long mark;
+	int calls = 0;
+
+	if (!setup())
+		return teardown();
+	fill(0, 50, 100, 0);
+	mark = rb_reader_written(rd);
+	fill(50, 30, 100, 0);
+	EXPECT(!rb_reader_passed(rd, mark), "passed before any read");
+	while (!rb_reader_passed(rd, mark) && calls < 100) {
+		rb_reader_consume(rd, check, &s, 10, 0);
+		calls++;
+	}
+	EXPECT(calls == 5 && s.n == 50, "passed after %d reads of 10, %u records", calls, s.n);
+	EXPECT(rb_reader_passed(rd, rb_reader_written(rd)) == false, "the 30 after it not read yet");
+	rb_reader_consume(rd, check, &s, SIZE_MAX, 0);
+	EXPECT(s.n == 80 && !s.bad && rb_reader_passed(rd, rb_reader_written(rd)),
+	       "%u records; %s", s.n, s.why);
+	teardown();
+}
+
 /* The time limit: the clock is read every 32 records, so a drain whose
  * records take 100 us each stops after exactly 32 of them once 1 ms went by. */
 static void the_time_limit_stops_a_drain(void)
@@ -224,6 +251,7 @@ int main(void)
 	RUN(every_record_in_order);
 	RUN(discarded_records_are_skipped);
 	RUN(the_budget_is_exact);
+	RUN(a_mark_is_passed_at_its_records);
 	RUN(the_time_limit_stops_a_drain);
 	RUN(a_full_ring_then_wrap_around);
 	RUN(only_a_ring_buffer_map);
