@@ -6,7 +6,8 @@
 # record must be accounted for: delivered + lost + suppressed + sink errors
 # == N, and the delivered count must equal the lines printed for the pid.
 # Then at full consumer speed with a large ring: nothing lost at a sustained
-# rate. The selection keeps only the workload's records (by its comm,
+# rate. Last, a reload while the ring stays full ends while the workload
+# still fires. The selection keeps only the workload's records (by its comm,
 # unique to this run), so that another tracer test firing the same syscall
 # at the same time cannot change the sums.
 . "$(dirname "$0")/../lib.sh"
@@ -90,4 +91,39 @@ if run_case sustained $((3 * RATE)) 8M 0 $RATE; then
 	check "sustained $((RATE / 1000))k/s through 8M: lost == 0, all delivered" [ "$L" = 0 -a "$D" = $((3 * RATE)) ]
 else
 	not_ok "sustained: tracerd ran"
+fi
+
+# A reload while the ring stays full: a consumer slowed to ~50k records/s, a
+# workload firing 300k/s for 5 s. The reload changes Filter= (the old
+# selection is detached, then its records drained) and [Daemon] Output= (the
+# ring is drained into the running output first). Each drain stops at what
+# was written when it began, not when the ring is empty, which it never is
+# while the workload runs: the reload ends while the workload still fires
+# (unbounded, it ended only with the workload: checked).
+notify_listen "$TMP/rnotify" 60 "$TMP/rnotes"
+full_conf() { # OUTPUT FILTER-TAIL
+	printf '[Daemon]\nOutput=%s\nRingBufferSize=64K\nFlushIntervalMSec=10\n[Store]\nDirectory=%s\n[Selection]\nName=full\nEvents=%s\nFilter=comm == "%s"%s\n' \
+		"$1" "$TMP/rstore" "$EVENT" "$COMM" "$2" >"$TMP/full.conf"
+}
+full_conf stdout ""
+if NOTIFY_SOCKET=$TMP/rnotify TRACERD_TEST_CONSUMER_DELAY_US=20 start_tracerd_store "$TMP/full.conf" "$TMP/full"; then
+	"$FIRE" 1500000 300000 >/dev/null &
+	fpid=$!
+	sleep 1
+	full_conf store " && option == 3"
+	kill -HUP "$TRACERD_PID"
+	for ((i = 0; i < 500; i++)); do [ "$(notify_count "$TMP/rnotes" READY=1)" -ge 2 ] && break; sleep 0.02; done
+	kill -0 "$fpid" 2>/dev/null
+	firing=$?
+	wait "$fpid"
+	stop_tracerd
+	took=$(awk -F'\t' '/\tRELOADING=1/ {r = $1} r && /\tREADY=1/ && $1 >= r {printf "%.3f", $1 - r; exit}' "$TMP/rnotes")
+	note "reload with a full ring: RELOADING=1 to READY=1 in ${took:-?} s; workload still firing then: $([ $firing = 0 ] && echo yes || echo no)"
+	check "reload with a full ring: done while the workload still fired" [ -n "$took" -a "$firing" = 0 ]
+	n_out=$(grep -c ": sys_sysfs(option: " "$TMP/full")
+	n_store=$("$TRACERD" --read "$TMP/rstore" 2>/dev/null | grep -c ": sys_sysfs(option: ")
+	check "reload with a full ring: records before it on stdout ($n_out), after it in the store ($n_store)" \
+		[ "$n_out" -gt 0 -a "$n_store" -gt 0 ]
+else
+	not_ok "reload with a full ring: tracerd ran"
 fi
