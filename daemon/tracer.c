@@ -5,6 +5,7 @@
  * away detached); stopped in order (detach, drain, close the sink) and
  * freed. The accounting read across the stages is report.c's. */
 #include "aggregate/hist.h"
+#include "attach/ksym.h"
 #include "filter/filter.h"
 #include "render/render.h"
 #include "sink/sink.h"
@@ -36,6 +37,8 @@ int tracer_new(struct tracer **ret, const struct config *cfg, struct diag *d)
 		tracer_free(t);
 		return r;
 	}
+	/* %pS without CAP_SYSLOG: symbols from the kernel, not hashes. */
+	kallsyms_set_fallback(ksym_print);
 	*ret = t;
 	return 0;
 }
@@ -129,6 +132,8 @@ void tracer_free(struct tracer *t)
 	sink_free(t->sink);
 	consumer_free(t->cons);
 	hist_maps_close(&t->hist_maps);
+	kallsyms_set_fallback(NULL);
+	ksym_close();
 	loader_free(t->ld);
 	registry_free(t->reg, render_release);
 	config_free(&t->cfg);

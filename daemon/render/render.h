@@ -50,4 +50,10 @@ void render_describe(const struct tp_event *e, FILE *out);
 void render_field_plain(const struct tp_field *f, const uint8_t *rec, size_t len,
 			bool raw_pointers, struct strbuf *out);
 
+/* Where /proc/kallsyms shows no addresses, symbols come from fn (the
+ * kernel's own printf, attach/ksym.c), remembered per address; NULL:
+ * none (a hash is printed). */
+typedef bool (*kallsyms_fallback_fn)(uint64_t addr, bool with_offset, struct strbuf *out);
+void kallsyms_set_fallback(kallsyms_fallback_fn fn);
+
 #endif

@@ -1,7 +1,9 @@
 // SPDX-License-Identifier: GPL-2.0
 /* %pS and %ps through /proc/kallsyms, loaded once: "name+0xoff/0xsize [mod]".
  * Without CAP_SYSLOG every address there reads 0 and nothing is loaded:
- * then no lookup succeeds, and the caller prints a hash. */
+ * then a fallback, the kernel's own printf (attach/ksym.c), gives the
+ * symbol, one BPF program run per address, remembered; without either no
+ * lookup succeeds, and the caller prints a hash. */
 #include "knobs.h"
 #include "render_priv.h"
 #include "util.h"
@@ -15,6 +17,55 @@ struct ksym {
 static struct ksym *syms;
 static size_t n_syms;
 static bool loaded;
+
+/* The fallback's answers: %pS text (NULL: no symbol) by address, a slot
+ * per address hash; a colliding address takes the slot over. */
+#define FALLBACK_CACHE 4096
+static kallsyms_fallback_fn fallback;
+static struct {
+	uint64_t addr;
+	bool valid;
+	char *text;
+} cache[FALLBACK_CACHE];
+
+void kallsyms_set_fallback(kallsyms_fallback_fn fn)
+{
+	fallback = fn;
+	for (size_t i = 0; i < FALLBACK_CACHE; i++) {
+		free(cache[i].text);
+		cache[i].text = NULL;
+		cache[i].valid = false;
+	}
+}
+
+static bool fallback_print(uint64_t addr, bool with_offset, struct strbuf *out)
+{
+	size_t i = (addr * 0x9e3779b97f4a7c15ULL) >> 52;	/* 12 bits: FALLBACK_CACHE */
+	const char *t, *off, *end;
+
+	if (!cache[i].valid || cache[i].addr != addr) {
+		struct strbuf sb = { 0 };
+
+		free(cache[i].text);
+		cache[i].text = fallback(addr, true, &sb) && !sb.oom ? strdup(sb_str(&sb)) : NULL;
+		sb_free(&sb);
+		cache[i].addr = addr;
+		cache[i].valid = true;
+	}
+	t = cache[i].text;
+	if (!t)
+		return false;
+	off = with_offset ? NULL : strstr(t, "+0x");
+	if (!off) {
+		sb_puts(out, t);
+		return true;
+	}
+	end = strchr(off, ' ');
+	sb_put(out, t, off - t);
+	if (end)
+		sb_puts(out, end);
+	return true;
+}
 
 static int cmp_ksym(const void *a, const void *b)
 {
@@ -77,6 +128,8 @@ bool kallsyms_lookup_print(uint64_t addr, bool with_offset, struct strbuf *out)
 
 	if (!loaded)
 		load();
+	if (!n_syms)
+		return fallback && fallback_print(addr, with_offset, out);
 	s = lookup(addr);
 	next = s;
 	while (next && next < syms + n_syms && next->addr == s->addr)
