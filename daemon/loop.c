@@ -11,6 +11,7 @@
 #include "clock.h"
 #include "log.h"
 #include "loop.h"
+#include "ptrkey.h"
 #include "report.h"
 #include "sink/sink.h"
 #include "tracer.h"
@@ -407,6 +408,23 @@ static int exit_status(int r)
 	}
 }
 
+/* The boot's pointer key, made by its first run: the journal's and
+ * stdout's hashes then compare across runs of the boot, and with --read. */
+static void use_boot_pointer_key(void)
+{
+	const char *path = ptrkey_path();
+	struct ptrkey k;
+	int r = ptrkey_load(path, true, &k);
+
+	if (r < 0) {
+		log_warning("cannot keep the pointer key in %s (%s): this run hashes pointers with a key "
+			    "of its own, and its hashes do not compare with other runs'",
+			    path, ptrkey_strerror(r));
+		return;
+	}
+	ptrkey_use(&k);
+}
+
 int run_daemon(const struct run_opts *o)
 {
 	struct daemon dm = { .o = o };
@@ -422,6 +440,7 @@ int run_daemon(const struct run_opts *o)
 		print_diag(&d);
 		return EXIT_CONFIG;
 	}
+	use_boot_pointer_key();
 	r = start(&dm, &cfg);
 	if (r >= 0) {
 		r = setup_loop(&dm);

@@ -60,6 +60,7 @@ struct store_file_info {
 	char *path;
 	char *kernel_release;
 	char *boot_id;
+	char *pointer_key_id;		/* the key its pointers are hashed with (ptrkey.h) */
 	int64_t realtime_offset_ns;	/* CLOCK_REALTIME - CLOCK_MONOTONIC */
 };
 
