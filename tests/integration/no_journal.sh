@@ -60,9 +60,11 @@ ready_after 2 || not_ok "the failed reload ends"
 # A STATUS= after the start (every 2 s).
 sleep 2.2
 stop_tracerd
+rc=$?
 got=$("$REAL" --read "$TMP/events" 2>/dev/null | grep -c ": sys_sysfs(option: ")
 note "stderr: $(grep -v '^tracerd:   ' "$E" | tr '\n' ';')"
 note "$(notify_statuses "$TMP/notes" | tail -1)"
+check "tracerd exits 0 ($rc)" [ "$rc" = 0 ]
 check "stderr says the journal cannot be written" grep -q "cannot write to the journal" "$E"
 check "stderr has the periodic statistics" grep -q "stats: selection nj: $N delivered" "$E"
 check "stderr has the reload's result" grep -q "reloaded $TMP/c.conf" "$E"
