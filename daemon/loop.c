@@ -66,9 +66,12 @@ static void notify_status(struct daemon *dm, const char *state)
 		rate = (double)(sum.delivered - dm->last_delivered) * 1e6 / (now - dm->last_status_usec);
 	dm->last_delivered = sum.delivered;
 	dm->last_status_usec = now;
-	sd_notifyf(false, "%sSTATUS=%.0f events/s, %llu delivered%s%s, %zu selections, %zu events",
+	/* Where the statistics went is part of the status: stderr, which
+	 * nobody may read, when the journal cannot be written. */
+	sd_notifyf(false, "%sSTATUS=%.0f events/s, %llu delivered%s%s, %zu selections, %zu events%s",
 		   state ? state : "", rate, (unsigned long long)sum.delivered,
-		   losses[0] ? losses : "", losses[0] ? "" : ", 0 lost", dm->t->n_sels, tracer_attached(dm->t));
+		   losses[0] ? losses : "", losses[0] ? "" : ", 0 lost", dm->t->n_sels, tracer_attached(dm->t),
+		   journal_unreachable() < 0 ? "; journal unavailable: logging to stderr" : "");
 }
 
 /* Attaching or detaching blocks the loop (the loader calls this about once

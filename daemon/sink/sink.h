@@ -59,6 +59,13 @@ struct sink {
 
 int sink_stdout_new(struct sink **ret, FILE *out);
 int sink_journal_new(struct sink **ret);
+/* journal_reach.c: whether the journal's socket takes entries (0 or
+ * -errno); journal_reached() records the outcome of a try, saying on stderr
+ * when it changes; journal_unreachable() is that outcome (any thread). The
+ * journal sink's messages go to stderr while it fails. */
+int journal_probe(void);
+void journal_reached(int r);
+int journal_unreachable(void);
 /* Output=store: raw records into cfg's [Store] directory (docs/STORE.md). */
 int sink_store_new(struct sink **ret, const struct config *cfg);
 /* Each selection's records to its Output= (or [Daemon] Output=), each sink
