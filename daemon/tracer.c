@@ -2,8 +2,8 @@
 /* The tracer's life: the stages set up and wired; a config applied (every
  * selection built first: globs resolved, filters compiled; then what is new
  * attached, then the switch to the new selections, and only then what went
- * away detached); stopped in order (detach, drain, close the sink) and
- * freed. The accounting read across the stages is report.c's. */
+ * away detached); stopped in order (halt the programs, drain, close the
+ * sink; then detach) and freed. The accounting read across the stages is report.c's. */
 #include "aggregate/hist.h"
 #include "attach/ksym.h"
 #include "filter/filter.h"
@@ -94,11 +94,35 @@ void tracer_refresh_clock(struct tracer *t)
 	consumer_refresh_clock(t->cons);
 }
 
+/* Stopped in this order so that a SIGKILL during the long detach (the
+ * stop timeout) loses nothing: the programs stop counting, the ring is
+ * drained, the histograms' last dumps go out, and every output writes out
+ * and syncs what it was given. Then the counters are final. */
+void tracer_halt(struct tracer *t)
+{
+	int r;
+
+	if (t->halted)
+		return;
+	t->halted = true;
+	loader_stop_programs(t->ld);
+	/* A program that read the flag before it was set may still write. */
+	r = hist_wait_programs(&t->hist_maps);
+	if (r < 0)
+		log_warning("cannot wait for the BPF programs (%s): an event that fired as "
+			    "tracerd stopped may be counted but not written", strerror(-r));
+	tracer_drain_all(t);
+	/* Nothing counts any more: the histograms' last dumps are exact. */
+	hist_out_stop(t);
+	sink_close(t->sink);
+}
+
 void tracer_stop(struct tracer *t)
 {
 	_cleanup_free_ struct attachment **all = NULL;
 	size_t n = tracer_attached(t);
 
+	tracer_halt(t);
 	all = calloc(n ? n : 1, sizeof(*all));
 	n = 0;
 	for (size_t i = 0; i < t->n_sels; i++)
@@ -114,10 +138,6 @@ void tracer_stop(struct tracer *t)
 		}
 	if (all)
 		loader_detach_many(t->ld, all, n);
-	tracer_drain_all(t);
-	/* Nothing counts any more: the histograms' last dumps are exact. */
-	hist_out_stop(t);
-	sink_close(t->sink);
 }
 
 void tracer_free(struct tracer *t)

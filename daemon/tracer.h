@@ -56,6 +56,7 @@ struct tracer {
 	struct sink *sink;
 	struct hist_maps hist_maps;	/* Aggregate='s maps */
 	bool hist_stdout;		/* dumps in the hist file layout on stdout */
+	bool halted;			/* tracer_halt() ran */
 };
 
 /* tracer.c: the tracer's life. tracer_new() returns -ENOMEDIUM if tracefs
@@ -67,8 +68,13 @@ int tracer_new(struct tracer **ret, const struct config *cfg, struct diag *d);
  * all goes to stdout, histogram dumps too (--foreground). */
 void tracer_set_sink(struct tracer *t, struct sink *s, enum output def, bool to_stdout);
 void tracer_set_progress(struct tracer *t, loader_progress_fn fn, void *userdata);
-/* Detaches every event, drains what they wrote, and lets the sink finish
- * (in bounded time): after this, the counters are final. */
+/* Stops the programs (from now on an event is not counted), drains what
+ * they wrote, writes the histograms' last dumps and lets the sink finish and
+ * sync (in bounded time): after this the counters are final, and every
+ * event is still attached. */
+void tracer_halt(struct tracer *t);
+/* tracer_halt() if not yet, then detaches every event: a grace period of
+ * the kernel's per event, one after another (tens of ms each). */
 void tracer_stop(struct tracer *t);
 void tracer_free(struct tracer *t);
 /* Drains up to CONSUMER_DRAIN_BUDGET records, or for CONSUMER_DRAIN_USEC;

@@ -47,7 +47,8 @@ int store_writer_append(struct store_writer *w, unsigned id, const struct trace_
 			const uint8_t *rec, size_t len);
 /* Seals the open block if force, or if its first record waited flush_usec/2. */
 void store_writer_flush(struct store_writer *w, bool force);
-/* Writes everything out and waits for it (the done() calls included). */
+/* Writes everything out, makes it durable (fdatasync) and waits for it
+ * (the done() calls included). */
 void store_writer_sync(struct store_writer *w);
 void store_writer_get_stats(struct store_writer *w, struct store_writer_stats *s);
 /* Syncs, then frees. */

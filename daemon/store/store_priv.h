@@ -53,6 +53,7 @@ struct store_writer {
 	pthread_cond_t cond;
 	pthread_t thread;
 	bool thread_started, stopping, busy;
+	bool sync_asked;		/* store_writer_sync() waits for a store_file_sync() */
 
 	struct store_block blocks[STORE_BLOCKS];
 	unsigned head, n_sealed;	/* blocks[head..] wait for the file thread, in order */
