@@ -229,7 +229,7 @@ static int on_hup(sd_event_source *s, const struct signalfd_siginfo *si, void *u
 	struct daemon *dm = userdata;
 	struct tracer *t = dm->t;
 	struct route_update outputs;
-	struct diag d = { 0 };
+	struct diag d = { 0 }, why = { 0 };
 	struct config cfg;
 	int r;
 
@@ -242,10 +242,9 @@ static int on_hup(sd_event_source *s, const struct signalfd_siginfo *si, void *u
 		keep_restart_only(&cfg, &t->cfg);
 		/* The outputs first: one that cannot be made fails the reload
 		 * before a selection changes. */
-		r = sink_route_prepare(t->sink, &cfg, &outputs);
+		r = sink_route_prepare(t->sink, &cfg, &outputs, &why);
 		if (r < 0)
-			diag_set(&d, dm->o->config_path, 0, 0, "cannot open the outputs it names: %s",
-				 strerror(-r));
+			diag_set(&d, dm->o->config_path, 0, 0, "%s", why.msg);
 		else if ((r = tracer_apply(t, &cfg, &d)) < 0)
 			sink_route_abort(&outputs);
 		else {
@@ -403,7 +402,7 @@ static int start(struct daemon *dm, struct config *cfg)
 		if (r >= 0)
 			r = sink_queue_wrap(&s);
 	} else
-		r = sink_route_new(&s, cfg);
+		r = sink_route_new(&s, cfg, &d);
 	if (s)	/* on error too: tracer_free() frees it */
 		tracer_set_sink(dm->t, s, cfg->output, dm->o->foreground);
 	if (r < 0)
@@ -416,23 +415,27 @@ static int start(struct daemon *dm, struct config *cfg)
 	log_attached(dm->t, now_usec(CLOCK_MONOTONIC) - t0, now_usec(CLOCK_PROCESS_CPUTIME_ID) - c0);
 	return 0;
 fail:
-	if (d.msg[0])
+	if (d.msg[0] && d.file[0])
 		print_diag(&d);
+	else if (d.msg[0])
+		log_error("cannot start: %s", d.msg);
 	else
 		log_error("cannot start: %s", strerror(-r));
 	/* An error that names a place in the config is the config's. */
 	return d.file[0] && d.line ? -EBADMSG : r;
 }
 
-/* The exit status for a failed start: -EBADMSG is the config's (start());
- * -ENOMEDIUM and -EACCES from tracer_new() are tracefs's, and an EACCES from
+/* The exit status for a failed start: -EBADMSG is the config's (start()), and
+ * so is -EBUSY, a [Store] Directory= that another tracerd writes into (one of
+ * the two configs must change; a restart meanwhile fails the same); -ENOMEDIUM and -EACCES from tracer_new() are tracefs's, and an EACCES from
  * anything else is no less a missing permission. EPERM is the kernel refusing
  * BPF or perf events (no CAP_BPF or CAP_PERFMON, lockdown): no restart
  * changes that either. */
 static int exit_status(int r)
 {
 	switch (r) {
-	case -EBADMSG: return EXIT_CONFIG;
+	case -EBADMSG:
+	case -EBUSY: return EXIT_CONFIG;	/* the store Directory= of another tracerd */
 	case -ENOMEDIUM: return EXIT_UNAVAILABLE;
 	case -EACCES:
 	case -EPERM: return EXIT_NOPERM;

@@ -36,7 +36,11 @@ struct store_writer_stats {
 
 struct store_writer;
 
+/* -EBUSY: another process writes into o->directory (store_dir_holder()). */
 int store_writer_new(struct store_writer **ret, const struct store_writer_opts *o);
+/* The pid that DIR/.lock names (the process writing into DIR, or the last
+ * one), 0 if none. */
+int store_dir_holder(const char *dir);
 /* Registers an event as it is stored (format, enum values, selection);
  * returns its stream id for store_writer_append(). owner is passed to done(). */
 int store_writer_add_event(struct store_writer *w, struct tp_event *e, const char *class_name,

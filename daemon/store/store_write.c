@@ -85,7 +85,9 @@ int store_writer_new(struct store_writer **ret, const struct store_writer_opts *
 	pthread_condattr_setclock(&attr, CLOCK_MONOTONIC);
 	pthread_cond_init(&w->cond, &attr);
 	pthread_condattr_destroy(&attr);
-	r = w->dir ? store_compressor_new(&w->comp, o->codec, o->level) : -ENOMEM;
+	r = w->dir ? store_dir_lock(w->dir, &w->sdir) : -ENOMEM;
+	if (r >= 0)
+		r = store_compressor_new(&w->comp, o->codec, o->level);
 	if (r >= 0) {
 		sigset_t all, old;
 
@@ -390,6 +392,7 @@ void store_writer_free(struct store_writer *w)
 	free(w->prev);
 	free(w->prev_gen);
 	store_compressor_free(w->comp);
+	store_dir_unlock(w->sdir);
 	bbuf_free(&w->payload);
 	bbuf_free(&w->out);
 	pthread_cond_destroy(&w->cond);
