@@ -57,27 +57,27 @@ void tracer_totals(struct tracer *t, const struct sel_state *s, struct sel_total
 	sel_past_totals(&s->past, tot);
 }
 
-int tracer_read_stats(struct tracer *t)
+unsigned tracer_ids_end(struct sel_state *const *sels, size_t n)
 {
-	unsigned n = 0;
+	unsigned end = 0;
 
-	for (size_t i = 0; i < t->n_sels; i++)
-		for (size_t k = 0; k < t->sels[i]->n_slots; k++)
-			if (t->sels[i]->slots[k]->id >= n)
-				n = t->sels[i]->slots[k]->id + 1;
-	return loader_read_stats(t->ld, n);
+	for (size_t i = 0; i < n; i++)
+		for (size_t k = 0; k < sels[i]->n_slots; k++)
+			if (sels[i]->slots[k]->id >= end)
+				end = sels[i]->slots[k]->id + 1;
+	return end;
 }
 
-int tracer_keep_counts(struct tracer *t, const struct sel_state *st, struct sel_past *into)
+int tracer_read_stats(struct tracer *t)
 {
-	unsigned n = 0;
-	int r;
+	return loader_read_stats(t->ld, tracer_ids_end(t->sels, t->n_sels));
+}
 
-	/* st's slots only: t->sels may hold states freed before st. */
-	for (size_t i = 0; i < st->n_slots; i++)
-		if (st->slots[i]->id >= n)
-			n = st->slots[i]->id + 1;
-	r = loader_read_stats(t->ld, n);
+int tracer_keep_counts(struct tracer *t, const struct sel_state *st, unsigned ids_end,
+		       struct sel_past *into)
+{
+	int r = loader_read_stats(t->ld, ids_end);
+
 	if (r < 0)
 		return r;
 	for (size_t i = 0; i < st->n_slots; i++) {

@@ -390,8 +390,10 @@ static int attach_selection(struct tracer *t, struct sel_build *b, struct sel_st
 }
 
 /* Detaches every slot of st and drains what they already wrote; what they
- * counted goes to into (NULL: nowhere), then st is freed. */
-static void sel_state_retire(struct tracer *t, struct sel_state *st, struct sel_past *into)
+ * counted goes to into (NULL: nowhere), then st is freed. ids_end: see
+ * tracer_keep_counts(). */
+static void sel_state_retire(struct tracer *t, struct sel_state *st, unsigned ids_end,
+			     struct sel_past *into)
 {
 	_cleanup_free_ struct attachment **atts = NULL;
 	int r;
@@ -411,7 +413,7 @@ static void sel_state_retire(struct tracer *t, struct sel_state *st, struct sel_
 	/* Nothing counts in the program any more, and the rate limit saw
 	 * every record: the counts are final but for records still queued
 	 * for a sink, which count on through the slot's out_slot. */
-	if (into && ((r = tracer_keep_counts(t, st, into)) < 0 ||
+	if (into && ((r = tracer_keep_counts(t, st, ids_end, into)) < 0 ||
 		     (r = sel_past_move(into, &st->past)) < 0))
 		log_warning("selection %s: cannot keep what its replaced events counted (%s): "
 			    "the summary leaves it out", st->conf->name, strerror(-r));
@@ -429,7 +431,7 @@ static void sel_state_retire(struct tracer *t, struct sel_state *st, struct sel_
 
 void sel_state_free(struct tracer *t, struct sel_state *st)
 {
-	sel_state_retire(t, st, NULL);
+	sel_state_retire(t, st, 0, NULL);
 }
 
 static struct sel_past *removed_find(struct tracer *t, const char *name)
@@ -501,6 +503,7 @@ static int commit(struct tracer *t, struct config *cfg, struct sel_build *b, siz
 		  struct sel_state **fresh)
 {
 	struct sel_state **sels = calloc(n ? n : 1, sizeof(*sels));
+	unsigned ids_end;
 
 	if (!sels)
 		return -ENOMEM;
@@ -510,9 +513,13 @@ static int commit(struct tracer *t, struct config *cfg, struct sel_build *b, siz
 		if (!b[i].keep)
 			take_removed(t, sels[i]);
 	}
+	/* Every slot in use, old and new: t->sels' states go one by one. */
+	ids_end = tracer_ids_end(t->sels, t->n_sels);
+	if (tracer_ids_end(sels, n) > ids_end)
+		ids_end = tracer_ids_end(sels, n);
 	for (size_t i = 0; i < t->n_sels; i++)
 		if (!kept(b, n, t->sels[i]))
-			sel_state_retire(t, t->sels[i], past_for(t, sels, n, t->sels[i]));
+			sel_state_retire(t, t->sels[i], ids_end, past_for(t, sels, n, t->sels[i]));
 	free(t->sels);
 	t->sels = sels;
 	t->n_sels = t->cap_sels = n;

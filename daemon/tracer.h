@@ -103,9 +103,14 @@ void sel_past_totals(const struct sel_past *p, struct sel_totals *tot);
  * of every selection there was, and lost since the start (from BPF, but one
  * element, not the per-slot counters). */
 void tracer_all_totals(struct tracer *t, struct sel_totals *sum);
+/* One past the highest slot id of the n states. */
+unsigned tracer_ids_end(struct sel_state *const *sels, size_t n);
 /* Adds the counts of st's slots, detached, to into (their counters are
- * final: read now). Returns -errno; the counts are not kept then. */
-int tracer_keep_counts(struct tracer *t, const struct sel_state *st, struct sel_past *into);
+ * final: read now, slots [0, ids_end), which must hold st's; all slots in
+ * use keep the totals above whole). Returns -errno; the counts are not
+ * kept then. */
+int tracer_keep_counts(struct tracer *t, const struct sel_state *st, unsigned ids_end,
+		       struct sel_past *into);
 /* Appends from's entries to to (from is empty after). */
 int sel_past_move(struct sel_past *to, struct sel_past *from);
 void sel_past_free(struct sel_past *p);
