@@ -16,6 +16,7 @@
 #include <sys/uio.h>
 #include <syslog.h>
 #include <systemd/sd-journal.h>
+#include "clock.h"
 #include "render/render.h"
 #include "journal_fields.h"
 #include "log.h"
@@ -54,6 +55,8 @@ struct sink_journal {
 	size_t n, cap;
 	struct iovec *iov;
 	size_t cap_iov;
+	uint64_t probe_usec;		/* when records last asked journal_probe() */
+	int reach;			/* its answer */
 };
 
 /* "TRACE_CPU=" and so on, for the writer: each is used, or it warns. */
@@ -332,6 +335,22 @@ static int send_collected(struct sink_journal *j, const struct iovec *fixed, siz
 	return sd_journal_sendv(j->iov, n);
 }
 
+/* sd_journal_sendv() takes records into a missing journal without an
+ * error: they would count as delivered. The socket is asked once a second
+ * (a record costs tens of microseconds, a probe a few), and while it is
+ * gone records count as sink errors. */
+static int records_reach(struct sink_journal *j)
+{
+	uint64_t now = now_usec(CLOCK_MONOTONIC);
+
+	if (!j->probe_usec || now - j->probe_usec >= 1000000) {
+		j->probe_usec = now;
+		j->reach = journal_probe();
+		journal_reached(j->reach);
+	}
+	return j->reach;
+}
+
 static int journal_emit(struct sink *s, const struct out_record *r)
 {
 	static const struct iovec ident = { .iov_base = (char *)"SYSLOG_IDENTIFIER=tracerd",
@@ -340,7 +359,10 @@ static int journal_emit(struct sink *s, const struct out_record *r)
 	const struct trace_rec_hdr *h = r->hdr;
 	const struct tp_event *e = r->slot->event;
 	struct iovec fixed[1 + ARRAY_SIZE(j->cur->fixed_iov)];
+	int k = records_reach(j);
 
+	if (k < 0)
+		return k;
 	j->cur = jslot_get(j, r);
 	if (!j->cur)
 		return -ENOMEM;
