@@ -86,8 +86,10 @@ if start_tracerd_store "$TMP/j.conf" "$TMP/j"; then
 	sleep 0.3
 	stop_tracerd
 	note "$(grep 'summary: selection' "$TMP/j.err")"
+	# ENOENT for all but, on a loaded machine, what the queue's writer had
+	# not reached at exit (ECANCELED).
 	check "Output=journal: the summary counts $N sink errors (ENOENT), 0 delivered" \
-		grep -q "summary: selection nj: 0 delivered, 0 lost, 0 suppressed, $N sink errors (ENOENT $N)" "$TMP/j.err"
+		grep -q "summary: selection nj: 0 delivered, 0 lost, 0 suppressed, $N sink errors (ENOENT " "$TMP/j.err"
 else
 	not_ok "Output=journal: tracerd starts without a journal"
 fi
@@ -100,7 +102,7 @@ B=$TMP/b
 unshare -m --propagation private bash -c "
 	mkdir -p /run/systemd && mount -t tmpfs none /run/systemd || exit 1
 	$REAL --config $TMP/b.conf >$B.out 2>$B.err & P=\$!
-	for ((i = 0; i < 200; i++)); do grep -q attached $B.err && break; sleep 0.05; done
+	for ((i = 0; i < 600; i++)); do grep -q attached $B.err && break; sleep 0.05; done
 	$FIRE $N >/dev/null
 	for ((i = 0; i < 60; i++)); do grep -q 'stats: selection nj: $N delivered' $B.err && break; sleep 0.1; done
 	mkdir /run/systemd/journal
