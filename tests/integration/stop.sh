@@ -121,8 +121,10 @@ for ((i = 0; i < 200; i++)); do
 	[[ "$st" == *detach* ]] && break
 	sleep 0.05
 done
+# Events after the stop began are not traced: neither records nor losses.
+read -r LPID late _ < <("$FIRE" 1000)
 sleep 1
-note "kill: STATUS=$st; SIGKILL now"
+note "kill: STATUS=$st; $late sysfs calls fired since; SIGKILL now"
 ct systemctl kill --signal=SIGKILL tracerd
 for ((i = 0; i < 1200; i++)); do
 	[ "$(ct systemctl is-active tracerd)" = deactivating ] || break
@@ -134,7 +136,9 @@ check "kill: SIGKILL came during the detach (no 'detached' message; Result=signa
 	[ -z "$detached" -a "$(ct systemctl show -P Result tracerd)" = signal ]
 read_store kill
 note "kill: $STORED records in the store, fire_syscall pid $PID: $ENTER sys_enter_sysfs"
-check "kill: all $N sysfs calls in the store ($ENTER)" [ "$ENTER" = $N ]
+LATE=$(jq -r --arg p "$LPID" 'select(.TRACE_PID == $p) | 1' "$TMP/kill.json" | wc -l)
+check "kill: all $N sysfs calls in the store ($ENTER), and no record of the $late fired after the stop began ($LATE)" \
+	[ "$ENTER" = $N -a -n "$LPID" -a "$LATE" = 0 ]
 check "kill: the final statistics entry was written, equal to the store ($STORED)" final_counts_ok kill
 hits=$(entries TRACE_HIST=hist TRACE_HIST_DUMP=final | jq -r --arg p "$PID" 'select((.TRACE_COMMON_PID // "" | gsub(" "; "")) == $p) | .TRACE_HITCOUNT')
 check "kill: the histogram's final dump was written: pid $PID hitcount ${hits:-none}" [ "$hits" = $N ]
