@@ -28,12 +28,12 @@ StatsIntervalSec=0
 [Store]
 Directory=$TMP/store
 [Selection]
-Name=kfree-out
-Events=kmem:kfree
-[Selection]
 Name=kfree-store
 Events=kmem:kfree
 Output=store
+[Selection]
+Name=kfree-out
+Events=kmem:kfree
 EOF
 start_tracerd_store "$TMP/conf" "$TMP/out" || { not_ok "tracerd starts"; exit 0; }
 sleep 0.3	# both selections attached: the workload's calls go to both

@@ -489,7 +489,7 @@ selftgid_self
 pointers_check() {
 	local f=$TMP/pointers.json hex dec addr='(^|[^0-9a-fA-F])(0x)?ffff[89a-f][0-9a-f]{11}([^0-9a-f]|$)'
 	ct rm -rf $DROPINS
-	ct sh -c "printf '[Daemon]\nFlushIntervalMSec=50\nStatsIntervalSec=0\n[Store]\nDirectory=/var/lib/tracerd/pointers\n[Selection]\nName=pointers-kfree\nEvents=kmem:kfree\nRateLimit=200\nRateLimitBurst=200\n[Selection]\nName=pointers-tcp\nEvents=sock:inet_sock_set_state\n[Selection]\nName=pointers-store\nEvents=kmem:kfree\nOutput=store\n' >$CONF"
+	ct sh -c "printf '[Daemon]\nFlushIntervalMSec=50\nStatsIntervalSec=0\n[Store]\nDirectory=/var/lib/tracerd/pointers\n[Selection]\nName=pointers-store\nEvents=kmem:kfree\nOutput=store\n[Selection]\nName=pointers-kfree\nEvents=kmem:kfree\nRateLimit=200\nRateLimitBurst=200\n[Selection]\nName=pointers-tcp\nEvents=sock:inet_sock_set_state\n' >$CONF"
 	ct systemctl reset-failed tracerd
 	check "pointers: start with kmem:kfree and sock:inet_sock_set_state" ct systemctl start tracerd
 	ct python3 -c "
@@ -529,7 +529,8 @@ c = socket.create_connection(l.getsockname()); a, _ = l.accept(); c.close(); a.c
 # brute force, as nobody with every key nobody can read (the container's
 # boot id and machine id, two ways each, and the zero key), reverses none
 # of the journal's or --read's pointers, while the same search with the
-# secret key reverses all of them. The truth: --read --raw-pointers.
+# secret key reverses all of them. The truth: --read --raw-pointers. The
+# store's selection is attached first: the journal's kfree calls are in it.
 pointer_key_check() {
 	local f=$1 key=/run/tracerd/pointer-key dir=/var/lib/tracerd/pointers brute owner n before
 	brute=/opt/ci/$BUILD/tests/tools/ptr_brute
