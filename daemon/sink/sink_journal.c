@@ -18,6 +18,7 @@
 #include <systemd/sd-journal.h>
 #include "render/render.h"
 #include "journal_fields.h"
+#include "log.h"
 #include "sink.h"
 #include "util.h"
 
@@ -373,18 +374,27 @@ static int journal_emit(struct sink *s, const struct out_record *r)
 	return send_collected(j, fixed, ARRAY_SIZE(fixed));
 }
 
+/* A message the journal does not take goes to stderr (journal_reach.c):
+ * statistics and reload results must show somewhere. */
 static int journal_message(struct sink *s, int priority, const char *msg,
 			   const char *const *fields, size_t n_fields)
 {
 	struct sink_journal *j = (struct sink_journal *)s;
+	int r = journal_probe();
 
-	reset(j);
-	add(j, "MESSAGE=%s", msg);
-	add(j, "PRIORITY=%d", priority);
-	add(j, "SYSLOG_IDENTIFIER=tracerd");
-	for (size_t i = 0; i < n_fields; i++)
-		add(j, "%s", fields[i]);
-	return send_collected(j, NULL, 0);
+	if (r >= 0) {
+		reset(j);
+		add(j, "MESSAGE=%s", msg);
+		add(j, "PRIORITY=%d", priority);
+		add(j, "SYSLOG_IDENTIFIER=tracerd");
+		for (size_t i = 0; i < n_fields; i++)
+			add(j, "%s", fields[i]);
+		r = send_collected(j, NULL, 0);
+	}
+	journal_reached(r);
+	if (r < 0)
+		log_msg(priority, "%s", msg);
+	return r;
 }
 
 static void journal_free(struct sink *s)
@@ -412,6 +422,8 @@ int sink_journal_new(struct sink **ret)
 	if (!j)
 		return -ENOMEM;
 	j->base.ops = &journal_ops;
+	/* Said at once, and in STATUS=, not at the first statistics. */
+	journal_reached(journal_probe());
 	*ret = &j->base;
 	return 0;
 }

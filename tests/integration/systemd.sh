@@ -244,6 +244,9 @@ note "STATUS=$status"
 # Every figure of the accounting that is not zero, or "0 lost" when all are.
 check "STATUS= shows events/s, delivered, its losses, 8 selections" \
 	grep -Eq "events/s, [0-9]+ delivered(, 0 lost|(, [0-9]+ [a-z]+[a-z ()]*)+), 8 selections" <<<"$status"
+# The journal takes the daemon's entries: no fallback to stderr (no_journal.sh).
+check "STATUS= does not say the journal is unavailable" \
+	bash -c '! grep -q "journal unavailable" <<<"$1"' _ "$status"
 
 # Reload with a broken drop-in: logged with file:line:column, nothing changes.
 ct sh -c "printf '[Selection]\nName=bad\nEvents=sched:sched_process_exec\nPriority=loud\n' >$DROPINS/60-broken.conf"
