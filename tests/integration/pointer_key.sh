@@ -28,12 +28,12 @@ StatsIntervalSec=0
 [Store]
 Directory=$TMP/store
 [Selection]
-Name=kfree-out
-Events=kmem:kfree
-[Selection]
 Name=kfree-store
 Events=kmem:kfree
 Output=store
+[Selection]
+Name=kfree-out
+Events=kmem:kfree
 EOF
 start_tracerd_store "$TMP/conf" "$TMP/out" || { not_ok "tracerd starts"; exit 0; }
 sleep 0.3	# both selections attached: the workload's calls go to both
@@ -55,15 +55,18 @@ check "tracerd said nothing about the key" fails grep -q "pointer key" "$TMP/out
 # kfree calls, but not exactly the same ones (they attach and detach one
 # after the other): compare the share of --read's hashes that stdout has
 # (with another key, none).
-ptrs() { grep -oE 'kfree: call_site=[^ ]+ ptr=[0-9a-f]{16}' "$1" | sed 's/.*ptr=//'; }
-hashes() { ptrs "$1" | grep -v '^0*$' | sort -u; }
+hashes() { kfree_ptrs "$1" | grep -v '^0*$' | sort -u; }
 common() { echo $((100 * $(comm -12 "$1" "$2" | wc -l) / ($(wc -l <"$1") + 1))); }
 hashes "$TMP/out" >"$TMP/out.h"
 "$TRACERD" --read "$TMP/store" >"$TMP/read" 2>"$TMP/read.err"
 hashes "$TMP/read" >"$TMP/read.h"
 n=$(wc -l <"$TMP/read.h")
-pct=$(common "$TMP/read.h" "$TMP/out.h")
-note "stdout: $(wc -l <"$TMP/out.h") distinct pointer hashes, --read: $n, $pct% of --read's in stdout; e.g. $(grep -m1 'ptr=[0-9a-f]*[1-9a-f]' "$TMP/read")"
+# Under load one output may lose records the other kept (each counts its
+# own): the share is taken from the side that lost more.
+pct=$(common "$TMP/read.h" "$TMP/out.h") rpct=$(common "$TMP/out.h" "$TMP/read.h")
+[ "$rpct" -gt "$pct" ] && pct=$rpct
+note "stdout: $(wc -l <"$TMP/out.h") distinct pointer hashes, --read: $n, $pct% in both; e.g. $(grep -m1 'ptr=[0-9a-f]*[1-9a-f]' "$TMP/read")"
+note "$(grep -E 'kfree-(out|store).*delivered=' "$TMP/out.err" | xargs)"
 check "--read as root on this boot: no warning" [ ! -s "$TMP/read.err" ]
 check "--read as root on this boot: the hashes stdout printed ($pct% of $n)" [ "$n" -ge 50 -a "$pct" -ge 90 ]
 
@@ -73,8 +76,9 @@ note "key absent: $(cat "$TMP/other.err")"
 check "--read without the key: one warning on stderr" \
 	[ "$(grep -c 'pointers are hashed with a key of this run only' "$TMP/other.err")" = 1 ]
 other=$(comm -12 "$TMP/other.h" "$TMP/out.h" | wc -l)
-check "--read without the key: other hashes ($other of $(wc -l <"$TMP/other.h") in stdout)" \
-	[ "$(wc -l <"$TMP/other.h")" -ge "$n" -a "$other" = 0 ]
+# 32-bit hashes of another key meet stdout's by chance: 1 in 2^32 per pair.
+check "--read without the key: other hashes ($other of $(wc -l <"$TMP/other.h") in stdout, by chance)" \
+	[ "$(wc -l <"$TMP/other.h")" -ge "$n" -a "$((other * 100))" -lt "$n" ]
 
 # The brute force over every hash nobody could see: stdout's, root's --read,
 # nobody's own --read of a copy of the store.
@@ -83,10 +87,12 @@ setpriv --reuid=nobody --regid=nogroup --clear-groups "$TRACERD" --read "$TMP/pu
 check "--read as nobody: the key is unreadable, and it says so" \
 	grep -q "cannot be used (Permission denied): pointers are hashed with a key of this run only" "$TMP/nobody.err"
 "$TRACERD" --read --raw-pointers "$TMP/store" >"$TMP/raw"
-# The attacker's input: every hash; beside those of --read, the truth (the
-# same store's lines in the same order, raw), which only scores the result.
-{ ptrs "$TMP/out"; paste -d' ' <(ptrs "$TMP/read") <(ptrs "$TMP/raw"); } >"$TMP/root.pairs"
-{ cat "$TMP/root.pairs"; paste -d' ' <(ptrs "$TMP/nobody") <(ptrs "$TMP/raw"); } >"$TMP/pub/hashes"
+# The attacker's input: every hash, by where it was seen; beside those of
+# --read, the truth (the same store's lines in the same order, raw), which
+# only scores the result.
+pairs() { paste -d' ' <(kfree_ptrs "$2") <(kfree_ptrs "$TMP/raw") | sed "s/^/$1 /"; }
+{ kfree_ptrs "$TMP/out" | sed 's/^/stdout /'; pairs read "$TMP/read"; } >"$TMP/root.pairs"
+{ cat "$TMP/root.pairs"; pairs read-as-nobody "$TMP/nobody"; } >"$TMP/pub/hashes"
 t=$(date +%s%N)
 setpriv --reuid=nobody --regid=nogroup --clear-groups "$BRUTE" zero \
 	uuid:/proc/sys/kernel/random/boot_id uuid-le:/proc/sys/kernel/random/boot_id \
@@ -96,9 +102,6 @@ sed 's/^/#   /' "$TMP/brute"
 # The control: stdout's and root's --read's hashes, made with the secret key.
 "$BRUTE" keyfile:"$KEY" <"$TMP/root.pairs" >"$TMP/control" 2>&1
 sed 's/^/#   control: /' "$TMP/control"
-reversed() { sed -nE 's/.* ([0-9]+) of ([0-9]+) pointers in range reversed$/\1 \2/p' "$1"; }
-check "brute force as nobody: 5 keys tried, none reverses a pointer" \
-	[ "$(reversed "$TMP/brute" | grep -c '^0 [1-9]')" = 5 ]
-read -r got of < <(reversed "$TMP/control")
-all_reversed() { [ -n "$got" ] && [ "$of" -ge 20 ] && [ "$got" = "$of" ]; }
-check "the same search with the secret key reverses every pointer in range (${got:-?} of ${of:-?})" all_reversed
+check "brute force as nobody, 5 keys: no pointer reversed, candidates by chance only" \
+	brute_verdict "$TMP/brute" unbroken 5
+check "the same search with the secret key: every pointer reversed" brute_verdict "$TMP/control" broken 1

@@ -2,25 +2,28 @@
 /* The attack of issue 19: reverse "hashed" kernel pointers by trying every
  * 64-byte aligned address of the direct map with each key a reader might
  * know. The hash is the one %p prints (SipHash-2-4 of the address, low 32
- * bits); a wrong key still matches by chance (1 in 2^32 per address), so a
- * hash with a candidate proves nothing. What counts is a candidate that is
- * the true address of the record the hash came from: given the raw pointer
- * of a record beside its hash (from --read and --read --raw-pointers of
- * the same store, line by line), each such pair found is a reversal.
+ * bits). A wrong key still matches by chance, 1 in 2^32 per address: 1 in
+ * 32 hashes gets a candidate from 8 GiB. The right key gives one to every
+ * hash whose address is in the range, so the share of hashes with a
+ * candidate tells the right key from a wrong one, with no other knowledge.
+ * And with the record's true address beside its hash (from --read and
+ * --read --raw-pointers of the same store, line by line), a candidate that
+ * is that address is a reversal, counted.
  *
  *   ptr_brute [-g GIB] KEY... <HASHES
  *
- * HASHES: a hex number a line ("0x" optional), the hash, and optionally
- * the same record's raw pointer after it. KEY: zero,
+ * HASHES: "GROUP HASH [RAW]" a line: GROUP a word (where the hash was seen:
+ * journal, read...), HASH and RAW in hex ("0x" optional). KEY: zero,
  * keyfile:PATH (the "key=" line of tracerd's pointer key file: k0 then k1;
  * read from the file, never from argv, which everyone may read), uuid:PATH
  * (the first 32 hex digits of the file, k0 then k1: how tracerd before
  * issue 19 keyed SipHash with the boot id), uuid-le:PATH (the same 16 bytes
  * as two little-endian words). The range is GIB (default 8) GiB from
  * 0xffff888000000000, moved up to the GiB of the lowest raw pointer there,
- * so that it holds some. One line per key:
- *   KEY: H of N hashes have a candidate; R of P pointers in range reversed
- * (P: the pairs whose pointer the search tries). */
+ * so that it holds some. Per key, a line per group and one for the pairs:
+ *   KEY GROUP: H of N hashes have a candidate
+ *   KEY: R of P pointers in range reversed
+ * (P: the distinct pairs whose pointer the search tries). */
 #include <ctype.h>
 #include <pthread.h>
 #include <stdint.h>
@@ -115,15 +118,37 @@ static uint64_t pair(uint64_t h, uint64_t ptr)
 	return ptr ^ h * 0x9e3779b97f4a7c15ULL;
 }
 
+#define MAX_GROUPS 8
+struct group {
+	char name[32];
+	struct set hashes;
+};
+
 /* The pointer of each distinct pair, in *ptrs. */
-static size_t read_input(FILE *f, struct set *hashes, struct set *raw, struct set *pairs, uint64_t **ptrs)
+static size_t read_input(FILE *f, struct group *g, size_t *n_groups, struct set *hashes,
+			 struct set *raw, struct set *pairs, uint64_t **ptrs)
 {
-	char line[128], *end;
-	size_t n = 0, cap = 0;
+	char line[160], name[32], *end;
+	size_t n = 0, cap = 0, i;
+	int off;
 
 	while (fgets(line, sizeof(line), f)) {
-		uint64_t h = strtoull(line, &end, 16), ptr = strtoull(end, NULL, 16);
+		uint64_t h, ptr;
 
+		if (sscanf(line, "%31s %n", name, &off) != 1)
+			continue;
+		h = strtoull(line + off, &end, 16);
+		ptr = strtoull(end, NULL, 16);
+		for (i = 0; i < *n_groups && strcmp(g[i].name, name); i++)
+			;
+		if (i == *n_groups) {
+			if (i == MAX_GROUPS)
+				exit(2);
+			snprintf(g[i].name, sizeof(g[i].name), "%s", name);
+			set_init(&g[i].hashes);
+			(*n_groups)++;
+		}
+		set_add(&g[i].hashes, h);
 		set_add(hashes, h);
 		if (!h || !ptr || !set_add(pairs, pair(h, ptr)))
 			continue;
@@ -224,8 +249,8 @@ static size_t pairs_in_range(const uint64_t *ptrs, size_t n, uint64_t lo, uint64
 }
 
 static void run_key(const char *name, const uint64_t k[2], uint64_t lo, uint64_t hi,
-		    const struct set *hashes, const struct set *pairs, size_t in_range,
-		    const uint8_t *filter)
+		    const struct group *g, size_t n_groups, const struct set *hashes,
+		    const struct set *pairs, size_t in_range, const uint8_t *filter)
 {
 	long nthreads = sysconf(_SC_NPROCESSORS_ONLN);
 	pthread_mutex_t lock = PTHREAD_MUTEX_INITIALIZER;
@@ -245,8 +270,14 @@ static void run_key(const char *name, const uint64_t k[2], uint64_t lo, uint64_t
 	}
 	for (long t = 0; t < nthreads; t++)
 		pthread_join(tid[t], NULL);
-	printf("%s: %zu of %zu hashes have a candidate; %zu of %zu pointers in range reversed\n",
-	       name, found.n, hashes->n, reversed.n, in_range);
+	for (size_t i = 0; i < n_groups; i++) {
+		size_t n = 0;
+
+		for (size_t j = 0; j <= g[i].hashes.mask; j++)
+			n += g[i].hashes.v[j] && set_has(&found, g[i].hashes.v[j]);
+		printf("%s %s: %zu of %zu hashes have a candidate\n", name, g[i].name, n, g[i].hashes.n);
+	}
+	printf("%s: %zu of %zu pointers in range reversed\n", name, reversed.n, in_range);
 	fflush(stdout);
 	free(found.v);
 	free(reversed.v);
@@ -255,8 +286,9 @@ static void run_key(const char *name, const uint64_t k[2], uint64_t lo, uint64_t
 int main(int argc, char **argv)
 {
 	struct set hashes, raw, pairs;
+	static struct group groups[MAX_GROUPS];
 	uint64_t gib = 8, lo, k[2], *ptrs = NULL;
-	size_t in_range, n_pairs;
+	size_t in_range, n_pairs, n_groups = 0;
 	static uint8_t filter[1 << 17];
 	int c;
 
@@ -270,7 +302,7 @@ int main(int argc, char **argv)
 		}
 		gib = strtoull(optarg, NULL, 10);
 	}
-	n_pairs = read_input(stdin, &hashes, &raw, &pairs, &ptrs);
+	n_pairs = read_input(stdin, groups, &n_groups, &hashes, &raw, &pairs, &ptrs);
 	for (size_t i = 0; i <= hashes.mask; i++)
 		if (hashes.v[i])
 			filter[hashes.v[i] >> 3 & 0x1ffff] |= 1 << (hashes.v[i] & 7);
@@ -283,8 +315,10 @@ int main(int argc, char **argv)
 			fprintf(stderr, "ptr_brute: bad key '%s'\n", argv[i]);
 			return 2;
 		}
-		run_key(argv[i], k, lo, lo + gib * GIB, &hashes, &pairs, in_range, filter);
+		run_key(argv[i], k, lo, lo + gib * GIB, groups, n_groups, &hashes, &pairs, in_range, filter);
 	}
+	for (size_t i = 0; i < n_groups; i++)
+		free(groups[i].hashes.v);
 	free(hashes.v);
 	free(raw.v);
 	free(pairs.v);
