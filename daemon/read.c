@@ -210,6 +210,20 @@ static int read_all(struct reader_ctx *ctx, struct store_reader *sr)
 	return k;
 }
 
+/* Whether files were deleted before they were read (each reported as found). */
+static bool report_unread(struct store_reader *sr)
+{
+	uint64_t unknown, n = store_reader_unread(sr, &unknown);
+
+	if (n)
+		fprintf(stderr, "tracerd: %llu records were deleted (MaxUse=) before they were read\n",
+			(unsigned long long)n);
+	if (unknown)
+		fprintf(stderr, "tracerd: and the rest of %llu files, how many records not known\n",
+			(unsigned long long)unknown);
+	return n || unknown;
+}
+
 int read_store(const struct read_opts *o)
 {
 	struct reader_ctx ctx = { .o = o, .ropts = { .raw_pointers = o->raw_pointers } };
@@ -230,7 +244,9 @@ int read_store(const struct read_opts *o)
 	if (k >= 0 && sr && store_reader_skipped(sr))
 		fprintf(stderr, "tracerd: %llu damaged chunks skipped\n",
 			(unsigned long long)store_reader_skipped(sr));
-	k = k < 0 ? 2 : sr && store_reader_skipped(sr) ? 1 : 0;
+	if (k >= 0 && sr && report_unread(sr))
+		k = 1;
+	k = k < 0 ? 2 : k == 1 || (sr && store_reader_skipped(sr)) ? 1 : 0;
 	store_reader_free(sr);
 	for (size_t i = 0; i < ctx.n_evs; i++) {
 		strv_free(ctx.evs[i]->names, ctx.evs[i]->n_names);
