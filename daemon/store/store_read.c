@@ -297,12 +297,27 @@ static int next_chunk(struct store_cursor *c, bool *got_block)
 	return 1;
 }
 
+/* The file is over: keep only what names it (a follower sees thousands).
+ * The caller's last record stays valid: this runs in the next call. */
 void cursor_end(struct store_cursor *c)
 {
 	c->done = true;
-	bbuf_free(&c->data);	/* the file is over: keep no buffers */
+	c->n = c->pos = c->n_kept = 0;
+	bbuf_free(&c->data);
 	bbuf_free(&c->disk);
 	bbuf_free(&c->raw);
+	free(c->recs);
+	free(c->order);
+	free(c->last_of);
+	free(c->last_gen);
+	c->recs = NULL;
+	c->order = c->last_of = c->last_gen = NULL;
+	c->cap = c->cap_last = 0;
+	for (size_t i = 0; i < c->cap_ev; i++)
+		event_free(c->ev[i]);
+	free(c->ev);
+	c->ev = NULL;
+	c->cap_ev = 0;
 }
 
 static int fill(struct store_cursor *c)

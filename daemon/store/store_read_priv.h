@@ -72,6 +72,12 @@ void cursor_free(struct store_cursor *c);
  * order; -EBADMSG if it does not decode, -ENOENT if it names an event the
  * file does not describe (its description was lost). */
 int decode_block(struct store_cursor *c, const struct store_chunk_hdr *h);
+/* store_gaps.c: reports (stderr) and counts the records of files over
+ * (c->done) that were deleted before they were read, once the next file of
+ * their stream is known; final: also those whose count cannot be known. */
+void report_gaps(struct store_reader *r, bool final);
+/* Whether a later file of c's directory exists: its writer moved on. */
+bool superseded(const struct store_reader *r, const struct store_cursor *c);
 static inline const struct drec *cursor_head(const struct store_cursor *c)
 {
 	return c->pos < c->n_kept ? &c->recs[c->order[c->pos]] : NULL;
