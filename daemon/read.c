@@ -4,8 +4,6 @@
  * that were resolved when it was written), compiled by the renderer, and
  * printed by the stdout sink's line formatter, or as one JSON object per
  * line with the journal sink's field names. */
-#include <ctype.h>
-#include <time.h>
 #include "boot_id.h"
 #include "filter/filter.h"
 #include "ptrkey.h"
@@ -187,11 +185,18 @@ static void idle(void *userdata)
 	fflush(stdout);
 }
 
+/* A record's time on the clock of t. */
+static int64_t rec_time(const struct store_rec *r, const struct read_time *t)
+{
+	return (int64_t)r->hdr.ts_ns + (t->monotonic ? 0 : r->file->realtime_offset_ns);
+}
+
 static bool in_range(const struct read_opts *o, const struct store_rec *r)
 {
-	int64_t t = (int64_t)r->hdr.ts_ns + r->file->realtime_offset_ns;
+	const struct read_time *s = &o->since, *u = &o->until;
 
-	return t >= o->since_ns && t <= o->until_ns;
+	return (s->ns == INT64_MIN || rec_time(r, s) >= s->ns) &&
+	       (u->ns == INT64_MAX || rec_time(r, u) <= u->ns + (u->span_ns - 1));
 }
 
 /* Why f's pointers cannot hash as its writer hashed them. */
@@ -256,6 +261,20 @@ static int read_all(struct reader_ctx *ctx, struct store_reader *sr)
 	return k;
 }
 
+/* Whether files were deleted before they were read (each reported as found). */
+static bool report_unread(struct store_reader *sr)
+{
+	uint64_t unknown, n = store_reader_unread(sr, &unknown);
+
+	if (n)
+		fprintf(stderr, "tracerd: %llu records were deleted (MaxUse=) before they were read\n",
+			(unsigned long long)n);
+	if (unknown)
+		fprintf(stderr, "tracerd: and the rest of %llu files, how many records not known\n",
+			(unsigned long long)unknown);
+	return n || unknown;
+}
+
 int read_store(const struct read_opts *o)
 {
 	struct reader_ctx ctx = { .o = o, .ropts = { .raw_pointers = o->raw_pointers } };
@@ -264,6 +283,10 @@ int read_store(const struct read_opts *o)
 	struct store_reader *sr = NULL;
 	int k;
 
+	if (read_time_range(&o->since, &o->until) < 0) {
+		fprintf(stderr, "tracerd: --until is before --since: no record can be in between\n");
+		return 2;
+	}
 	if (!o->raw_pointers) {
 		ctx.boot_key_err = ptrkey_load(ptrkey_path(), false, &ctx.boot_key);
 		if (ptrkey_random(&ctx.own_key) < 0)
@@ -281,7 +304,9 @@ int read_store(const struct read_opts *o)
 	if (k >= 0 && sr && store_reader_skipped(sr))
 		fprintf(stderr, "tracerd: %llu damaged chunks skipped\n",
 			(unsigned long long)store_reader_skipped(sr));
-	k = k < 0 ? 2 : sr && store_reader_skipped(sr) ? 1 : 0;
+	if (k >= 0 && sr && report_unread(sr))
+		k = 1;
+	k = k < 0 ? 2 : k == 1 || (sr && store_reader_skipped(sr)) ? 1 : 0;
 	store_reader_free(sr);
 	for (size_t i = 0; i < ctx.n_evs; i++) {
 		strv_free(ctx.evs[i]->names, ctx.evs[i]->n_names);
@@ -294,64 +319,3 @@ int read_store(const struct read_opts *o)
 	return k;
 }
 
-static int64_t now_ns(void)
-{
-	struct timespec t;
-
-	clock_gettime(CLOCK_REALTIME, &t);
-	return t.tv_sec * 1000000000LL + t.tv_nsec;
-}
-
-/* "-N{s,sec,min,m,h,d}": now minus that. */
-static int parse_ago(const char *s, int64_t *ret)
-{
-	static const struct { const char *unit; int64_t ns; } units[] = {
-		{ "s", 1000000000LL }, { "sec", 1000000000LL }, { "min", 60000000000LL },
-		{ "m", 60000000000LL }, { "h", 3600000000000LL }, { "d", 86400000000000LL },
-	};
-	char *end;
-	double v = strtod(s + 1, &end);
-
-	for (size_t i = 0; end != s + 1 && i < ARRAY_SIZE(units); i++)
-		if (!strcmp(end, units[i].unit)) {
-			*ret = now_ns() - (int64_t)(v * units[i].ns);
-			return 0;
-		}
-	return -EINVAL;
-}
-
-int read_parse_time(const char *s, int64_t *ret)
-{
-	static const char *const forms[] = { "%Y-%m-%d %H:%M:%S", "%Y-%m-%d %H:%M", "%Y-%m-%d",
-					     "%H:%M:%S", "%H:%M" };
-	char *end;
-
-	if (!strcmp(s, "now")) {
-		*ret = now_ns();
-		return 0;
-	}
-	if (s[0] == '-')
-		return parse_ago(s, ret);
-	if (s[0] == '@') {
-		double v = strtod(s + 1, &end);
-
-		if (end == s + 1 || *end)
-			return -EINVAL;
-		*ret = (int64_t)(v * 1e9);
-		return 0;
-	}
-	for (size_t i = 0; i < ARRAY_SIZE(forms); i++) {
-		time_t now = time(NULL);
-		struct tm tm;
-
-		localtime_r(&now, &tm);
-		tm.tm_hour = tm.tm_min = tm.tm_sec = 0;
-		end = strptime(s, forms[i], &tm);
-		if (end && !*end) {
-			tm.tm_isdst = -1;
-			*ret = (int64_t)mktime(&tm) * 1000000000LL;
-			return 0;
-		}
-	}
-	return -EINVAL;
-}

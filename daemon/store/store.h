@@ -105,6 +105,9 @@ int store_reader_new(struct store_reader **ret, char *const *paths, size_t n,
 int store_reader_next(struct store_reader *r, struct store_rec *rec);
 /* Torn or corrupt chunks reported and skipped so far. */
 uint64_t store_reader_skipped(const struct store_reader *r);
+/* Records of files deleted (MaxUse=) before they were read, each gap
+ * reported on stderr; *unknown: such files whose count is not known. */
+uint64_t store_reader_unread(const struct store_reader *r, uint64_t *unknown);
 void store_reader_free(struct store_reader *r);
 
 #endif

@@ -585,6 +585,15 @@ store_check() {
 	check "store: systemctl start tracerd with Output=store" ct systemctl start tracerd
 	read -r pid _ < <("$fire" 100)
 	sleep 0.3
+	# One writer per directory, under the unit's sandbox too (issue 19).
+	local holder rc
+	holder=$(ct cat /var/lib/tracerd/.lock)
+	check "store: the lock file names the service's main pid ($holder)" \
+		[ "$holder" = "$(ct systemctl show -p MainPID --value tracerd)" ]
+	ct tracerd --config "$CONF" >/dev/null 2>"$TMP/second.err"
+	rc=$?
+	check "store: a second tracerd on the directory exits 78, naming the service ($rc: $(head -c 160 "$TMP/second.err"))" \
+		eval '[ $rc = 78 ] && grep -q "is written by another tracerd (pid $holder," "$TMP/second.err"'
 	ct systemctl stop tracerd
 	owner=$(ct sh -c 'stat -c %u /var/lib/private/tracerd/*.tstore' | sort -u)
 	check "store: files in the StateDirectory=, owned by the dynamic user (uid $owner)" \
