@@ -66,6 +66,8 @@ check "it names the directory and the holder's pid" \
 check "it attached nothing" [ "$(grep -c attached "$TMP/b.err")" = 0 ]
 
 # --- --read beside the writer: no lock, the lock file is not a store file
+# (the records reach the file within FlushIntervalMSec=)
+for ((i = 0; i < 100; i++)); do [ "$(lines "$DIR/one")" -ge 1000 ] && break; sleep 0.05; done
 "$TRACERD" --read "$DIR/one" >"$TMP/read.txt" 2>"$TMP/read.err"
 rc=$?
 check "--read beside the writer exits 0 and says nothing ($rc: $(head -1 "$TMP/read.err"))" \
