@@ -106,10 +106,12 @@ def pair(kern, ours, window):
 # p->exit_state, which the parent's wait turns from EXIT_ZOMBIE (Z) to
 # EXIT_DEAD (X). timer_start's `now` is jiffies read by each probe, so a
 # tick between the two makes its [timeout=] one less in the later probe's
-# record. Such pairs are counted as races, not mismatches.
+# record; timer_expire_entry's `now` is jiffies too, read the same way.
+# Such pairs are counted as races, not mismatches.
 RACES = {
     'sched_switch': (re.compile(r' prev_state=([XZ]) '), lambda a, b: True),
     'timer_start': (re.compile(r' \[timeout=(-?\d+)\] '), lambda a, b: abs(int(a) - int(b)) == 1),
+    'timer_expire_entry': (re.compile(r' now=(\d+) '), lambda a, b: abs(int(a) - int(b)) == 1),
 }
 
 
