@@ -150,8 +150,10 @@ static int selection_option(int c, struct sel_args *a)
 	size_t n;
 	const struct config_item *it = &config_table(&n)[c - ARG_SELECTION];
 
-	if (a->n == MAX_OPTIONS)
+	if (a->n == MAX_OPTIONS) {
+		fprintf(stderr, "tracerd: more than %d options of a selection\n", MAX_OPTIONS);
 		return 2;
+	}
 	a->v[a->n++] = (struct config_arg){ it, optarg };
 	if (!strcmp(it->key, "Events"))
 		a->events[a->n_events++] = optarg;
