@@ -36,13 +36,13 @@ unshare -m bash -c '
 	mkdir -p /run/systemd && mount -t tmpfs none /run/systemd && mkdir /run/systemd/journal || exit 1
 	python3 "$JOURNAL" /run/systemd/journal/socket "$TMP/j.txt" & J=$!
 	for ((i = 0; i < 50; i++)); do [ -S /run/systemd/journal/socket ] && break; sleep 0.02; done
-	TRACERD_TEST_SINK_DELAY_US=1000 TRACERD_QUEUE_ENTRIES=2000 TSAN_OPTIONS="${TSAN_OPTIONS:-} log_path=stderr exitcode=66" \
+	TRACERD_TEST_SINK_DELAY_US=2000 TRACERD_QUEUE_ENTRIES=1000 TSAN_OPTIONS="${TSAN_OPTIONS:-} log_path=stderr exitcode=66" \
 		"$TRACERD" --config "$TMP/c.conf" >"$TMP/t.out" 2>"$TMP/t.err" & P=$!
 	for ((i = 0; i < 300; i++)); do grep -q attached "$TMP/t.err" && break; sleep 0.05; done
 	echo "# attached after $SECONDS s"
 	( while :; do "$TMP/rjload" /proc/self/status /proc/self/maps >/dev/null; done ) & W=$!
 	reloaded() { grep -c "'"'TRACE_RELOAD': 'ok'"'" "$TMP/j.txt"; }
-	# a backlog: the queue (2000 entries, 1 ms each) full
+	# a backlog: the queue (1000 entries, 2 ms each) full
 	sleep 2.5
 	cp "$TMP/c1.conf" "$TMP/c.conf"; kill -HUP $P
 	for ((i = 0; i < 600; i++)); do [ "$(reloaded)" -ge 1 ] && break; sleep 0.05; done
@@ -98,7 +98,7 @@ for p, want in ((1, True), (2, False)):
     end = len(f) if p == 2 else last + 1
     wrong += [(p, v) for raw, v in f[:end] if raw != want]
 tap(phase == 2, f"two reloads reported TRACE_RELOAD=ok (got {phase})")
-tap(all(n > 100 for n in seen), f"entries before, between and after the reloads ({seen})")
+tap(all(n > 20 for n in seen), f"entries before, between and after the reloads ({seen})")
 tap(not bad, f"MESSAGE's ptr= and TRACE_PTR= agree in all {sum(seen)} entries "
     f"({len(bad)} differ{', e.g. ' + repr(bad[0]) if bad else ''})")
 tap(not wrong, f"entries after each reload follow its RawPointers= "
