@@ -7,7 +7,9 @@ BUILD=${BUILD:-build}
 export BUILD
 # Leaks inside libraries we cannot fix (see the file) do not fail a sanitizer run.
 export LSAN_OPTIONS=${LSAN_OPTIONS:-suppressions=$PWD/tests/lsan.supp}
-ONLY=${TESTS:-}	# substrings of test names, space-separated: the tests that contain one
+# Substrings of test names, space-separated: the tests that contain one; a
+# substring ending in $ must end the name ("store$": not store_diff).
+ONLY=${TESTS:-}
 passed=0 failed=0 log=$(mktemp)
 # ThreadSanitizer (make test SANITIZE=thread) writes its reports here, from
 # every process of a test, also those whose stderr the test keeps to itself.
@@ -17,7 +19,10 @@ export TSAN_OPTIONS=${TSAN_OPTIONS:-log_path=$tsan/report}
 selected() {
 	local s
 	[ -z "$ONLY" ] && return 0
-	for s in $ONLY; do [[ "$1" == *"$s"* ]] && return 0; done
+	for s in $ONLY; do
+		if [[ $s == *\$ ]]; then [[ "$1" == *"${s%\$}" ]] && return 0
+		else [[ "$1" == *"$s"* ]] && return 0; fi
+	done
 	return 1
 }
 
