@@ -201,8 +201,8 @@ uninstall-man:
 # passed to bench/bench.py, e.g. BENCH_ARGS="--quick".
 # `make` builds them too, so that a change that breaks one fails the build.
 BENCH_BINS := $(BUILD)/bench/workload $(BUILD)/bench/drain $(BUILD)/bench/prog-per-event \
-	$(BUILD)/bench/ring-drain $(BUILD)/bench/render-bench $(BUILD)/bench/filter-loop \
-	$(BUILD)/bench/reject-floor-loader $(BUILD)/bench/reject-floor.bpf.o
+	$(BUILD)/bench/ring-drain $(BUILD)/bench/detach-cost $(BUILD)/bench/render-bench \
+	$(BUILD)/bench/filter-loop $(BUILD)/bench/reject-floor-loader $(BUILD)/bench/reject-floor.bpf.o
 all: $(BENCH_BINS)
 
 $(BUILD)/bench/%: bench/%.c
@@ -224,6 +224,11 @@ $(BUILD)/bench/%.bpf.o: bench/%.bpf.c
 $(BUILD)/bench/prog-per-event: bench/prog-per-event.c $(SKELS)
 	@mkdir -p $(@D)
 	$(CC) $(CFLAGS) -o $@ $< -lbpf -lelf -lz
+
+# What detaching costs, by way of detaching (README, "Stop and reload").
+$(BUILD)/bench/detach-cost: bench/detach-cost.c $(SKELS)
+	@mkdir -p $(@D)
+	$(CC) $(CFLAGS) -o $@ $< -lbpf -lelf -lz -lpthread
 
 bench-deps:
 	scripts/bench-deps.sh

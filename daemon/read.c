@@ -6,7 +6,9 @@
  * line with the journal sink's field names. */
 #include <ctype.h>
 #include <time.h>
+#include "boot_id.h"
 #include "filter/filter.h"
+#include "ptrkey.h"
 #include "read.h"
 #include "render/render.h"
 #include "sink/sink.h"
@@ -28,6 +30,10 @@ struct reader_ctx {
 	struct strbuf line, text;
 	struct read_ev **evs;
 	size_t n_evs, cap_evs;
+	struct ptrkey boot_key, own_key;
+	int boot_key_err;		/* ptrkey_load()'s */
+	char key_id[PTRKEY_ID_LEN + 1];	/* the file's whose key is in use; "" none named */
+	bool key_chosen, warned;
 };
 
 static bool event_selected(const char *globs, const struct tp_event *e)
@@ -188,6 +194,45 @@ static bool in_range(const struct read_opts *o, const struct store_rec *r)
 	return t >= o->since_ns && t <= o->until_ns;
 }
 
+/* Why f's pointers cannot hash as its writer hashed them. */
+static void say_other_key(const struct reader_ctx *ctx, const struct store_file_info *f)
+{
+	char boot[BOOT_ID_MAX];
+
+	fprintf(stderr, "tracerd: %s: ", f->path);
+	if (!f->pointer_key_id)
+		fprintf(stderr, "it names no pointer key");
+	else if (boot_id_get(boot) == 0 && !streq_ptr(f->boot_id, boot))
+		fprintf(stderr, "written on another boot (%s)", strna(f->boot_id));
+	else if (ctx->boot_key_err)
+		fprintf(stderr, "this boot's pointer key in %s cannot be used (%s)", ptrkey_path(),
+			ptrkey_strerror(ctx->boot_key_err));
+	else
+		fprintf(stderr, "written with another pointer key than this boot's in %s", ptrkey_path());
+	fprintf(stderr, ": pointers are hashed with a key of this run only; "
+		"their hashes do not compare with the journal's\n");
+}
+
+/* The key f's writer hashed with, where it is this boot's key and this
+ * process may read it (root, on the same boot), so that hashes compare
+ * with the journal's; else a key of this run (said once). */
+static void use_file_key(struct reader_ctx *ctx, const struct store_file_info *f)
+{
+	const char *id = f->pointer_key_id ? f->pointer_key_id : "";
+	bool same;
+
+	if (ctx->o->raw_pointers || (ctx->key_chosen && !strcmp(id, ctx->key_id)))
+		return;
+	ctx->key_chosen = true;
+	snprintf(ctx->key_id, sizeof(ctx->key_id), "%s", id);
+	same = !ctx->boot_key_err && !strcmp(id, ctx->boot_key.id);
+	ptrkey_use(same ? &ctx->boot_key : &ctx->own_key);
+	if (!same && !ctx->warned) {
+		ctx->warned = true;
+		say_other_key(ctx, f);
+	}
+}
+
 static int read_all(struct reader_ctx *ctx, struct store_reader *sr)
 {
 	const struct read_opts *o = ctx->o;
@@ -199,6 +244,7 @@ static int read_all(struct reader_ctx *ctx, struct store_reader *sr)
 
 		if (!in_range(o, &r) || !store_filter_match(&re->desc, &r.hdr, r.data, r.len))
 			continue;
+		use_file_key(ctx, r.file);
 		sb_reset(&ctx->line);
 		if (o->json)
 			print_json(ctx, &r);
@@ -218,6 +264,11 @@ int read_store(const struct read_opts *o)
 	struct store_reader *sr = NULL;
 	int k;
 
+	if (!o->raw_pointers) {
+		ctx.boot_key_err = ptrkey_load(ptrkey_path(), false, &ctx.boot_key);
+		if (ptrkey_random(&ctx.own_key) < 0)
+			return 2;
+	}
 	k = sink_stdout_new(&ctx.text_sink, stdout);
 	if (k >= 0)
 		k = store_reader_new(&sr, o->paths, o->n_paths, &so);

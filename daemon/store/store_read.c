@@ -70,6 +70,7 @@ void cursor_free(struct store_cursor *c)
 	free(c->info.path);
 	free(c->info.kernel_release);
 	free(c->info.boot_id);
+	free(c->info.pointer_key_id);
 	free(c->path);
 	free(c);
 }
@@ -90,6 +91,8 @@ static void parse_file_chunk(struct store_cursor *c, const char *text, size_t le
 			c->info.kernel_release = strdup(eq);
 		else if (!strcmp(l, "boot_id") && !c->info.boot_id)
 			c->info.boot_id = strdup(eq);
+		else if (!strcmp(l, "pointer_key_id") && !c->info.pointer_key_id)
+			c->info.pointer_key_id = strdup(eq);
 		else if (!strcmp(l, "realtime_offset_ns"))
 			c->info.realtime_offset_ns = strtoll(eq, NULL, 10);
 	}

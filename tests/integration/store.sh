@@ -249,7 +249,7 @@ if NOTIFY_SOCKET=$TMP/notify start_tracerd_store "$TMP/reload.conf" "$TMP/reload
 	check "reload: 4000 delivered, 0 lost, 0 sink errors (delivered=$D lost=$L sink_errors=$E)" \
 		[ "$D" = 4000 -a "$L" = 0 -a "$E" = 0 ]
 	check "reload: a store directory that cannot be made fails the reload, and says why" \
-		grep -q "cannot open the store output: Not a directory" "$TMP/reload.out.err"
+		grep -q "cannot open the store output: $TMP/not-a-dir/store: Not a directory" "$TMP/reload.out.err"
 	check "reload: it says RingBufferSize= waits for a restart" \
 		grep -q "RingBufferSize= and WakeupBytes= take effect on restart only" "$TMP/reload.out.err"
 	"$TRACERD" --read "$DIR/reload" >"$TMP/reload.txt" 2>"$TMP/reload.rerr"
