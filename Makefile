@@ -13,6 +13,15 @@ ifeq ($(SANITIZE),1)
 BUILD ?= build-san
 CC := clang
 SAN := -fsanitize=address,undefined -fno-sanitize-recover=all -fno-omit-frame-pointer
+else ifeq ($(SANITIZE),thread)
+# ThreadSanitizer: the tests that run tracerd's threads (the sink queue's
+# writer, the store's file thread, the detach workers), unless TESTS= says;
+# not store_diff, a comparison of rendering that takes minutes.
+BUILD ?= build-tsan
+CC := clang
+SAN := -fsanitize=thread -fno-omit-frame-pointer
+TESTS ?= store$$ journal reload loss
+export TESTS
 else ifeq ($(SANITIZE),fuzz)
 # libFuzzer harnesses (tests/fuzz): the library instrumented for coverage.
 BUILD ?= build-fuzz
@@ -56,6 +65,7 @@ help:
 	@echo "make run       deps + build + run in the foreground on conf/tracerd.conf"
 	@echo "make test      all tests (root: real BPF, tracefs, journald, systemd)"
 	@echo "make test SANITIZE=1   the same under ASan+UBSan"
+	@echo "make test SANITIZE=thread   the tests of the threads (store, journal, reload, loss) under TSan"
 	@echo "make check-layers   no stage includes a header of a later stage; no call circle between files"
 	@echo "make fuzz      every libFuzzer harness for FUZZ_SECONDS (default 600) each"
 	@echo "make fuzz-ci   every libFuzzer harness for 60 s each; fails on any crash"
@@ -189,8 +199,11 @@ uninstall-man:
 
 # The benchmark (README, "Benchmark"): not part of `make test`. BENCH_ARGS is
 # passed to bench/bench.py, e.g. BENCH_ARGS="--quick".
+# `make` builds them too, so that a change that breaks one fails the build.
 BENCH_BINS := $(BUILD)/bench/workload $(BUILD)/bench/drain $(BUILD)/bench/prog-per-event \
-	$(BUILD)/bench/ring-drain $(BUILD)/bench/detach-cost
+	$(BUILD)/bench/ring-drain $(BUILD)/bench/detach-cost $(BUILD)/bench/render-bench \
+	$(BUILD)/bench/filter-loop $(BUILD)/bench/reject-floor-loader $(BUILD)/bench/reject-floor.bpf.o
+all: $(BENCH_BINS)
 
 $(BUILD)/bench/%: bench/%.c
 	@mkdir -p $(@D)
@@ -199,6 +212,14 @@ $(BUILD)/bench/%: bench/%.c
 $(BUILD)/bench/ring-drain: bench/ring-drain.c $(BUILD)/libtracerd.a $(HDRS)
 	@mkdir -p $(@D)
 	$(CC) $(CFLAGS) $(LDFLAGS) -o $@ $< $(BUILD)/libtracerd.a $(LIBS)
+
+$(BUILD)/bench/reject-floor-loader: bench/reject-floor-loader.c
+	@mkdir -p $(@D)
+	$(CC) $(CFLAGS) -o $@ $< -lbpf -lelf -lz
+
+$(BUILD)/bench/%.bpf.o: bench/%.bpf.c
+	@mkdir -p $(@D)
+	$(CLANG) $(BPF_CFLAGS) -c $< -o $@
 
 $(BUILD)/bench/prog-per-event: bench/prog-per-event.c $(SKELS)
 	@mkdir -p $(@D)
@@ -221,4 +242,4 @@ bench: bench-deps bench-build
 	python3 bench/bench.py --build $(BUILD) --readme $(BENCH_ARGS)
 
 clean:
-	rm -rf build build-san build-fuzz
+	rm -rf build build-san build-tsan build-fuzz

@@ -11,6 +11,9 @@
 
 #define FIXTURE "tests/fixtures/formats-6.18.txt"
 
+/* As a root service with RawPointers=yes would print them. */
+static const struct render_opts raw = { .raw_pointers = true };
+
 static const char *const events[] = {
 	"sched:sched_switch", "kmem:kmalloc", "writeback:writeback_dirty_inode",
 	"sock:inet_sock_set_state", "sched:sched_process_exec",
@@ -83,12 +86,12 @@ static double rate_compiled(const struct tp_event *e, const uint8_t *rec, size_t
 	struct strbuf sb = { 0 };
 	double t0;
 
-	render_event(e, rec, len, &sb);	/* loads kallsyms outside the timing */
+	render_event(e, &raw, rec, len, &sb);	/* loads kallsyms outside the timing */
 	t0 = now();
 
 	for (size_t i = 0; i < n; i++) {
 		sb_reset(&sb);
-		render_event(e, rec, len, &sb);
+		render_event(e, &raw, rec, len, &sb);
 	}
 	t0 = now() - t0;
 	sb_free(&sb);
@@ -116,7 +119,6 @@ static double rate_tep(const struct tp_event *e, const uint8_t *rec, size_t len,
 int main(int argc, char **argv)
 {
 	size_t n = argc > 1 ? strtoul(argv[1], NULL, 0) : 200000;
-	struct render_opts o = { .raw_pointers = true };
 
 	printf("%-34s %14s %14s %7s\n", "event (records/s, one core)", "compiled", "libtraceevent", "ratio");
 	for (size_t k = 0; k < ARRAY_SIZE(events); k++) {
@@ -130,7 +132,7 @@ int main(int argc, char **argv)
 		size_t len;
 		double c, t;
 
-		if (!text || tp_format_parse(text, &e, NULL) < 0 || render_prepare(e, &o) < 0 ||
+		if (!text || tp_format_parse(text, &e, NULL) < 0 || render_prepare(e) < 0 ||
 		    !e->printfmt || !((struct tp_printfmt *)e->printfmt)->ev) {
 			fprintf(stderr, "render-bench: cannot load %s\n", events[k]);
 			return 1;

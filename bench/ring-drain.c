@@ -55,7 +55,7 @@ int main(int argc, char **argv)
 		diag_print(&d, stderr);
 		return 1;
 	}
-	tracer_set_sink(t, sink);
+	tracer_set_sink(t, sink, cfg.output, true);	/* as --foreground */
 	if (tracer_apply(t, &cfg, &d) < 0) {
 		diag_print(&d, stderr);
 		return 1;

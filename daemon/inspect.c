@@ -122,7 +122,7 @@ int inspect_describe(struct registry *reg, const char *sys_event)
 		       kind_name(f->kind), f->is_string ? " string" : "");
 	}
 	printf("print fmt: %s\n", e->print_fmt);
-	r = render_prepare(e, &(struct render_opts){ 0 });
+	r = render_prepare(e);
 	if (r < 0)
 		return r;
 	render_describe(e, stdout);

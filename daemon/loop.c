@@ -28,6 +28,18 @@ struct daemon {
 	size_t busy_done, busy_total;	/* at the last on_busy() */
 };
 
+/* The file and the command line's selection; at start and on reload. */
+static int load_config(const struct run_opts *o, struct config *cfg, struct diag *d)
+{
+	return config_load_args(o->config_path, o->sel_args, o->n_sel_args, cfg, d);
+}
+
+/* What the config is called in messages. */
+static const char *config_name(const struct run_opts *o)
+{
+	return o->config_path ? o->config_path : "the command line";
+}
+
 /* How far each sign of progress pushes systemd's timeout of the current
  * state: well above the slowest single detach seen (~0.1 s) under load. */
 #define BUSY_EXTEND_USEC (10 * 1000000ULL)
@@ -197,7 +209,7 @@ static void report_reload(struct daemon *dm, const struct diag *d, int r)
 	if (r >= 0) {
 		sink_message(t->sink, LOG_INFO, fields, n,
 			     "reloaded %s: %zu selections, %zu events attached",
-			     dm->o->config_path, t->n_sels, tracer_attached(t));
+			     config_name(dm->o), t->n_sels, tracer_attached(t));
 		return;
 	}
 	if (d->msg[0]) {
@@ -237,14 +249,14 @@ static int on_hup(sd_event_source *s, const struct signalfd_siginfo *si, void *u
 	sd_notify(false, "RELOADING=1");
 	/* A selection that goes away takes its unreported suppressions along. */
 	report_suppressed(t);
-	r = config_load(dm->o->config_path, &cfg, &d);
+	r = load_config(dm->o, &cfg, &d);
 	if (r >= 0) {
 		keep_restart_only(&cfg, &t->cfg);
 		/* The outputs first: one that cannot be made fails the reload
 		 * before a selection changes. */
 		r = sink_route_prepare(t->sink, &cfg, &outputs, &why);
 		if (r < 0)
-			diag_set(&d, dm->o->config_path, 0, 0, "%s", why.msg);
+			diag_set(&d, config_name(dm->o), 0, 0, "%s", why.msg);
 		else if ((r = tracer_apply(t, &cfg, &d)) < 0)
 			sink_route_abort(&outputs);
 		else {
@@ -469,7 +481,7 @@ int run_daemon(const struct run_opts *o)
 
 	raise_nofile();
 	block_signals();
-	r = config_load(o->config_path, &cfg, &d);
+	r = load_config(o, &cfg, &d);
 	if (r < 0) {
 		print_diag(&d);
 		return EXIT_CONFIG;

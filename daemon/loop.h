@@ -3,10 +3,17 @@
 #define TRACERD_LOOP_H
 
 #include <stdbool.h>
+#include <stddef.h>
+
+struct config_arg;
 
 struct run_opts {
-	const char *config_path;
+	const char *config_path;	/* NULL: none, the selection is sel_args */
 	bool foreground;	/* stdout sink, whatever Output= says */
+	/* -e and the other [Selection] keys as options: one selection, in
+	 * place of the file's (config_load_args), at start and on reload */
+	const struct config_arg *sel_args;
+	size_t n_sel_args;
 };
 
 /* The exit status for an invalid config (EX_CONFIG): restarting cannot help,

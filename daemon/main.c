@@ -1,6 +1,7 @@
 // SPDX-License-Identifier: GPL-2.0
 /* tracerd: kernel trace events, filtered in BPF, into the journal. */
 #include <getopt.h>
+#include "config/config.h"
 #include "inspect.h"
 #include "log.h"
 #include "loop.h"
@@ -11,20 +12,66 @@
 
 #define DEFAULT_CONFIG "/etc/tracerd/tracerd.conf"
 
+/* "     --opt VALUE   description", the description from column 26,
+ * wrapped before column 80 as the lines of help() are. */
+static void help_line(const char *opt, const char *desc)
+{
+	_cleanup_free_ char *words = strdup(desc);
+	int col = printf("     %s VALUE", opt);
+	char *save = NULL;
+
+	if (col > 24) {	/* a long option: the description below it */
+		printf("\n");
+		col = 0;
+	}
+	for (char *w = words ? strtok_r(words, " ", &save) : NULL; w; w = strtok_r(NULL, " ", &save)) {
+		if (col > 26 && col + 1 + (int)strlen(w) > 79) {
+			printf("\n");
+			col = 0;
+		}
+		col += col < 26 ? printf("%*s%s", 26 - col, "", w) : printf(" %s", w);
+	}
+	printf("\n");
+}
+
+/* Each [Selection] key is an option too (RateLimit= is --rate-limit): the
+ * ones not written out in help() below, from the table. */
+static void help_selection_keys(void)
+{
+	size_t n;
+	const struct config_item *t = config_table(&n);
+
+	for (size_t i = 0; i < n; i++) {
+		char opt[64];
+
+		if (strcmp(t[i].section, "Selection") || !strcmp(t[i].key, "Events") ||
+		    !strcmp(t[i].key, "Filter") || !strcmp(t[i].key, "Name"))
+			continue;
+		config_item_option(&t[i], opt, sizeof(opt));
+		help_line(opt, t[i].description);
+	}
+}
+
 static void help(void)
 {
 	printf("Usage: tracerd [OPTIONS]\n\n"
-	       "Traces kernel events selected in a config file, filters them in BPF\n"
-	       "and writes them to the systemd journal (or stdout).\n\n"
+	       "Traces kernel events selected in a config file or on the command line,\n"
+	       "filters them in BPF and writes them to the systemd journal (or stdout).\n\n"
 	       "  -c --config FILE        config file (default " DEFAULT_CONFIG ")\n"
 	       "  -f --foreground         print events to stdout, kernel trace style\n"
-	       "     --check-config [FILE] check the config against this kernel and exit\n"
+	       "  -e --events GLOBS       trace these events, e.g. 'sched:*', as one selection\n"
+	       "                          made of options, without a config file (with -c:\n"
+	       "                          in place of its selections); repeatable\n"
+	       "     --filter EXPR        that selection's Filter=\n"
+	       "     --name NAME          that selection's Name= (default " CONFIG_ARGS_NAME ")\n");
+	help_selection_keys();
+	printf("     --check-config [FILE] check the config against this kernel and exit\n"
 	       "     --list-events [GLOB]  list events, e.g. 'sched:*'\n"
 	       "     --list-classes [GLOB] list event classes with their events\n"
 	       "     --describe SYS:EVENT  fields, class and symbol tables of an event\n"
 	       "     --read PATH...        print stored events (files or directories), as -f does\n"
 	       "       --json              one JSON object per event, the journal's field names\n"
-	       "       --events GLOBS      only these events, e.g. 'sched:*'\n"
+	       "       -e --events GLOBS   only these events, e.g. 'sched:*'\n"
 	       "       --filter EXPR       only records that pass this filter\n"
 	       "       --since TIME        only records from TIME on: '934.253262' (as printed),\n"
 	       "                           '2026-12-03 10:00:00.250', '@EPOCH', '-10min', 'now'\n"
@@ -38,16 +85,90 @@ static void help(void)
 
 enum {
 	ARG_CHECK = 0x100, ARG_LIST_EVENTS, ARG_LIST_CLASSES, ARG_DESCRIBE, ARG_VERSION,
-	ARG_READ, ARG_JSON, ARG_EVENTS, ARG_FILTER, ARG_SINCE, ARG_UNTIL, ARG_FOLLOW, ARG_RAW_PTRS,
+	ARG_READ, ARG_JSON, ARG_SINCE, ARG_UNTIL, ARG_FOLLOW, ARG_RAW_PTRS,
+	ARG_SELECTION = 0x200,	/* + the key's index in the config table */
 };
+
+#define MAX_OPTIONS 64
+
+/* The fixed options, then one per [Selection] key, named by the table. */
+static const struct option *options(void)
+{
+	static const struct option fixed[] = {
+		{ "config", required_argument, NULL, 'c' },
+		{ "foreground", no_argument, NULL, 'f' },
+		{ "check-config", optional_argument, NULL, ARG_CHECK },
+		{ "list-events", optional_argument, NULL, ARG_LIST_EVENTS },
+		{ "list-classes", optional_argument, NULL, ARG_LIST_CLASSES },
+		{ "describe", required_argument, NULL, ARG_DESCRIBE },
+		{ "version", no_argument, NULL, ARG_VERSION },
+		{ "read", no_argument, NULL, ARG_READ },
+		{ "json", no_argument, NULL, ARG_JSON },
+		{ "since", required_argument, NULL, ARG_SINCE },
+		{ "until", required_argument, NULL, ARG_UNTIL },
+		{ "follow", no_argument, NULL, ARG_FOLLOW },
+		{ "raw-pointers", no_argument, NULL, ARG_RAW_PTRS },
+		{ "help", no_argument, NULL, 'h' },
+	};
+	static struct option all[MAX_OPTIONS];
+	static char names[MAX_OPTIONS][32];
+	size_t n, k = ARRAY_SIZE(fixed);
+	const struct config_item *t = config_table(&n);
+
+	memcpy(all, fixed, sizeof(fixed));
+	for (size_t i = 0; i < n && k + 1 < MAX_OPTIONS; i++) {
+		if (strcmp(t[i].section, "Selection"))
+			continue;
+		config_item_option(&t[i], names[k], sizeof(names[k]));
+		all[k] = (struct option){ names[k] + 2, required_argument, NULL, ARG_SELECTION + i };
+		k++;
+	}
+	return all;
+}
+
+/* -e is --events. */
+static int events_option(void)
+{
+	size_t n;
+	const struct config_item *t = config_table(&n);
+
+	return ARG_SELECTION + (int)(config_find("Selection", "Events") - t);
+}
+
+/* The command line's selection: -e, --filter and the other [Selection] keys. */
+struct sel_args {
+	struct config_arg v[MAX_OPTIONS];
+	size_t n;
+	const char *events[MAX_OPTIONS];	/* -e, for --read */
+	size_t n_events;
+	const char *filter;			/* --filter, for --read */
+	const char *other;			/* an option --read does not take */
+};
+
+static int selection_option(int c, struct sel_args *a)
+{
+	size_t n;
+	const struct config_item *it = &config_table(&n)[c - ARG_SELECTION];
+
+	if (a->n == MAX_OPTIONS) {
+		fprintf(stderr, "tracerd: more than %d options of a selection\n", MAX_OPTIONS);
+		return 2;
+	}
+	a->v[a->n++] = (struct config_arg){ it, optarg };
+	if (!strcmp(it->key, "Events"))
+		a->events[a->n_events++] = optarg;
+	else if (!strcmp(it->key, "Filter"))
+		a->filter = optarg;
+	else
+		a->other = it->key;
+	return 0;
+}
 
 /* The --read options; 0, or 2 for a bad one. */
 static int read_option(int c, struct read_opts *ro)
 {
 	switch (c) {
 	case ARG_JSON: ro->json = true; return 0;
-	case ARG_EVENTS: ro->events = optarg; return 0;
-	case ARG_FILTER: ro->filter = optarg; return 0;
 	case ARG_FOLLOW: ro->follow = true; return 0;
 	case ARG_RAW_PTRS: ro->raw_pointers = true; return 0;
 	case ARG_SINCE: case ARG_UNTIL:
@@ -60,12 +181,12 @@ static int read_option(int c, struct read_opts *ro)
 	return 2;
 }
 
-static int check_config(const char *path)
+static int check_config(const char *path, const struct sel_args *a)
 {
 	struct registry *reg = NULL;
 	struct diag d = { 0 };
 	struct config cfg;
-	int r = config_load(path, &cfg, &d);
+	int r = config_load_args(path, a->v, a->n, &cfg, &d);
 
 	if (r >= 0) {
 		r = registry_new(&reg, &d);
@@ -78,10 +199,10 @@ static int check_config(const char *path)
 		if (d.msg[0])
 			diag_print(&d, stderr);
 		else
-			log_error("%s: %s", path, strerror(-r));
+			log_error("%s: %s", path ? path : "command line", strerror(-r));
 		return 1;
 	}
-	printf("%s: OK\n", path);
+	printf("%s: OK\n", path ? path : "command line");
 	return 0;
 }
 
@@ -105,33 +226,48 @@ static int inspect(int what, const char *arg)
 	return r < 0 ? 1 : 0;
 }
 
+/* --read takes -e and --filter of the selection options; -e given more than
+ * once adds globs. */
+static int read_main(struct read_opts *ro, const struct sel_args *a, char **paths, int n)
+{
+	_cleanup_free_ char *events = NULL;
+	size_t len = 0;
+
+	if (a->other) {
+		fprintf(stderr, "tracerd: --read takes -e and --filter, not %s=; see --help\n", a->other);
+		return 2;
+	}
+	for (size_t i = 0; i < a->n_events; i++) {
+		char *e = realloc(events, len + strlen(a->events[i]) + 2);
+
+		if (!e)
+			return 2;
+		events = e;
+		len += sprintf(events + len, "%s%s", i ? " " : "", a->events[i]);
+	}
+	ro->events = events;
+	ro->filter = a->filter;
+	ro->paths = paths;
+	ro->n_paths = n;
+	if (!ro->n_paths) {
+		fprintf(stderr, "tracerd: --read needs a file or directory; see --help\n");
+		return 2;
+	}
+	return read_store(ro);
+}
+
 int main(int argc, char **argv)
 {
-	static const struct option opts[] = {
-		{ "config", required_argument, NULL, 'c' },
-		{ "foreground", no_argument, NULL, 'f' },
-		{ "check-config", optional_argument, NULL, ARG_CHECK },
-		{ "list-events", optional_argument, NULL, ARG_LIST_EVENTS },
-		{ "list-classes", optional_argument, NULL, ARG_LIST_CLASSES },
-		{ "describe", required_argument, NULL, ARG_DESCRIBE },
-		{ "version", no_argument, NULL, ARG_VERSION },
-		{ "read", no_argument, NULL, ARG_READ },
-		{ "json", no_argument, NULL, ARG_JSON },
-		{ "events", required_argument, NULL, ARG_EVENTS },
-		{ "filter", required_argument, NULL, ARG_FILTER },
-		{ "since", required_argument, NULL, ARG_SINCE },
-		{ "until", required_argument, NULL, ARG_UNTIL },
-		{ "follow", no_argument, NULL, ARG_FOLLOW },
-		{ "raw-pointers", no_argument, NULL, ARG_RAW_PTRS },
-		{ "help", no_argument, NULL, 'h' },
-		{}
-	};
-	struct run_opts o = { .config_path = DEFAULT_CONFIG };
+	const struct option *opts = options();
+	struct run_opts o = { .config_path = NULL };
 	struct read_opts ro = { .since.ns = INT64_MIN, .until.ns = INT64_MAX };
+	static struct sel_args sa;
 	int c, action = 0;
 	const char *arg = NULL;
 
-	while ((c = getopt_long(argc, argv, "c:fh", opts, NULL)) >= 0) {
+	while ((c = getopt_long(argc, argv, "c:fhe:", opts, NULL)) >= 0) {
+		if (c == 'e')
+			c = events_option();
 		switch (c) {
 		case 'c': o.config_path = optarg; break;
 		case 'f': o.foreground = true; break;
@@ -144,26 +280,31 @@ int main(int argc, char **argv)
 			break;
 		case ARG_READ: action = c; break;
 		default:
-			if (read_option(c, &ro))
+			if (c >= ARG_SELECTION ? selection_option(c, &sa) : read_option(c, &ro))
 				return 2;
 		}
 	}
-	if (action == ARG_READ) {
-		/* --read takes the remaining arguments as paths */
-		ro.paths = argv + optind;
-		ro.n_paths = argc - optind;
-		if (!ro.n_paths) {
-			fprintf(stderr, "tracerd: --read needs a file or directory; see --help\n");
-			return 2;
-		}
-		return read_store(&ro);
-	}
+	if (action == ARG_READ)	/* the remaining arguments are paths */
+		return read_main(&ro, &sa, argv + optind, argc - optind);
 	if (optind < argc) {
 		fprintf(stderr, "tracerd: unexpected argument '%s'; see --help\n", argv[optind]);
 		return 2;
 	}
+	if (sa.n && !sa.n_events) {
+		fprintf(stderr, "tracerd: a selection on the command line needs -e (its events); see --help\n");
+		return 2;
+	}
+	if (sa.n && action && action != ARG_CHECK) {
+		fprintf(stderr, "tracerd: -e and the selection's options go with tracing, --check-config or --read; see --help\n");
+		return 2;
+	}
+	/* Without -e, the default config; with -e, none unless -c names one. */
+	if (!o.config_path && !sa.n)
+		o.config_path = DEFAULT_CONFIG;
+	o.sel_args = sa.v;
+	o.n_sel_args = sa.n;
 	if (action == ARG_CHECK)
-		return check_config(arg ? arg : o.config_path);
+		return check_config(arg ? arg : o.config_path, &sa);
 	if (action)
 		return inspect(action, arg);
 	return run_daemon(&o);

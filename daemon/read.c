@@ -69,7 +69,7 @@ static bool want_event(struct store_event *ev, void *userdata)
 			ev->event->system, ev->event->name, d.msg);
 		return false;
 	}
-	(void)render_prepare(ev->event, &ctx->ropts);
+	(void)render_prepare(ev->event);
 	if (ctx->o->json && journal_event_field_names(ev->event, &re->names) == 0)
 		re->n_names = ev->event->n_fields;
 	return true;
@@ -141,7 +141,7 @@ static void print_json(struct reader_ctx *ctx, const struct store_rec *r)
 
 	if (!render_names_itself(e))
 		sb_printf(&msg, "%s: ", e->name);
-	render_event(e, r->data, r->len, &msg);
+	render_event(e, &ctx->ropts, r->data, r->len, &msg);
 	sb_puts(sb, "{\"MESSAGE\":");
 	json_str(sb, sb_str(&msg), msg.len);
 	sb_free(&msg);
@@ -158,7 +158,7 @@ static void print_json(struct reader_ctx *ctx, const struct store_rec *r)
 	json_kn(sb, "TRACE_TIMESTAMP_NS", r->hdr.ts_ns);
 	json_kn(sb, "TRACE_TIME_REALTIME_USEC",
 		((int64_t)r->hdr.ts_ns + r->file->realtime_offset_ns) / 1000);
-	render_fields(e, r->data, r->len, json_field, &jf);
+	render_fields(e, &ctx->ropts, r->data, r->len, json_field, &jf);
 	sb_puts(sb, "}\n");
 }
 
@@ -168,12 +168,12 @@ static void print_text(struct reader_ctx *ctx, const struct store_rec *r)
 				 .priority = r->ev->priority };
 	struct out_record out = {
 		.slot = &slot, .priority = r->ev->priority, .hdr = &r->hdr, .rec = r->data,
-		.len = r->len, .realtime_offset_ns = r->file->realtime_offset_ns,
+		.len = r->len, .render = ctx->ropts, .realtime_offset_ns = r->file->realtime_offset_ns,
 	};
 
 	/* What the consumer does live: render, then the sink formats the line. */
 	sb_reset(&ctx->text);
-	render_event(r->ev->event, r->data, r->len, &ctx->text);
+	render_event(r->ev->event, &ctx->ropts, r->data, r->len, &ctx->text);
 	out.text = sb_str(&ctx->text);
 	out.text_len = ctx->text.len;
 	ctx->text_sink->ops->text->format(ctx->text_sink, &out, &ctx->line);

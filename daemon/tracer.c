@@ -261,8 +261,7 @@ static bool same_attachments(const struct selection *a, const struct selection *
 /* Resolves and compiles one selection; touches nothing in the kernel.
  * An unchanged one of sels is kept instead. */
 static int build_selection(struct registry *reg, struct sel_state **sels, size_t n_sels,
-			   const struct config *cfg, const struct selection *s,
-			   struct sel_build *b, struct diag *d)
+			   const struct selection *s, struct sel_build *b, struct diag *d)
 {
 	int r;
 
@@ -280,9 +279,7 @@ static int build_selection(struct registry *reg, struct sel_state **sels, size_t
 	if (!b->descs || !b->hists)
 		return -ENOMEM;
 	for (size_t i = 0; i < b->n_events; i++) {
-		struct render_opts ro = { .raw_pointers = cfg->raw_pointers };
-
-		r = render_prepare(b->events[i], &ro);
+		r = render_prepare(b->events[i]);
 		if (r >= 0)
 			r = fill_desc(b->events[i], s, &b->descs[i], d);
 		if (r >= 0)
@@ -526,6 +523,8 @@ static int commit(struct tracer *t, struct config *cfg, struct sel_build *b, siz
 	config_free(&t->cfg);
 	t->cfg = *cfg;
 	memset(cfg, 0, sizeof(*cfg));
+	/* Every selection's records, kept ones too, from the next one read. */
+	consumer_set_render(t->cons, &(struct render_opts){ .raw_pointers = t->cfg.raw_pointers });
 	return 0;
 }
 
@@ -570,7 +569,7 @@ int tracer_check(struct registry *reg, const struct config *cfg, struct diag *d)
 	for (size_t i = 0; i < cfg->n_sels && r >= 0; i++) {
 		struct sel_build b = { 0 };
 
-		r = build_selection(reg, NULL, 0, cfg, &cfg->sels[i], &b, d);
+		r = build_selection(reg, NULL, 0, &cfg->sels[i], &b, d);
 		build_free(&b);
 	}
 	return r;
@@ -584,7 +583,7 @@ int tracer_apply(struct tracer *t, struct config *cfg, struct diag *d)
 	int r = b && fresh ? 0 : -ENOMEM;
 
 	for (size_t i = 0; i < n && r >= 0; i++)
-		r = build_selection(t->reg, t->sels, t->n_sels, cfg, &cfg->sels[i], &b[i], d);
+		r = build_selection(t->reg, t->sels, t->n_sels, &cfg->sels[i], &b[i], d);
 	if (r >= 0)
 		r = check_hist_room(t, b, n, d);
 	/* New attachments first: an event in both old and new config is then

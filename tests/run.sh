@@ -7,16 +7,39 @@ BUILD=${BUILD:-build}
 export BUILD
 # Leaks inside libraries we cannot fix (see the file) do not fail a sanitizer run.
 export LSAN_OPTIONS=${LSAN_OPTIONS:-suppressions=$PWD/tests/lsan.supp}
-ONLY=${TESTS:-}	# a substring of test names, to run a few
+# Substrings of test names, space-separated: the tests that contain one; a
+# substring ending in $ must end the name ("store$": not store_diff).
+ONLY=${TESTS:-}
 passed=0 failed=0 log=$(mktemp)
+# ThreadSanitizer (make test SANITIZE=thread) writes its reports here, from
+# every process of a test, also those whose stderr the test keeps to itself.
+tsan=$(mktemp -d)
+export TSAN_OPTIONS=${TSAN_OPTIONS:-log_path=$tsan/report}
+
+selected() {
+	local s
+	[ -z "$ONLY" ] && return 0
+	for s in $ONLY; do
+		if [[ $s == *\$ ]]; then [[ "$1" == *"${s%\$}" ]] && return 0
+		else [[ "$1" == *"$s"* ]] && return 0; fi
+	done
+	return 1
+}
 
 run_one() {
 	local name=$1; shift
-	[ -n "$ONLY" ] && [[ "$name" != *"$ONLY"* ]] && return
+	selected "$name" || return
 	echo "## $name"
 	"$@" 2>&1 | tee -a "$log" | sed 's/^/  /'
 	local rc=${PIPESTATUS[0]}
-	local p f
+	local p f r
+	for r in "$tsan"/report.*; do
+		[ -e "$r" ] || continue
+		echo "not ok - $name: ThreadSanitizer: $(grep -c '^WARNING: ThreadSanitizer' "$r") report(s) from pid ${r##*.}" |
+			tee -a "$log" | sed 's/^/  /'
+		grep -E '^(WARNING|SUMMARY): ThreadSanitizer|^ +#[0-2] ' "$r" | sed 's/^/  # /'
+		rm -f "$r"
+	done
 	p=$(grep -c '^ok - ' "$log")
 	f=$(grep -c '^not ok - ' "$log")
 	if [ "$rc" != 0 ] && [ "$f" = 0 ]; then
@@ -41,6 +64,6 @@ done
 for t in tests/integration/*.sh; do
 	run_one "integration/$(basename "$t" .sh)" bash "$t"
 done
-rm -f "$log"
+rm -rf "$log" "$tsan"
 echo "$passed passed, $failed failed"
 [ "$failed" = 0 ] && [ "$passed" -gt 0 ]

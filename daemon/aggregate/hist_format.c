@@ -75,11 +75,12 @@ static void put_symbol(const struct hist_key *k, uint64_t v, const struct hist_f
 
 /* A flag or symbolic field as the event's line shows it. */
 static void put_symbolic(const struct hist *h, const struct hist_key *k, uint64_t v,
-			 struct strbuf *out)
+			 const struct hist_format_opts *o, struct strbuf *out)
 {
+	const struct render_opts ro = { .raw_pointers = o->raw_pointers };
 	struct strbuf text = { 0 };
 
-	render_field_shown(h->e, k->field, v, &text);
+	render_field_shown(h->e, &ro, k->field, v, &text);
 	put_padded(out, sb_str(&text), text.len, 16);
 	sb_printf(out, "[%10" PRIu64 "]", v);
 	sb_free(&text);
@@ -126,7 +127,7 @@ static void put_value(const struct hist *h, const struct hist_key *k, const uint
 		return;
 	default:
 		if (k->tab)
-			put_symbolic(h, k, v, out);
+			put_symbolic(h, k, v, o, out);
 		else
 			sb_printf(out, "%10" PRIu64, v);
 	}

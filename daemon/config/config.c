@@ -417,12 +417,51 @@ int config_finish(struct config *c, struct diag *d)
 
 int config_load(const char *path, struct config *c, struct diag *d)
 {
+	return config_load_args(path, NULL, 0, c, d);
+}
+
+/* One argument as a line of its own: the option names it in diagnostics. */
+static int assign_arg(struct config *c, const struct config_arg *a, struct diag *d)
+{
+	char option[64];
+	struct config_parser p = { .c = c, .d = d, .file = option, .line = 1, .source = a->value,
+				   .section = "Selection", .n_seg = 1 };
+
+	config_item_option(a->item, option, sizeof(option));
+	return assign(&p, a->item->key, a->value, 1, 1);
+}
+
+/* The command line's selection, in place of the file's. */
+static int load_args(struct config *c, const struct config_arg *args, size_t n, struct diag *d)
+{
+	struct config_parser p = { .c = c, .d = d, .file = "command line", .line = 1, .source = "",
+				   .n_seg = 1 };
 	int r;
 
+	for (size_t i = 0; i < c->n_sels; i++)
+		selection_free(&c->sels[i]);
+	c->n_sels = 0;
+	r = begin_section(&p, "Selection", 0);
+	if (r >= 0 && !(c->sels[0].name = strdup(CONFIG_ARGS_NAME)))
+		r = -ENOMEM;
+	for (size_t i = 0; i < n && r >= 0; i++)
+		r = assign_arg(c, &args[i], d);
+	return r;
+}
+
+int config_load_args(const char *path, const struct config_arg *args, size_t n_args,
+		     struct config *c, struct diag *d)
+{
+	int r = 0;
+
 	config_init(c);
-	r = load_one(c, path, d);
-	if (r >= 0)
-		r = load_dropins(c, path, d);
+	if (path) {
+		r = load_one(c, path, d);
+		if (r >= 0)
+			r = load_dropins(c, path, d);
+	}
+	if (r >= 0 && n_args)
+		r = load_args(c, args, n_args, d);
 	if (r >= 0)
 		r = config_finish(c, d);
 	if (r < 0)

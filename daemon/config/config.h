@@ -64,6 +64,21 @@ struct config {
 };
 
 int config_load(const char *path, struct config *c, struct diag *d);
+
+/* A [Selection] key given on the command line (tracerd -e GLOB --filter
+ * EXPR): item is the key, value its value as a file would hold it. */
+struct config_arg {
+	const struct config_item *item;
+	const char *value;
+};
+/* The name of the command line's selection unless --name gives one. */
+#define CONFIG_ARGS_NAME "cmdline"
+/* config_load, then (n_args > 0) one selection made of args in place of the
+ * file's selections; the file's [Daemon] and [Store] stay. path NULL: no
+ * file, every [Daemon] and [Store] key at its default. A diagnostic about an
+ * argument names its option as the file, line 1: "--filter:1:12: ...". */
+int config_load_args(const char *path, const struct config_arg *args, size_t n_args,
+		     struct config *c, struct diag *d);
 /* Parses one file's text into c (applied on top of what c holds). */
 int config_parse_text(struct config *c, const char *file, const char *text, struct diag *d);
 int config_finish(struct config *c, struct diag *d);
@@ -115,5 +130,7 @@ const struct config_item *config_table(size_t *n);
 const struct config_item *config_find(const char *section, const char *key);
 /* What a value of it must be, as the errors say after "expected". */
 void config_item_expects(const struct config_item *it, char *buf, size_t size);
+/* Its command-line option: "--rate-limit" for RateLimit=. */
+void config_item_option(const struct config_item *it, char *buf, size_t size);
 
 #endif

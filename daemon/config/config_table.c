@@ -3,6 +3,7 @@
  * default and a one-line description. The reader (config.c) dispatches on
  * it, takes defaults and "did you mean" from it, and lists its keys in
  * errors; tracerd.conf(5) can be generated or checked from it. */
+#include <ctype.h>
 #include <syslog.h>
 #include "config.h"
 #include "util.h"
@@ -163,4 +164,17 @@ const struct config_item *config_find(const char *section, const char *key)
 void config_item_expects(const struct config_item *it, char *buf, size_t size)
 {
 	it->type->expects(it, buf, size);
+}
+
+/* CamelCase to --camel-case. */
+void config_item_option(const struct config_item *it, char *buf, size_t size)
+{
+	size_t n = snprintf(buf, size, "--");
+
+	for (const char *k = it->key; *k && n + 2 < size; k++) {
+		if (isupper((unsigned char)*k) && k != it->key)
+			buf[n++] = '-';
+		buf[n++] = tolower((unsigned char)*k);
+	}
+	buf[n < size ? n : size - 1] = 0;
 }

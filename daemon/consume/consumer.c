@@ -159,12 +159,12 @@ int consumer_on_record(void *ctx, void *data, size_t size)
 	check_record(c, slot->event, (const uint8_t *)(h + 1), h->len, h->flags);
 	r = (struct out_record){
 		.slot = slot->out, .priority = out_slot_priority(slot->out), .hdr = h,
-		.rec = (const uint8_t *)(h + 1), .len = h->len,
+		.rec = (const uint8_t *)(h + 1), .len = h->len, .render = c->render,
 		.realtime_offset_ns = c->realtime_offset_ns,
 	};
 	if (needs_text(c, slot->out)) {
 		sb_reset(&c->text);
-		render_event(slot->event, r.rec, r.len, &c->text);
+		render_event(slot->event, &r.render, r.rec, r.len, &c->text);
 		r.text = sb_str(&c->text);
 		r.text_len = c->text.len;
 	}

@@ -45,6 +45,7 @@ struct consumer {
 	struct strbuf text;
 	int64_t realtime_offset_ns;	/* CLOCK_REALTIME - CLOCK_MONOTONIC */
 	int daemon_output;		/* where Output=daemon selections go (enum output) */
+	struct render_opts render;	/* RawPointers=: each record carries it */
 	bool text_always;		/* --foreground: every record goes to stdout */
 };
 
@@ -59,6 +60,12 @@ static inline void consumer_set_outputs(struct consumer *c, int daemon_output, b
 {
 	c->daemon_output = daemon_output;
 	c->text_always = text_always;
+}
+/* How records read from now on are rendered, by this thread and by a
+ * sink's writer thread (the record carries it). */
+static inline void consumer_set_render(struct consumer *c, const struct render_opts *o)
+{
+	c->render = *o;
 }
 /* Re-reads CLOCK_REALTIME - CLOCK_MONOTONIC, so that a clock step shows. */
 void consumer_refresh_clock(struct consumer *c);

@@ -8,6 +8,7 @@
 #include <stddef.h>
 #include <stdint.h>
 #include "kernel-events/events.h"
+#include "render/render.h"
 #include "tracerd_record.h"
 
 /* Sink errors of one slot, by errno; the last bucket takes any other errno. */
@@ -36,6 +37,8 @@ struct out_slot {
 struct out_record {
 	const struct out_slot *slot;
 	int priority;			/* the slot's when the record was read */
+	struct render_opts render;	/* the config's when it was read: text and
+					 * fields of one record agree across a reload */
 	const struct trace_rec_hdr *hdr;
 	const uint8_t *rec;
 	size_t len;

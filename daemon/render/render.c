@@ -10,10 +10,18 @@
 #include "render_priv.h"
 #include "util.h"
 
-static const char *mode_name(enum rmode m)
+/* A fallback prints through libtraceevent where it can, unless that would
+ * print an address that is to be hashed; else as field=value pairs. */
+static bool use_tep(const struct rprog *p, bool raw)
 {
-	return m == RM_COMPILED ? "compiled" : m == RM_TEP ? "libtraceevent" :
-	       m == RM_SYSCALL ? "the kernel's syscall output" : "field=value";
+	return p->mode == RM_FALLBACK && p->tep_ok && (raw || !p->tep_leaks);
+}
+
+static const char *mode_name(const struct rprog *p)
+{
+	return p->mode == RM_COMPILED ? "compiled" : p->mode == RM_SYSCALL ?
+	       "the kernel's syscall output" : p->tep_ok && !p->tep_leaks ? "libtraceevent" :
+	       p->tep_ok ? "libtraceevent (field=value while pointers are hashed)" : "field=value";
 }
 
 /* Whether libtraceevent would print an address: it hashes nothing, and
@@ -34,39 +42,31 @@ static bool tep_leaks(const struct tp_event *e)
 	return false;
 }
 
-static enum rmode fallback_mode(const struct tp_event *e, const struct rprog *p)
-{
-	return p->tep_ok && (p->raw_pointers || !tep_leaks(e)) ? RM_TEP : RM_PLAIN;
-}
-
 static void choose_fallback(struct tp_event *e, struct rprog *p)
 {
 	const struct tp_printfmt *pf = e->printfmt;
 
 	render_mark_pointer_fields_text(e);
+	p->mode = RM_FALLBACK;
 	p->tep_ok = pf && pf->ev && !pf->unresolved;
-	p->mode = fallback_mode(e, p);
+	p->tep_leaks = tep_leaks(e);
 	log_warning("%s:%s: tracerd cannot compile the print fmt (%s); rendering it %s",
 		    strna(e->system), e->name, p->why ? p->why : "an unknown construct",
-		    p->mode == RM_TEP ? "with libtraceevent" : "as field=value pairs");
+		    !p->tep_ok ? "as field=value pairs" : p->tep_leaks ?
+		    "with libtraceevent, as field=value pairs while pointers are hashed" :
+		    "with libtraceevent");
 }
 
-int render_prepare(struct tp_event *e, const struct render_opts *o)
+int render_prepare(struct tp_event *e)
 {
 	struct rprog *p = e->render;
 	int r;
 
-	if (p) {
-		/* Idempotent; only the pointer policy can change on reload. */
-		p->raw_pointers = o->raw_pointers;
-		if (p->mode == RM_TEP || p->mode == RM_PLAIN)	/* the fallbacks */
-			p->mode = fallback_mode(e, p);
+	if (p)	/* idempotent: nothing in it depends on the config */
 		return 0;
-	}
 	p = calloc(1, sizeof(*p));
 	if (!p)
 		return -ENOMEM;
-	p->raw_pointers = o->raw_pointers;
 	r = rsys_compile(e, p);
 	if (r == 0)
 		r = rprog_compile(e, p);
@@ -95,15 +95,13 @@ void render_release(struct tp_event *e)
 	e->render = NULL;
 }
 
-/* Without a compiled print fmt, or before render_prepare: hashed. */
-static bool raw_pointers(const struct tp_event *e)
+/* NULL options: pointers hashed. */
+static bool raw_pointers(const struct render_opts *o)
 {
-	const struct rprog *p = e->render;
-
-	return p && p->raw_pointers;
+	return o && o->raw_pointers;
 }
 
-static void render_plain(const struct tp_event *e, const uint8_t *rec, size_t len,
+static void render_plain(const struct tp_event *e, bool raw, const uint8_t *rec, size_t len,
 			 struct strbuf *out)
 {
 	bool first = true;
@@ -114,12 +112,12 @@ static void render_plain(const struct tp_event *e, const uint8_t *rec, size_t le
 		if (f->is_common)
 			continue;
 		sb_printf(out, "%s%s=", first ? "" : " ", f->name);
-		render_field_plain(f, rec, len, raw_pointers(e), out);
+		render_field_plain(f, rec, len, raw, out);
 		first = false;
 	}
 }
 
-static void render_tep(const struct tp_event *e, const uint8_t *rec, size_t len,
+static void render_tep(const struct tp_event *e, bool raw, const uint8_t *rec, size_t len,
 		       struct strbuf *out)
 {
 	const struct tp_printfmt *pf = e->printfmt;
@@ -128,7 +126,7 @@ static void render_tep(const struct tp_event *e, const uint8_t *rec, size_t len,
 
 	/* libtraceevent trusts __data_loc words: check them before it reads. */
 	if (tp_record_check(e, rec, len) != TP_REC_OK) {
-		render_plain(e, rec, len, out);
+		render_plain(e, raw, rec, len, out);
 		return;
 	}
 	trace_seq_init(&s);
@@ -138,26 +136,28 @@ static void render_tep(const struct tp_event *e, const uint8_t *rec, size_t len,
 	trace_seq_destroy(&s);
 }
 
-void render_event(const struct tp_event *e, const uint8_t *rec, size_t len, struct strbuf *out)
+void render_event(const struct tp_event *e, const struct render_opts *o, const uint8_t *rec,
+		  size_t len, struct strbuf *out)
 {
 	const struct rprog *p = e->render;
+	bool raw = raw_pointers(o), tep = p && use_tep(p, raw);
 	size_t start = out->len;
 
-	if (!p || p->mode == RM_PLAIN) {
-		render_plain(e, rec, len, out);
+	if (!p || (p->mode == RM_FALLBACK && !tep)) {
+		render_plain(e, raw, rec, len, out);
 		return;
 	}
 	if (p->mode == RM_SYSCALL) {
-		rsys_render(p, rec, len, out);
+		rsys_render(p, raw, rec, len, out);
 		return;
 	}
-	if (p->mode == RM_TEP)
-		render_tep(e, rec, len, out);
+	if (tep)
+		render_tep(e, raw, rec, len, out);
 	else
-		rprog_render(p, rec, len, out);
+		rprog_render(p, raw, rec, len, out);
 	/* The text ends at a NUL that a %c of 0 printed, as sinks that took it
 	 * as a C string always printed it; then out->len is its length. */
-	if ((p->mode == RM_TEP || p->has_char) && out->buf) {
+	if ((tep || p->has_char) && out->buf) {
 		out->len = start + strnlen(out->buf + start, out->len - start);
 		out->buf[out->len] = 0;
 	}
@@ -172,7 +172,7 @@ bool render_names_itself(const struct tp_event *e)
 
 /* What the line shows for f (its span's text, padding trimmed), or without
  * a compiled span, f's table applied to the field alone. */
-static void symbolized(const struct tp_event *e, const struct tp_field *f,
+static void symbolized(const struct tp_event *e, bool raw, const struct tp_field *f,
 		       const struct tp_symtab *t, const uint8_t *rec, size_t len,
 		       struct strbuf *scratch, struct strbuf *val)
 {
@@ -182,7 +182,7 @@ static void symbolized(const struct tp_event *e, const struct tp_field *f,
 	if (s) {
 		size_t a = 0, b;
 
-		rprog_render_span(e->render, s, rec, len, scratch, val);
+		rprog_render_span(e->render, raw, s, rec, len, scratch, val);
 		for (b = val->len; b > 0 && val->buf[b - 1] == ' ';)
 			b--;
 		while (a < b && val->buf[a] == ' ')
@@ -197,16 +197,17 @@ static void symbolized(const struct tp_event *e, const struct tp_field *f,
 	if (f->kind == TP_FIELD_SCALAR && f->offset + f->size <= len && f->size <= 8) {
 		/* Sign-extended, as the kernel's unsigned long. */
 		v = tracerd_load(rec + f->offset, f->size, f->is_signed);
-		render_symbols(t, v, f->is_pointer && !raw_pointers(e), val);
+		render_symbols(t, v, f->is_pointer && !raw, val);
 		return;
 	}
-	render_field_plain(f, rec, len, raw_pointers(e), val);
+	render_field_plain(f, rec, len, raw, val);
 }
 
-void render_fields(const struct tp_event *e, const uint8_t *rec, size_t len,
-		   render_field_cb cb, void *ctx)
+void render_fields(const struct tp_event *e, const struct render_opts *o, const uint8_t *rec,
+		   size_t len, render_field_cb cb, void *ctx)
 {
 	struct strbuf val = { 0 }, raw = { 0 }, scratch = { 0 };
+	bool raw_ptrs = raw_pointers(o);
 
 	for (size_t i = 0; i < e->n_fields; i++) {
 		const struct tp_field *f = &e->fields[i];
@@ -216,9 +217,9 @@ void render_fields(const struct tp_event *e, const uint8_t *rec, size_t len,
 			continue;
 		sb_reset(&val);
 		sb_reset(&raw);
-		render_field_plain(f, rec, len, raw_pointers(e), t ? &raw : &val);
+		render_field_plain(f, rec, len, raw_ptrs, t ? &raw : &val);
 		if (t)
-			symbolized(e, f, t, rec, len, &scratch, &val);
+			symbolized(e, raw_ptrs, f, t, rec, len, &scratch, &val);
 		cb(ctx, f, sb_str(&val), t ? sb_str(&raw) : NULL);
 	}
 	sb_free(&val);
@@ -226,8 +227,8 @@ void render_fields(const struct tp_event *e, const uint8_t *rec, size_t len,
 	sb_free(&scratch);
 }
 
-void render_field_shown(const struct tp_event *e, const struct tp_field *f, uint64_t v,
-			struct strbuf *out)
+void render_field_shown(const struct tp_event *e, const struct render_opts *o,
+			const struct tp_field *f, uint64_t v, struct strbuf *out)
 {
 	const struct tp_symtab *t = tp_event_symtab(e, f->name);
 	struct strbuf scratch = { 0 };
@@ -239,7 +240,7 @@ void render_field_shown(const struct tp_event *e, const struct tp_field *f, uint
 		return;
 	}
 	memcpy(rec + f->offset, &v, f->size);	/* little-endian: the low bytes */
-	symbolized(e, f, t, rec, e->fixed_size, &scratch, out);
+	symbolized(e, raw_pointers(o), f, t, rec, e->fixed_size, &scratch, out);
 	sb_free(&scratch);
 	free(rec);
 }
@@ -264,7 +265,7 @@ void render_describe(const struct tp_event *e, FILE *out)
 		return;
 	}
 	if (p)
-		fprintf(out, "rendering: %s%s%s\n", mode_name(p->mode),
+		fprintf(out, "rendering: %s%s%s\n", mode_name(p),
 			p->why ? ", because tracerd cannot compile the print fmt: " : "", p->why ? p->why : "");
 	fprintf(out, "symbol tables:%s\n", e->n_symtabs ? "" : " none");
 	for (size_t i = 0; i < e->n_symtabs; i++)

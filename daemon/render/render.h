@@ -10,19 +10,23 @@
 #include "kernel-events/events.h"
 #include "strbuf.h"
 
+/* How a record is rendered: [Daemon] RawPointers=. Each call takes it (NULL:
+ * pointers hashed), not the compiled print fmt, which never changes once
+ * made: a reload may change it while another thread renders. */
 struct render_opts {
 	bool raw_pointers;	/* %p prints the address instead of a hash */
 };
 
 /* Compiles e's print fmt once, into e->render. Never fails for a print
  * fmt it cannot handle: that event falls back to field=value pairs. */
-int render_prepare(struct tp_event *e, const struct render_opts *o);
+int render_prepare(struct tp_event *e);
 void render_release(struct tp_event *e);
 
 /* The text the kernel prints after "event_name: " (or in place of it, see
  * render_names_itself), appended to out; it holds no NUL, so out->len is
  * its end. */
-void render_event(const struct tp_event *e, const uint8_t *rec, size_t len, struct strbuf *out);
+void render_event(const struct tp_event *e, const struct render_opts *o, const uint8_t *rec,
+		  size_t len, struct strbuf *out);
 
 /* The text render_event gives is the whole of what the kernel prints after
  * the timestamp, the event's own name included ("sys_openat(dfd: 3, ...)"
@@ -33,14 +37,14 @@ bool render_names_itself(const struct tp_event *e);
  * flag and symbolic fields, else NULL. */
 typedef void (*render_field_cb)(void *ctx, const struct tp_field *f, const char *value,
 				const char *raw);
-void render_fields(const struct tp_event *e, const uint8_t *rec, size_t len,
-		   render_field_cb cb, void *ctx);
+void render_fields(const struct tp_event *e, const struct render_opts *o, const uint8_t *rec,
+		   size_t len, render_field_cb cb, void *ctx);
 
 /* v, a value of the flag or symbolic field f, as the event's line shows it
  * (the print fmt's masks and conditions applied to a record that holds v
  * in f and zeros elsewhere); the number when f has no table. */
-void render_field_shown(const struct tp_event *e, const struct tp_field *f, uint64_t v,
-			struct strbuf *out);
+void render_field_shown(const struct tp_event *e, const struct render_opts *o,
+			const struct tp_field *f, uint64_t v, struct strbuf *out);
 
 /* Prints e's flag and symbol tables, for --describe. */
 void render_describe(const struct tp_event *e, FILE *out);

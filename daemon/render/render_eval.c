@@ -154,7 +154,7 @@ static struct rval eval_text(const struct rnode *n, const struct rctx *c)
 	if (n->kind == RN_SYMTAB) {
 		if (a.kind != RV_NUM)
 			return bad("[not a number]");
-		render_symbols(n->tab, a.n, n->addr && !c->prog->raw_pointers, sb);
+		render_symbols(n->tab, a.n, n->addr && !c->raw, sb);
 	} else if (a.kind != RV_BUF) {
 		return bad("[not an array]");
 	} else if (n->kind == RN_BITMASK) {
@@ -233,9 +233,9 @@ static const struct rseg *dynamic_spec(const struct rseg *seg, const struct rctx
 }
 
 /* A number; an address printed as one ("%lx" of a pointer) is hashed too. */
-static void number(const struct rseg *s, uint64_t v, const struct rprog *p, struct strbuf *out)
+static void number(const struct rseg *s, uint64_t v, bool raw, struct strbuf *out)
 {
-	render_number(s, s->addr && !p->raw_pointers ? render_hash_pointer(v) : v, out);
+	render_number(s, s->addr && !raw ? render_hash_pointer(v) : v, out);
 }
 
 static void print_value(const struct rseg *s, const struct rval *v, const struct rctx *c,
@@ -244,7 +244,7 @@ static void print_value(const struct rseg *s, const struct rval *v, const struct
 	if (v->kind == RV_BAD)
 		sb_puts(out, v->why);
 	else if (s->conv == 'p')
-		render_pointer(s, v, c->prog->raw_pointers, out);
+		render_pointer(s, v, c->raw, out);
 	else if (s->conv == 's' && v->p)
 		render_str(s, (const char *)v->p, v->len, out);
 	else if (s->conv == 's')
@@ -254,7 +254,7 @@ static void print_value(const struct rseg *s, const struct rval *v, const struct
 	else if (s->conv == 'c')
 		sb_putc(out, (char)v->n);
 	else
-		number(s, v->n, c->prog, out);
+		number(s, v->n, c->raw, out);
 }
 
 /* Most arguments are numbers, fields or a few operators over them: their
@@ -272,11 +272,11 @@ static bool print_number(const struct rseg *s, const struct rnode *arg, const st
 		return false;
 	if (s->conv == 'p') {
 		v = num(x.n, x.is_signed);
-		render_pointer(s, &v, c->prog->raw_pointers, out);
+		render_pointer(s, &v, c->raw, out);
 	} else if (s->conv == 'c') {
 		sb_putc(out, (char)x.n);
 	} else {
-		number(s, x.n, c->prog, out);
+		number(s, x.n, c->raw, out);
 	}
 	return true;
 }
@@ -293,7 +293,7 @@ static bool print_symbols(const struct rseg *s, const struct rctx *c, struct str
 	x = eval_num(a, c, &bad);
 	if (bad)
 		return false;
-	render_symbols(s->arg->tab, x.n, s->arg->addr && !c->prog->raw_pointers, out);
+	render_symbols(s->arg->tab, x.n, s->arg->addr && !c->raw, out);
 	return true;
 }
 
@@ -315,9 +315,10 @@ static void render_seg(const struct rseg *s, const struct rctx *c, struct strbuf
 	print_value(s, &v, c, out);
 }
 
-void rprog_render(const struct rprog *p, const uint8_t *rec, size_t len, struct strbuf *out)
+void rprog_render(const struct rprog *p, bool raw, const uint8_t *rec, size_t len,
+		  struct strbuf *out)
 {
-	struct rctx c = { .rec = rec, .len = len, .prog = p,
+	struct rctx c = { .rec = rec, .len = len, .prog = p, .raw = raw,
 			  .scratch = &((struct rprog *)p)->scratch };
 
 	for (size_t i = 0; i < p->n_segs; i++) {
@@ -329,19 +330,19 @@ void rprog_render(const struct rprog *p, const uint8_t *rec, size_t len, struct 
 			uint64_t v = tracerd_load(rec + s->arg->off, s->arg->size, s->arg->is_signed);
 
 			if (s->fast == RS_FIELD_POINTER)
-				render_plain_pointer(v, p->raw_pointers, out);
+				render_plain_pointer(v, raw, out);
 			else
-				number(s, v, p, out);
+				number(s, v, raw, out);
 		} else if (s->conv) {
 			render_seg(s, &c, out);
 		}
 	}
 }
 
-void rprog_render_span(const struct rprog *p, const struct rspan *s, const uint8_t *rec,
+void rprog_render_span(const struct rprog *p, bool raw, const struct rspan *s, const uint8_t *rec,
 		       size_t len, struct strbuf *scratch, struct strbuf *out)
 {
-	struct rctx c = { .rec = rec, .len = len, .prog = p, .scratch = scratch };
+	struct rctx c = { .rec = rec, .len = len, .prog = p, .raw = raw, .scratch = scratch };
 
 	for (size_t i = s->first; i <= s->last && i < p->n_segs; i++)
 		if (p->segs[i].conv)

@@ -73,8 +73,9 @@ struct rseg {
 	struct rnode *arg, *width_arg, *prec_arg;
 };
 
-/* RM_SYSCALL: the kernel's own output for syscall events, render_syscall.c */
-enum rmode { RM_COMPILED, RM_TEP, RM_PLAIN, RM_SYSCALL };
+/* RM_SYSCALL: the kernel's own output for syscall events, render_syscall.c;
+ * RM_FALLBACK: libtraceevent's printing or field=value pairs (render.c). */
+enum rmode { RM_COMPILED, RM_FALLBACK, RM_SYSCALL };
 
 /* Where the line shows a flag or symbolic field: the conversions from first
  * to last, with no literal text between them, that print its table (and
@@ -87,14 +88,17 @@ struct rspan {
 	size_t first, last;	/* indexes into segs */
 };
 
+/* Compiled once per event, then never changed while records are rendered
+ * (the sink queue's writer thread renders fields meanwhile): what may
+ * change on reload, the pointer policy, is each call's argument. */
 struct rprog {
 	enum rmode mode;
 	struct rseg *segs;
 	size_t n_segs;
-	bool raw_pointers;
-	bool tep_ok;		/* libtraceevent can print it: RM_TEP unless that leaks */
+	bool tep_ok;		/* RM_FALLBACK: libtraceevent can print it */
+	bool tep_leaks;		/* and would print an address: not while they are hashed */
 	bool has_char;		/* a %c, which can print a NUL */
-	char *why;		/* RM_TEP/RM_PLAIN: the construct the compiler refused */
+	char *why;		/* RM_FALLBACK: the construct the compiler refused */
 	struct rspan *spans;	/* one per flag or symbolic field the line shows */
 	size_t n_spans;
 	struct strbuf scratch;	/* rprog_render's; the main thread's only */
@@ -105,6 +109,7 @@ struct rctx {
 	const uint8_t *rec;
 	size_t len;
 	const struct rprog *prog;
+	bool raw;		/* RawPointers=: addresses printed, not hashed */
 	struct strbuf *scratch;	/* what helpers print into: one per thread */
 };
 
@@ -116,14 +121,16 @@ void rprog_free_segs(struct rprog *p);
  * 0 if not, or -ENOMEM. */
 int rsys_compile(const struct tp_event *e, struct rprog *p);
 void rsys_release(struct rprog *p);
-void rsys_render(const struct rprog *p, const uint8_t *rec, size_t len, struct strbuf *out);
+void rsys_render(const struct rprog *p, bool raw, const uint8_t *rec, size_t len,
+		 struct strbuf *out);
 
 /* render_eval.c */
 struct rval rn_eval(const struct rnode *n, const struct rctx *c);
-void rprog_render(const struct rprog *p, const uint8_t *rec, size_t len, struct strbuf *out);
+void rprog_render(const struct rprog *p, bool raw, const uint8_t *rec, size_t len,
+		  struct strbuf *out);
 /* The conversions of span s without their literals, into out; scratch is
  * the caller's, so that another thread may render the line meanwhile. */
-void rprog_render_span(const struct rprog *p, const struct rspan *s, const uint8_t *rec,
+void rprog_render_span(const struct rprog *p, bool raw, const struct rspan *s, const uint8_t *rec,
 		       size_t len, struct strbuf *scratch, struct strbuf *out);
 const struct rspan *rprog_span(const struct rprog *p, const struct tp_field *f);
 

@@ -161,7 +161,8 @@ static uint64_t load_word(const uint8_t *p, const struct rsys_arg *a)
 	return tracerd_load(p, a->size, a->is_signed);
 }
 
-void rsys_render(const struct rprog *p, const uint8_t *rec, size_t len, struct strbuf *out)
+void rsys_render(const struct rprog *p, bool raw, const uint8_t *rec, size_t len,
+		 struct strbuf *out)
 {
 	const struct rsys *s = p->sys;
 
@@ -175,7 +176,7 @@ void rsys_render(const struct rprog *p, const uint8_t *rec, size_t len, struct s
 			continue;
 		}
 		v = load_word(rec + a->off, a);
-		if (a->is_pointer && !p->raw_pointers)
+		if (a->is_pointer && !raw)
 			v = render_hash_pointer(v);
 		if (s->is_exit)
 			sb_put_hex(out, v);		/* after "-> 0x" */

@@ -392,7 +392,7 @@ static int journal_emit(struct sink *s, const struct out_record *r)
 	/* Field values as the journal wants them, one per field: journal
 	 * formatting of the record's fields, so it stays here; the line
 	 * (MESSAGE) is the consumer's rendering. */
-	render_fields(e, r->rec, r->len, add_field, j);
+	render_fields(e, &r->render, r->rec, r->len, add_field, j);
 	return send_collected(j, fixed, ARRAY_SIZE(fixed));
 }
 

@@ -69,6 +69,7 @@ struct qentry {
 	size_t len;
 	const char *text;
 	int priority;			/* the record's, or the message's */
+	struct render_opts render;	/* the record's */
 	/* Q_MESSAGE */
 	char **fields;
 	size_t n_fields;
@@ -94,6 +95,13 @@ struct sink_queue {
 	uint64_t progress;	/* entries finished, atomically updated */
 	unsigned delay_us;	/* TRACERD_TEST_SINK_DELAY_US */
 };
+
+/* q->n and q->bytes change under the lock, and the consumer reads them
+ * without it (a full queue costs no lock): atomic stores. */
+static void set_size(size_t *v, size_t n)
+{
+	__atomic_store_n(v, n, __ATOMIC_RELAXED);
+}
 
 /* Drops the lines of c and their references on slots; keeps the memory. */
 static void chunk_reset(struct tchunk *c)
@@ -192,6 +200,7 @@ static void entry_write(struct sink_queue *q, struct qentry *e)
 	{
 		struct out_record rec = {
 			.slot = e->counted, .priority = e->priority, .hdr = &e->hdr,
+			.render = e->render,
 			.rec = e->data, .len = e->len,
 			.text = e->text, .text_len = strlen(e->text),
 			.realtime_offset_ns = e->realtime_offset_ns,
@@ -245,8 +254,8 @@ static void *writer(void *arg)
 		q->batch = q->head;
 		q->head = NULL;
 		q->tail = &q->head;
-		q->n = 0;
-		q->bytes = 0;
+		set_size(&q->n, 0);
+		set_size(&q->bytes, 0);
 		pthread_mutex_unlock(&q->lock);
 
 		while (q->batch) {
@@ -285,8 +294,8 @@ static int enqueue(struct sink_queue *q, struct qentry *e, bool force)
 	/* Wake the writer once per batch: it takes the whole list. */
 	if (!q->n)
 		pthread_cond_signal(&q->cond);
-	q->n += e->records;
-	q->bytes += e->bytes;
+	set_size(&q->n, q->n + e->records);
+	set_size(&q->bytes, q->bytes + e->bytes);
 	pthread_mutex_unlock(&q->lock);
 	return 0;
 }
@@ -392,6 +401,7 @@ static int queue_emit(struct sink *s, const struct out_record *r)
 	e->records = 1;
 	e->hdr = *r->hdr;
 	e->priority = r->priority;
+	e->render = r->render;
 	e->len = r->len;
 	e->realtime_offset_ns = r->realtime_offset_ns;
 	memcpy(e->data, r->rec, r->len);
@@ -512,7 +522,8 @@ static void queue_close(struct sink *s)
 	fail_list(q->head, -ECANCELED);
 	q->head = NULL;
 	q->tail = &q->head;
-	q->n = q->bytes = 0;
+	set_size(&q->n, 0);
+	set_size(&q->bytes, 0);
 	if (cancelled && q->inner->ops->text && q->inner->ops->text->abort)
 		q->inner->ops->text->abort(q->inner);
 }

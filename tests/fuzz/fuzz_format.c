@@ -24,11 +24,10 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 		if (!e->fields[i].name || !e->fields[i].type)
 			__builtin_trap();
 	{
-		struct render_opts ro = { 0 };
 		struct strbuf sb = { 0 };
 
-		if (render_prepare(e, &ro) >= 0) {
-			render_event(e, data, size, &sb);
+		if (render_prepare(e) >= 0) {
+			render_event(e, NULL, data, size, &sb);
 			render_release(e);
 		}
 		sb_free(&sb);

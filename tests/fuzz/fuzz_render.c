@@ -10,7 +10,6 @@
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 {
 	static struct strbuf sb;
-	struct render_opts ro = { 0 };
 	struct tp_event *e;
 	uint8_t *rec;
 
@@ -18,7 +17,7 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 	if (size < 2 || !fx_n)
 		return 0;
 	e = fx_events[(data[0] | data[1] << 8) % fx_n];
-	if (!e->render && render_prepare(e, &ro) < 0)
+	if (!e->render && render_prepare(e) < 0)
 		return 0;
 	/* An exact-size copy, so that ASan sees any read past the record. */
 	rec = malloc(size - 2 ? size - 2 : 1);
@@ -26,7 +25,7 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 		return 0;
 	memcpy(rec, data + 2, size - 2);
 	sb_reset(&sb);
-	render_event(e, rec, size - 2, &sb);
+	render_event(e, NULL, rec, size - 2, &sb);
 	free(rec);
 	return 0;
 }

@@ -12,10 +12,8 @@
 
 static bool want(struct store_event *ev, void *userdata)
 {
-	struct render_opts ro = { 0 };
-
 	(void)userdata;
-	return render_prepare(ev->event, &ro) >= 0;
+	return render_prepare(ev->event) >= 0;
 }
 
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
@@ -34,7 +32,7 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 		if (store_reader_new(&r, paths, 1, &o) == 0) {
 			while (store_reader_next(r, &rec) > 0) {
 				sb_reset(&sb);
-				render_event(rec.ev->event, rec.data, rec.len, &sb);
+				render_event(rec.ev->event, NULL, rec.data, rec.len, &sb);
 			}
 			store_reader_free(r);
 		}

@@ -1,7 +1,8 @@
 #!/usr/bin/env bash
 # Bash completion (conf/bash-completion/tracerd, installed by make install):
-# options from --help, and this kernel's event names after --describe and
-# --list-events, across the colon of "sys:event".
+# options from --help (a [Selection] key's too), and this kernel's event
+# names after --describe, --list-events and -e, across the colon of
+# "sys:event"; the values of --output and --priority.
 . "$(dirname "$0")/../lib.sh"
 BC=/usr/share/bash-completion/bash_completion
 [ -r "$BC" ] || { not_ok "completion: $BC missing (scripts/deps.sh installs bash-completion)"; exit 0; }
@@ -25,5 +26,13 @@ check "events: sched:sched_swi completes to sched_switch (got: $got)" [ "$got" =
 n=$(complete_words tracerd --list-events sched: | wc -l)
 want=$(ls -d $TRACEFS/events/sched/*/ | wc -l)
 check "events: sched: offers the $want sched events (got $n)" [ "$n" = "$want" ]
+got=$(complete_words tracerd -e sched:sched_swi)
+check "events: -e sched:sched_swi completes to sched_switch (got: $got)" [ "$got" = sched_switch -o "$got" = sched:sched_switch ]
+got=$(complete_words tracerd -e sched:sched_process_exec --rate | sort | paste -sd' ')
+check "options: --rate offers --rate-limit and --rate-limit-burst (got: $got)" [ "$got" = "--rate-limit --rate-limit-burst" ]
+got=$(complete_words tracerd -e sched:sched_process_exec --aggregate-i)
+check "options: --aggregate-i completes to --aggregate-interval-sec (got: $got)" [ "$got" = --aggregate-interval-sec ]
+got=$(complete_words tracerd -e sched:sched_process_exec --output s | sort | paste -sd' ')
+check "values: --output s offers stdout and store (got: $got)" [ "$got" = "stdout store" ]
 got=$(complete_words tracerd --config conf/tracerd.c)
 check "files: --config completes a path (got: $got)" [ "$got" = conf/tracerd.conf ]

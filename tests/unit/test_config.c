@@ -3,6 +3,7 @@
  * each with its file:line:column. A second text plays a drop-in. */
 #include <limits.h>
 #include <syslog.h>
+#include <unistd.h>
 #include "config/config.h"
 #include "test.h"
 #include "util.h"
@@ -377,6 +378,47 @@ static void the_table_is_complete(void)
 	EXPECT(n == 21, "%zu keys", n);
 }
 
+/* The command line's selection: options named after the keys, parsed as
+ * a file's lines, diagnosed by option; it replaces the file's selections
+ * and keeps its [Daemon]. */
+static void a_selection_from_the_command_line(void)
+{
+	const struct config_arg args[] = {
+		{ config_find("Selection", "Events"), "sched:sched_switch sched:sched_wakeup" },
+		{ config_find("Selection", "Events"), "irq:*" },
+		{ config_find("Selection", "RateLimit"), "10" },
+		{ config_find("Selection", "Priority"), "debug" },
+	}, bad_arg[] = {
+		{ config_find("Selection", "Events"), "sched:sched_switch" },
+		{ config_find("Selection", "RateLimitBurst"), "lots" },
+	};
+	char path[] = "/tmp/tracerd-test-conf-XXXXXX", opt[64];
+	int fd = mkstemp(path);
+	static const char text[] = "[Daemon]\nStatsIntervalSec=7\n" SEL;
+	struct diag d = { 0 };
+	struct config c;
+
+	config_item_option(config_find("Selection", "AggregateIntervalSec"), opt, sizeof(opt));
+	EXPECT_STREQ(opt, "--aggregate-interval-sec");
+	EXPECT(fd >= 0 && write(fd, text, sizeof(text) - 1) == (ssize_t)sizeof(text) - 1, "tmp file");
+	EXPECT(config_load_args(path, args, ARRAY_SIZE(args), &c, &d) == 0, "%s", d.msg);
+	if (!d.msg[0]) {
+		EXPECT(c.n_sels == 1 && !strcmp(c.sels[0].name, CONFIG_ARGS_NAME), "one selection, cmdline");
+		EXPECT(c.sels[0].n_events == 3 && !strcmp(c.sels[0].events[2], "irq:*"), "3 globs");
+		EXPECT(c.sels[0].rate_limit == 10 && c.sels[0].rate_burst == 10, "RateLimit=");
+		EXPECT(c.sels[0].priority == LOG_DEBUG, "Priority=");
+		EXPECT(c.stats_interval_sec == 7, "the file's [Daemon] stays");
+		config_free(&c);
+	}
+	EXPECT(config_load_args(NULL, bad_arg, ARRAY_SIZE(bad_arg), &c, &d) < 0, "a bad value");
+	EXPECT_STREQ(d.file, "--rate-limit-burst");
+	EXPECT(d.line == 1 && d.col == 1 && !strcmp(d.source, "lots"), "%d:%d '%s'", d.line, d.col,
+	       d.source);
+	if (fd >= 0)
+		close(fd);
+	unlink(path);
+}
+
 int main(void)
 {
 	RUN(every_error_message);
@@ -387,5 +429,6 @@ int main(void)
 	RUN(the_defaults_are_the_tables);
 	RUN(the_expected_keys_are_the_tables);
 	RUN(the_table_is_complete);
+	RUN(a_selection_from_the_command_line);
 	return TEST_EXIT();
 }

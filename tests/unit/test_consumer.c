@@ -46,13 +46,12 @@ static void flush_sink(void *o)
 
 static void setup_event(bool queued, const char *sys, const char *name)
 {
-	struct render_opts ro = { 0 };
 
 	consumer_new(&c, -1);
 	trace_slot_new(&slot, SLOT, fixture(sys, name), "crafted", 6, &rl);
 	consumer_slot_set(c, slot);
 	consumer_set_output(c, to_sink, flush_sink, NULL);
-	render_prepare(slot->event, &ro);
+	render_prepare(slot->event);
 	mem = open_memstream(&out, &out_len);
 	sink_stdout_new(&sink, mem);
 	if (queued)

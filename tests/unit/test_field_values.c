@@ -37,7 +37,7 @@ static struct tp_event *prepared(size_t i)
 	if (tp_format_parse(fixtures[i].text, &e, NULL) < 0)
 		return NULL;
 	e->system = strndup(fixtures[i].name, strcspn(fixtures[i].name, ":"));
-	if (render_prepare(e, &raw_ptrs) < 0) {
+	if (render_prepare(e) < 0) {
 		tp_event_free(e);
 		return NULL;
 	}
@@ -55,7 +55,7 @@ static void value_of(const struct tp_event *e, const struct tp_field *f, const u
 {
 	memset(g, 0, sizeof(*g));
 	g->want = f;
-	render_fields(e, rec, len, take, g);
+	render_fields(e, &raw_ptrs, rec, len, take, g);
 }
 
 static void sched_switch_prev_state(void)
@@ -89,7 +89,7 @@ static void sched_switch_prev_state(void)
 	for (i = 0; i < ARRAY_SIZE(cases); i++) {
 		memcpy(rec + f->offset, &cases[i].state, f->size);
 		sb_reset(&line);
-		render_event(e, rec, e->fixed_size, &line);
+		render_event(e, &raw_ptrs, rec, e->fixed_size, &line);
 		value_of(e, f, rec, e->fixed_size, &g);
 		EXPECT(strstr(sb_str(&line), cases[i].line), "line '%s' lacks '%s'", sb_str(&line),
 		       cases[i].line);
@@ -180,7 +180,7 @@ static void check_field(const struct tp_event *e, const struct rspan *s, uint64_
 		memcpy(rec + f->offset, &v[i], f->size < 8 ? f->size : 8);
 		sb_reset(&line);
 		sb_reset(&raw);
-		render_event(e, rec, e->fixed_size, &line);
+		render_event(e, &raw_ptrs, rec, e->fixed_size, &line);
 		render_field_plain(f, rec, e->fixed_size, true, &raw);
 		value_of(e, f, rec, e->fixed_size, &g);
 		n->values++;

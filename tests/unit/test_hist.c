@@ -157,7 +157,7 @@ static struct hist *compile_ok(const char *event, const char *expr)
 	EXPECT(e, "no fixture %s", event);
 	if (!e)
 		return NULL;
-	render_prepare(e, &(struct render_opts){ 0 });
+	render_prepare(e);
 	EXPECT(hist_compile(expr, e, &pos, &h, &d) == 0, "'%s': %s", expr, d.msg);
 	if (h) {
 		rec_init(e);

@@ -13,23 +13,23 @@
 
 static const struct render_opts raw = { .raw_pointers = true }, hashed = { .raw_pointers = false };
 
-static struct tp_event *event_of(size_t i, const struct render_opts *o)
+static struct tp_event *event_of(size_t i)
 {
 	struct tp_event *e = NULL;
 
 	if (tp_format_parse(fixtures[i].text, &e, NULL) < 0)
 		return NULL;
 	e->system = strndup(fixtures[i].name, strchr(fixtures[i].name, ':') - fixtures[i].name);
-	EXPECT(render_prepare(e, o) == 0, "render_prepare %s", fixtures[i].name);
-	EXPECT(render_prepare(e, o) == 0, "render_prepare twice %s", fixtures[i].name);
+	EXPECT(render_prepare(e) == 0, "render_prepare %s", fixtures[i].name);
+	EXPECT(render_prepare(e) == 0, "render_prepare twice %s", fixtures[i].name);
 	return e;
 }
 
-static struct tp_event *load(const char *name, const struct render_opts *o)
+static struct tp_event *load(const char *name)
 {
 	for (size_t i = 0; i < n_fixtures; i++)
 		if (!strcmp(fixtures[i].name, name))
-			return event_of(i, o);
+			return event_of(i);
 	EXPECT(0, "no fixture %s", name);
 	return NULL;
 }
@@ -85,12 +85,12 @@ static void set_loc(struct rec *r, const struct tp_event *e, const char *field, 
 	set(r, e, field, loc);
 }
 
-static char *render(const struct tp_event *e, const struct rec *r)
+static char *render_as(const struct tp_event *e, const struct render_opts *o, const struct rec *r)
 {
 	struct strbuf sb = { 0 };
 	char *s;
 
-	render_event(e, r->buf, r->len, &sb);
+	render_event(e, o, r->buf, r->len, &sb);
 	s = strdup(sb_str(&sb));
 	sb_free(&sb);
 	return s;
@@ -113,7 +113,7 @@ static uint64_t sym(const struct tp_event *e, const char *field, const char *nam
 
 static void flags_edge_cases(void)
 {
-	struct tp_event *e = load("ext4:ext4_ext_map_blocks_enter", &raw);
+	struct tp_event *e = load("ext4:ext4_ext_map_blocks_enter");
 	uint64_t create = e ? sym(e, "flags", "CREATE") : 0;
 	struct rec r;
 	char *s;
@@ -123,15 +123,15 @@ static void flags_edge_cases(void)
 	rec_init(&r, e);
 	set(&r, e, "dev", 254u << 20 | 3);
 	set(&r, e, "flags", 0x80);		/* no known bit */
-	s = render(e, &r);
+	s = render_as(e, &raw, &r);
 	EXPECT_STREQ(s, "dev 254,3 ino 0 lblk 0 len 0 flags 0x80");
 	free(s);
 	set(&r, e, "flags", create | 0x80);	/* a known bit and a leftover */
-	s = render(e, &r);
+	s = render_as(e, &raw, &r);
 	EXPECT_STREQ(s, "dev 254,3 ino 0 lblk 0 len 0 flags CREATE|0x80");
 	free(s);
 	set(&r, e, "flags", 0);			/* zero: the empty string */
-	s = render(e, &r);
+	s = render_as(e, &raw, &r);
 	EXPECT_STREQ(s, "dev 254,3 ino 0 lblk 0 len 0 flags ");
 	free(s);
 	drop(e);
@@ -139,7 +139,7 @@ static void flags_edge_cases(void)
 
 static void multi_bit_masks_first(void)
 {
-	struct tp_event *e = load("kmem:kmalloc", &raw);
+	struct tp_event *e = load("kmem:kmalloc");
 	uint64_t kernel, zero, io;
 	struct rec r;
 	char *s;
@@ -152,12 +152,12 @@ static void multi_bit_masks_first(void)
 	EXPECT(kernel & io && __builtin_popcountll(kernel) > 1, "GFP_KERNEL=0x%llx is a mask", (unsigned long long)kernel);
 	rec_init(&r, e);
 	set(&r, e, "gfp_flags", kernel | zero);
-	s = render(e, &r);
+	s = render_as(e, &raw, &r);
 	EXPECT_HAS(s, " gfp_flags=GFP_KERNEL|__GFP_ZERO ");
 	EXPECT_LACKS(s, "__GFP_IO");
 	free(s);
 	set(&r, e, "gfp_flags", 0);		/* the print fmt says "none" itself */
-	s = render(e, &r);
+	s = render_as(e, &raw, &r);
 	EXPECT_HAS(s, " gfp_flags=none ");
 	free(s);
 	drop(e);
@@ -165,7 +165,7 @@ static void multi_bit_masks_first(void)
 
 static void flags_of_an_expression(void)
 {
-	struct tp_event *e = load("timer:timer_start", &raw);
+	struct tp_event *e = load("timer:timer_start");
 	struct rec r;
 	char *s;
 
@@ -173,12 +173,12 @@ static void flags_of_an_expression(void)
 		return;
 	rec_init(&r, e);
 	set(&r, e, "flags", 24u << 22 | 1);	/* idx 24, cpu 1, no flag bit */
-	s = render(e, &r);
+	s = render_as(e, &raw, &r);
 	EXPECT_HAS(s, " cpu=1 idx=24 flags=");
 	EXPECT(s && s[strlen(s) - 1] == '=', "'%s' shows flags", s);
 	free(s);
 	set(&r, e, "flags", 24u << 22 | 0x00080000 | 0x00200000);
-	s = render(e, &r);
+	s = render_as(e, &raw, &r);
 	EXPECT_HAS(s, " cpu=0 idx=24 flags=D|I");
 	free(s);
 	drop(e);
@@ -186,7 +186,7 @@ static void flags_of_an_expression(void)
 
 static void symbolic_known_and_unknown(void)
 {
-	struct tp_event *e = load("irq:softirq_entry", &raw);
+	struct tp_event *e = load("irq:softirq_entry");
 	struct rec r;
 	char *s;
 
@@ -194,11 +194,11 @@ static void symbolic_known_and_unknown(void)
 		return;
 	rec_init(&r, e);
 	set(&r, e, "vec", sym(e, "vec", "NET_RX"));
-	s = render(e, &r);
+	s = render_as(e, &raw, &r);
 	EXPECT_STREQ(s, "vec=3 [action=NET_RX]");
 	free(s);
 	set(&r, e, "vec", 42);
-	s = render(e, &r);
+	s = render_as(e, &raw, &r);
 	EXPECT_STREQ(s, "vec=42 [action=0x2a]");
 	free(s);
 	drop(e);
@@ -207,7 +207,7 @@ static void symbolic_known_and_unknown(void)
 /* Enum names tracefs left unresolved (HRTIMER_MODE_*) come from BTF. */
 static void btf_enum_names(void)
 {
-	struct tp_event *e = load("timer:hrtimer_start", &raw);
+	struct tp_event *e = load("timer:hrtimer_start");
 	struct rec r;
 	char *s;
 
@@ -215,7 +215,7 @@ static void btf_enum_names(void)
 		return;
 	rec_init(&r, e);
 	set(&r, e, "mode", sym(e, "mode", "REL|PINNED"));
-	s = render(e, &r);
+	s = render_as(e, &raw, &r);
 	EXPECT_HAS(s, " mode=REL|PINNED ");
 	free(s);
 	drop(e);
@@ -223,7 +223,7 @@ static void btf_enum_names(void)
 
 static void sched_switch_state(void)
 {
-	struct tp_event *e = load("sched:sched_switch", &raw);
+	struct tp_event *e = load("sched:sched_switch");
 	struct rec r;
 	char *s;
 
@@ -235,11 +235,11 @@ static void sched_switch_state(void)
 	set(&r, e, "prev_pid", 42);
 	set(&r, e, "prev_prio", 120);
 	set(&r, e, "prev_state", sym(e, "prev_state", "D"));
-	s = render(e, &r);
+	s = render_as(e, &raw, &r);
 	EXPECT_STREQ(s, "prev_comm=bash prev_pid=42 prev_prio=120 prev_state=D ==> next_comm=swapper/1 next_pid=0 next_prio=0");
 	free(s);
 	set(&r, e, "prev_state", 0);
-	s = render(e, &r);
+	s = render_as(e, &raw, &r);
 	EXPECT_HAS(s, " prev_state=R ==> ");
 	free(s);
 	drop(e);
@@ -247,33 +247,32 @@ static void sched_switch_state(void)
 
 static void pointers_hashed_unless_raw(void)
 {
-	struct tp_event *h = load("kmem:kfree", &hashed), *x = load("kmem:kfree", &raw);
+	struct tp_event *e = load("kmem:kfree");	/* one program, either policy */
 	struct rec r;
 	char *s;
 
-	if (!h || !x)
+	if (!e)
 		return;
-	rec_init(&r, h);
-	set(&r, h, "ptr", 0xffff888102c777c0ULL);
-	s = render(h, &r);
+	rec_init(&r, e);
+	set(&r, e, "ptr", 0xffff888102c777c0ULL);
+	s = render_as(e, &hashed, &r);
 	EXPECT_LACKS(s, "ffff888102c777c0");
 	EXPECT(s && strstr(s, " ptr=") && strlen(strstr(s, " ptr=")) == 5 + 16, "'%s': 16 digits", s);
 	free(s);
-	s = render(x, &r);
+	s = render_as(e, &raw, &r);
 	EXPECT_HAS(s, " ptr=ffff888102c777c0");
 	free(s);
-	set(&r, h, "ptr", 0);	/* NULL is not an address: printed as is */
-	s = render(h, &r);
+	set(&r, e, "ptr", 0);	/* NULL is not an address: printed as is */
+	s = render_as(e, &hashed, &r);
 	EXPECT_HAS(s, " ptr=0000000000000000");
 	free(s);
-	drop(h);
-	drop(x);
+	drop(e);
 }
 
 static void network_formats(void)
 {
 	static const uint8_t lo6[16] = { [15] = 1 }, v4[4] = { 127, 0, 0, 1 };
-	struct tp_event *e = load("sock:inet_sock_set_state", &raw);
+	struct tp_event *e = load("sock:inet_sock_set_state");
 	struct rec r;
 	char *s;
 
@@ -287,7 +286,7 @@ static void network_formats(void)
 	set_bytes(&r, e, "saddr_v6", lo6, 16);
 	set(&r, e, "oldstate", sym(e, "oldstate", "TCP_SYN_SENT"));
 	set(&r, e, "newstate", sym(e, "newstate", "TCP_ESTABLISHED"));
-	s = render(e, &r);
+	s = render_as(e, &raw, &r);
 	EXPECT_STREQ(s, "family=AF_INET6 protocol=IPPROTO_TCP sport=4242 dport=0 saddr=127.0.0.1 "
 			"daddr=0.0.0.0 saddrv6=::1 daddrv6=:: oldstate=TCP_SYN_SENT newstate=TCP_ESTABLISHED");
 	free(s);
@@ -296,7 +295,7 @@ static void network_formats(void)
 
 static void data_loc_out_of_bounds(void)
 {
-	struct tp_event *e = load("sched:sched_process_exec", &raw);
+	struct tp_event *e = load("sched:sched_process_exec");
 	const struct tp_field *f = e ? tp_event_field(e, "filename") : NULL;
 	struct rec r;
 	uint32_t loc;
@@ -307,21 +306,21 @@ static void data_loc_out_of_bounds(void)
 	rec_init(&r, e);
 	set(&r, e, "pid", 7);
 	set_loc(&r, e, "filename", "/bin/true", 10);
-	s = render(e, &r);
+	s = render_as(e, &raw, &r);
 	EXPECT_STREQ(s, "filename=/bin/true pid=7 old_pid=0");
 	free(s);
 	loc = 10u << 16 | 500;		/* offset past the record */
 	memcpy(r.buf + f->offset, &loc, 4);
-	s = render(e, &r);
+	s = render_as(e, &raw, &r);
 	EXPECT_STREQ(s, "filename=[bad __data_loc] pid=7 old_pid=0");
 	free(s);
 	loc = 400u << 16 | e->fixed_size;	/* length past the record */
 	memcpy(r.buf + f->offset, &loc, 4);
-	s = render(e, &r);
+	s = render_as(e, &raw, &r);
 	EXPECT_HAS(s, "filename=[bad __data_loc]");
 	free(s);
 	r.len = f->offset + 2;		/* truncated inside the field */
-	s = render(e, &r);
+	s = render_as(e, &raw, &r);
 	EXPECT_HAS(s, "[field past the record]");
 	free(s);
 	drop(e);
@@ -350,10 +349,10 @@ static void print_fmt_with_unknown_field(void)
 	EXPECT(tp_format_parse(text, &e, NULL) == 0, "parse");
 	if (!e)
 		return;
-	EXPECT(render_prepare(e, &raw) == 0, "render_prepare");
+	EXPECT(render_prepare(e) == 0, "render_prepare");
 	rec_init(&r, e);
 	set(&r, e, "bytes_req", 24);
-	s = render(e, &r);
+	s = render_as(e, &raw, &r);
 	EXPECT_HAS(s, "bytes_req=24");
 	free(s);
 	drop(e);
@@ -380,8 +379,8 @@ static void fuzz_regressions(void)
 		}
 		if (tp_format_parse(text, &e, NULL) < 0)
 			continue;
-		if (render_prepare(e, &raw) >= 0) {
-			render_event(e, (const uint8_t *)text, strlen(text), &sb);
+		if (render_prepare(e) >= 0) {
+			render_event(e, &raw, (const uint8_t *)text, strlen(text), &sb);
 			render_release(e);
 		}
 		tp_event_free(e);
@@ -394,22 +393,24 @@ static void fuzz_regressions(void)
  * read past the end (the sanitizer build checks that). */
 static void every_captured_format(void)
 {
-	size_t n[4] = { 0 };
+	size_t n[4] = { 0 };	/* compiled, libtraceevent, field=value, syscalls */
 	struct strbuf sb = { 0 };
 	_cleanup_fclose_ FILE *null = fopen("/dev/null", "we");
 
 	for (size_t i = 0; i < n_fixtures; i++) {
-		struct tp_event *e = event_of(i, &raw);
+		struct tp_event *e = event_of(i);
+		const struct rprog *p;
 		struct rec r;
 
 		if (!e)
 			continue;
 		rec_init(&r, e);
-		render_event(e, r.buf, r.len, &sb);
-		render_event(e, r.buf, r.len / 2, &sb);
+		render_event(e, &raw, r.buf, r.len, &sb);
+		render_event(e, &raw, r.buf, r.len / 2, &sb);
 		sb_reset(&sb);
 		render_describe(e, null ? null : stdout);
-		n[*(int *)e->render]++;		/* struct rprog starts with its mode */
+		p = e->render;
+		n[p->mode == RM_COMPILED ? 0 : p->mode == RM_SYSCALL ? 3 : p->tep_ok ? 1 : 2]++;
 		drop(e);
 	}
 	sb_free(&sb);

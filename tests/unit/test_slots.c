@@ -59,10 +59,8 @@ static void feed(struct consumer *c, uint32_t id)
 static struct tp_event *exec_event(void)
 {
 	struct tp_event *e = fixture("sched", "sched_process_exec");
-	struct render_opts ro = { 0 };
-
 	if (e && !e->render)
-		render_prepare(e, &ro);
+		render_prepare(e);
 	return e;
 }
 

@@ -271,7 +271,6 @@ static void test_enums_stored(void)
 	char dir[64], *paths[1] = { dir };
 	struct store_writer_opts wo = { .directory = dir, .codec = STORE_CODEC_ZSTD, .flush_usec = 100000 };
 	struct store_reader_opts o = { 0 };
-	struct render_opts ro = { 0 };
 	struct strbuf live = { 0 }, back = { 0 };
 	struct tp_event *e = find("block", "block_rq_issue");
 	const struct tp_field *f = e ? tp_event_field(e, "ioprio") : NULL;
@@ -296,10 +295,10 @@ static void test_enums_stored(void)
 	EXPECT(store_reader_next(r, &got) == 1, "one record");
 	EXPECT(got.ev->event->enums_given && got.ev->event->n_enums == e->n_enums,
 	       "enums %zu, want %zu", got.ev->event->n_enums, e->n_enums);
-	render_prepare(e, &ro);
-	render_prepare(got.ev->event, &ro);
-	render_event(e, rec, e->fixed_size, &live);
-	render_event(got.ev->event, got.data, got.len, &back);
+	render_prepare(e);
+	render_prepare(got.ev->event);
+	render_event(e, NULL, rec, e->fixed_size, &live);
+	render_event(got.ev->event, NULL, got.data, got.len, &back);
 	EXPECT_STREQ(sb_str(&back), sb_str(&live));
 	EXPECT(strstr(sb_str(&back), " be,0,4 "), "ioprio class shown: %s", sb_str(&back));
 	sb_free(&live);

@@ -1,0 +1,148 @@
+#!/usr/bin/env bash
+# A selection on the command line, without a config file: -e and the other
+# [Selection] keys as options (--filter, --aggregate, ...). Real exec events:
+# the filter keeps a shell's exec and drops /bin/true's; an aggregate counts
+# them; a bad option is diagnosed as --check-config does a file, naming the
+# option ("--filter:1:1: ..."), with exit status 78 (EX_CONFIG); with -c, the
+# file's [Daemon] stays and its selections give way.
+. "$(dirname "$0")/../lib.sh"
+need_root cmdline
+
+# run OUT ARGS...: tracerd -f ARGS in the background until attached; sets P.
+run() {
+	local out=$1 i; shift
+	"$TRACERD" -f "$@" >"$out" 2>"$out.err" &
+	P=$!
+	on_exit "kill -INT $P"
+	for ((i = 0; i < 300; i++)); do
+		grep -q attached "$out.err" 2>/dev/null && return 0
+		kill -0 $P 2>/dev/null || break
+		sleep 0.05
+	done
+	cat "$out.err" >&2
+	return 1
+}
+stop() { kill -INT $P; wait $P; }
+
+# -e and --filter: the shell's exec and not /bin/true's.
+if run "$TMP/exec" -e sched:sched_process_exec --filter 'filename ~ "*sh"'; then
+	/bin/sh -c '/bin/true; echo $$ >'"$TMP/sh.pid"
+	sleep 0.3
+	stop
+	pid=$(cat "$TMP/sh.pid")
+	check "-e --filter: the exec of /bin/sh (pid $pid) is printed" \
+		grep -q "sched_process_exec: filename=/bin/sh pid=$pid " "$TMP/exec"
+	n=$(grep -c "filename=[^ ]*true " "$TMP/exec")
+	check "-e --filter: no exec of /bin/true ($n)" [ "$n" = 0 ]
+	n=$(grep -vc "sched_process_exec: filename=[^ ]*sh pid=" "$TMP/exec")
+	check "-e --filter: every line is a shell's exec ($n others)" [ "$n" = 0 ]
+	check "the selection is named cmdline" grep -q "summary: selection cmdline: " "$TMP/exec.err"
+else
+	not_ok "-e --filter: tracerd starts"
+fi
+
+# --aggregate and --aggregate-interval-sec: a final dump counts the execs.
+cp /bin/true "$TMP/cmdagg"
+if run "$TMP/agg" -e sched:sched_process_exec --filter 'filename ~ "*/cmdagg"' \
+	--aggregate 'hist:keys=filename' --aggregate-interval-sec 0; then
+	for i in 1 2 3; do "$TMP/cmdagg"; done
+	sleep 0.3
+	stop
+	check "--aggregate: the final dump counts 3 execs" \
+		grep -qE "^\{ filename: $TMP/cmdagg +\} hitcount: +3\$" "$TMP/agg"
+	check "--aggregate: no records, a dump" [ "$(grep -c sched_process_exec: "$TMP/agg")" = 0 ]
+else
+	not_ok "--aggregate: tracerd starts"
+fi
+
+# Several -e, one of them with two globs, and --name.
+if run "$TMP/multi" -e sched:sched_process_exec -e 'sched:sched_process_exit sched:sched_process_fork' \
+	--filter 'comm == "cmdmulti"' --name multi; then
+	cp /bin/true "$TMP/cmdmulti"
+	"$TMP/cmdmulti"
+	sleep 0.3
+	stop
+	check "-e twice: three events attached" grep -q "attached 3 events" "$TMP/multi.err"
+	check "--name: the summary names it" grep -q "summary: selection multi: " "$TMP/multi.err"
+	check "-e twice: the exit of cmdmulti is printed" grep -q "sched_process_exit: comm=cmdmulti " "$TMP/multi"
+else
+	not_ok "-e twice: tracerd starts"
+fi
+
+# Bad input: the diagnostic names the option; 78 from the daemon, 1 from
+# --check-config, which prints the same text. (The list of fields after an
+# unknown one is left out: the field resolver's to choose.)
+bad() { # NAME WANT-STDERR ARGS...
+	local name=$1 want=$2 rc rc2 got got2; shift 2
+	got=$(timeout 20 "$TRACERD" -f "$@" 2>&1 >/dev/null); rc=$?
+	got2=$(timeout 20 "$TRACERD" --check-config "$@" 2>&1 >/dev/null); rc2=$?
+	got=$(sed 's/; its fields are: .*//' <<<"$got") got2=$(sed 's/; its fields are: .*//' <<<"$got2")
+	if [ "$rc" = 78 ] && [ "$got" = "$want" ]; then ok "bad input: $name exits 78 with '${want%%$'\n'*}'"
+	else not_ok "bad input: $name"; note "want (78): $want"; note "got ($rc): $got"; fi
+	if [ "$rc2" = 1 ] && [ "$got2" = "$want" ]; then ok "bad input: --check-config $name says the same"
+	else not_ok "bad input: --check-config $name"; note "got ($rc2): $got2"; fi
+}
+bad "unknown field" "--filter:1:1: unknown field 'filenam' in sched:sched_process_exec
+    filenam ~ \"*sh\"
+    ^" -e sched:sched_process_exec --filter 'filenam ~ "*sh"'
+bad "a filter cut short" "--filter:1:26: expected a value: a number, a symbol or a string
+    filename ~ \"*sh\" && pid >
+                             ^" -e sched:sched_process_exec --filter 'filename ~ "*sh" && pid >'
+bad "no such event" "--events:1:20: no event 'sched:sched_process_exe'; did you mean sched:sched_process_exec, sched:sched_process_exit or sched:sched_process_free" \
+	-e 'sched:sched_switch sched:sched_process_exe'
+bad "a bad priority" "--priority:1:1: expected a syslog priority (emerg..debug or 0..7), got 'loud'
+    loud
+    ^" -e sched:sched_switch --priority loud
+bad "a bad aggregate" "--aggregate:1:11: unknown field 'nope' in sched:sched_switch
+    hist:keys=nope
+              ^" -e sched:sched_switch --aggregate hist:keys=nope
+
+# Usage errors: an option of a selection without -e, or beside --describe.
+"$TRACERD" --filter 'pid == 1' >/dev/null 2>&1
+check "--filter without -e is a usage error (2)" [ $? = 2 ]
+"$TRACERD" --describe sched:sched_switch -e sched:sched_switch >/dev/null 2>&1
+check "-e with --describe is a usage error (2)" [ $? = 2 ]
+
+# With -c: the file's [Daemon] and [Store] stay (records to the store), its
+# selections give way to the command line's.
+cat >"$TMP/c.conf" <<EOF
+[Daemon]
+Output=store
+FlushIntervalMSec=10
+[Store]
+Directory=$TMP/store
+[Selection]
+Name=fromfile
+Events=syscalls:sys_enter_sysfs
+EOF
+# run_as_service OUT ARGS...: as run, without -f
+run_as_service() {
+	local out=$1 i; shift
+	"$TRACERD" "$@" >"$out" 2>"$out.err" &
+	P=$!
+	on_exit "kill -INT $P"
+	for ((i = 0; i < 300; i++)); do
+		grep -q attached "$out.err" 2>/dev/null && return 0
+		kill -0 $P 2>/dev/null || break
+		sleep 0.05
+	done
+	cat "$out.err" >&2
+	return 1
+}
+if run_as_service "$TMP/withc" -c "$TMP/c.conf" -e sched:sched_process_exec --filter 'filename ~ "*/cmdwithc"'; then
+	cp /bin/true "$TMP/cmdwithc"
+	"$TMP/cmdwithc"
+	sleep 0.3
+	stop
+	"$TRACERD" --read "$TMP/store" >"$TMP/withc.read" 2>&1
+	check "-c with -e: the file's [Store] has the command line's records" \
+		grep -q "sched_process_exec: filename=$TMP/cmdwithc " "$TMP/withc.read"
+	check "-c with -e: the file's selection is not attached" [ "$(grep -c fromfile "$TMP/withc.err")" = 0 ]
+	check "-c with -e: one event attached" grep -q "attached 1 events" "$TMP/withc.err"
+else
+	not_ok "-c with -e: tracerd starts"
+fi
+got=$("$TRACERD" --check-config "$TMP/c.conf" -e sched:sched_switch)
+check "--check-config FILE -e: '$got'" [ "$got" = "$TMP/c.conf: OK" ]
+got=$("$TRACERD" --check-config -e sched:sched_switch --rate-limit 10 --output stdout)
+check "--check-config -e: '$got'" [ "$got" = "command line: OK" ]
