@@ -427,10 +427,8 @@ static int start(struct daemon *dm, struct config *cfg)
 	log_attached(dm->t, now_usec(CLOCK_MONOTONIC) - t0, now_usec(CLOCK_PROCESS_CPUTIME_ID) - c0);
 	return 0;
 fail:
-	if (d.msg[0] && d.file[0])
+	if (d.msg[0])
 		print_diag(&d);
-	else if (d.msg[0])
-		log_error("cannot start: %s", d.msg);
 	else
 		log_error("cannot start: %s", strerror(-r));
 	/* An error that names a place in the config is the config's. */
@@ -486,9 +484,11 @@ int run_daemon(const struct run_opts *o)
 		print_diag(&d);
 		return EXIT_CONFIG;
 	}
-	use_boot_pointer_key();
 	r = start(&dm, &cfg);
 	if (r >= 0) {
+		/* After start(): what keeps tracerd from starting is said first,
+		 * and no record is rendered before the loop runs. */
+		use_boot_pointer_key();
 		r = setup_loop(&dm);
 		if (r < 0)
 			log_error("cannot set up the event loop: %s", strerror(-r));

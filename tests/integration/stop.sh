@@ -132,8 +132,13 @@ for ((i = 0; i < 1200; i++)); do
 done
 note "kill: the unit is $(ct systemctl is-active tracerd), Result=$(ct systemctl show -P Result tracerd)"
 detached=$(entries | jq -r 'select(.MESSAGE | test("^stopping: detached")) | .MESSAGE')
-check "kill: SIGKILL came during the detach (no 'detached' message; Result=signal)" \
-	[ -z "$detached" -a "$(ct systemctl show -P Result tracerd)" = signal ]
+# A killed process still waits for the kernel to detach what is left as its
+# fds close (a grace period an event): on a loaded machine that can outlast
+# the stop timeout, and systemd then says Result=timeout. Either way the
+# kill came before tracerd's own detach ended.
+result=$(ct systemctl show -P Result tracerd)
+killed_in_detach() { [ -z "$detached" ] && [[ "$result" == signal || "$result" == timeout ]]; }
+check "kill: SIGKILL came during the detach (no 'detached' message; Result=$result)" killed_in_detach
 read_store kill
 note "kill: $STORED records in the store, fire_syscall pid $PID: $ENTER sys_enter_sysfs"
 LATE=$(jq -r --arg p "$LPID" 'select(.TRACE_PID == $p) | 1' "$TMP/kill.json" | wc -l)
