@@ -44,9 +44,9 @@ static __always_inline __s64 load_num(const __u8 *rec, const struct filter_insn 
 				      __u64 pid_tgid)
 {
 	switch (in->src) {
-	case FSRC_PID: return (__u32)pid_tgid;
-	case FSRC_TGID: return pid_tgid >> 32;
-	case FSRC_CPU: return bpf_get_smp_processor_id();
+	case SRC_PID: return (__u32)pid_tgid;
+	case SRC_TGID: return pid_tgid >> 32;
+	case SRC_CPU: return bpf_get_smp_processor_id();
 	default: return load_field(rec, in);
 	}
 }
@@ -188,17 +188,17 @@ static __always_inline bool str_locate(const __u8 *rec, __u32 len, const struct 
 {
 	__u32 off = in->off & (TRACERD_MAX_RECORD - 1), loc;
 
-	fs->from_comm = in->src == FSRC_COMM;
+	fs->from_comm = in->src == SRC_COMM;
 	switch (in->src) {
-	case FSRC_COMM:
+	case SRC_COMM:
 		bpf_get_current_comm(fs->comm, sizeof(fs->comm));
 		fs->base = 0;
 		fs->n = TRACERD_COMM_LEN;
 		return true;
-	case FSRC_DATA_LOC:
-	case FSRC_REL_LOC:
+	case SRC_DATA_LOC:
+	case SRC_REL_LOC:
 		loc = *(__u32 *)(rec + off);
-		fs->base = tracerd_loc_off(loc, off, in->src == FSRC_REL_LOC);
+		fs->base = tracerd_loc_off(loc, off, in->src == SRC_REL_LOC);
 		fs->n = tracerd_loc_len(loc);
 		/* A truncated record: compare what was copied. */
 		if (fs->base >= len)

@@ -126,20 +126,25 @@ enum filter_cmp {
 	FCMP_NGLOB,
 };
 
-enum filter_src {
-	FSRC_RECORD = 0,	/* field at off/size in the record */
-	FSRC_PID,		/* common_pid: the current tid */
-	FSRC_TGID,
-	FSRC_CPU,
-	FSRC_COMM,		/* current task's comm, strings only */
-	FSRC_DATA_LOC,		/* __data_loc string: off is the loc word */
-	FSRC_REL_LOC,		/* __rel_loc string: offset from the loc word's end */
+/* Where a value comes from, for the filter (filter_insn.src) and for a
+ * histogram key (agg_key_src.src) alike: kernel-events/field_source.c
+ * resolves a field name to one. */
+enum trace_src {
+	SRC_RECORD = 0,		/* number at off/size in the record */
+	SRC_STR,		/* char array at off in the record, of its size */
+	SRC_DATA_LOC,		/* __data_loc string: off is the loc word */
+	SRC_REL_LOC,		/* __rel_loc string: offset from the loc word's end */
+	SRC_PID,		/* common_pid: the current tid */
+	SRC_TGID,
+	SRC_CPU,
+	SRC_COMM,		/* current task's comm, TRACERD_COMM_LEN bytes */
+	SRC_PID_COMM,		/* Aggregate='s common_pid.execname: the tid, then comm */
 };
 
 struct filter_insn {
 	__u8 op;
 	__u8 cmp;
-	__u8 src;
+	__u8 src;		/* enum trace_src */
 	__u8 size;		/* 1, 2, 4, 8; 0 for strings */
 	__u8 is_signed;
 	__u8 str;		/* index into strs for FOP_STRCMP */
@@ -198,21 +203,10 @@ struct event_stats {
 #define TRACERD_AGG_SMALL_ENTRIES	(1u << 16)
 #define TRACERD_AGG_LARGE_ENTRIES	(1u << 13)
 
-enum agg_src {
-	AGG_SRC_RECORD = 0,	/* number at off/size in the record */
-	AGG_SRC_PID,		/* common_pid: the current tid */
-	AGG_SRC_CPU,
-	AGG_SRC_COMM,		/* current task's comm, 16 bytes */
-	AGG_SRC_STR,		/* char array at off, width bytes */
-	AGG_SRC_DATA_LOC,	/* __data_loc string: off is the loc word */
-	AGG_SRC_REL_LOC,
-	AGG_SRC_PID_COMM,	/* common_pid.execname: the tid, then comm */
-};
-
 enum agg_xform { AGG_X_NONE = 0, AGG_X_LOG2, AGG_X_BUCKETS };
 
 struct agg_key_src {
-	__u8 src;
+	__u8 src;		/* enum trace_src */
 	__u8 size;		/* numbers: 1, 2, 4, 8 */
 	__u8 is_signed;
 	__u8 xform;
