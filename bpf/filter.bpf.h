@@ -197,9 +197,13 @@ static __always_inline bool str_locate(const __u8 *rec, __u32 len, const struct 
 		return true;
 	case SRC_DATA_LOC:
 	case SRC_REL_LOC:
+	case SRC_USER_STR:
 		loc = *(__u32 *)(rec + off);
 		fs->base = tracerd_loc_off(loc, off, in->src == SRC_REL_LOC);
 		fs->n = tracerd_loc_len(loc);
+		/* A user string not read (unreadable, NULL) is no string. */
+		if (in->src == SRC_USER_STR && (!fs->n || off + 4 > len))
+			return false;
 		/* A truncated record: compare what was copied. */
 		if (fs->base >= len)
 			fs->n = 0;
@@ -222,7 +226,9 @@ static __always_inline bool filter_strcmp(const __u8 *rec, __u32 len,
 	bool neg = in->cmp == FCMP_NE || in->cmp == FCMP_NGLOB;
 	__u32 steps;
 
-	str_locate(rec, len, in, fs);
+	/* No string to compare: == and ~ are false, != true. */
+	if (!str_locate(rec, len, in, fs))
+		return neg;
 	fs->k = in->str;
 	fs->literal = in->cmp == FCMP_EQ || in->cmp == FCMP_NE;
 	fs->p = fs->s = fs->bp = fs->bs = 0;

@@ -28,6 +28,7 @@ void tracer_slot_totals(struct tracer *t, const struct trace_slot *slot, struct 
 	tot->truncated += bpf.truncated;
 	tot->aggregated += bpf.aggregated;
 	tot->agg_dropped += bpf.agg_dropped;
+	tot->unreadable += bpf.ustr_unreadable;
 	trace_slot_add_counts(slot, tot);
 }
 
@@ -79,8 +80,8 @@ const struct record_counts *tracer_record_counts(struct tracer *t)
 static void report_selection(struct tracer *t, struct sel_state *s, bool final, uint64_t skipped)
 {
 	struct sel_totals tot;
-	char f[13][160], errs[128];
-	const char *fields[13];
+	char f[14][160], errs[128];
+	const char *fields[14];
 
 	tracer_totals(t, s, &tot);
 	sink_errnos_format(tot.errnos, errs, sizeof(errs));
@@ -99,16 +100,18 @@ static void report_selection(struct tracer *t, struct sel_state *s, bool final, 
 	/* The daemon's figure, the same in every selection's entry: the one
 	 * shared program does not tell the kernel's skips apart by event. */
 	snprintf(f[12], sizeof(f[12]), "TRACE_STATS_SKIPPED=%llu", (unsigned long long)skipped);
+	snprintf(f[13], sizeof(f[13]), "TRACE_STATS_UNREADABLE_STRINGS=%llu",
+		 (unsigned long long)tot.unreadable);
 	for (size_t i = 0; i < ARRAY_SIZE(f); i++)
 		fields[i] = f[i];
 	sink_message(t->sink, LOG_INFO, fields, ARRAY_SIZE(fields),
-		     "%s: selection %s: %llu delivered, %llu lost, %llu suppressed, %llu sink errors%s%s%s, %llu filtered out, %llu aggregated, %llu dropped (histogram full)",
+		     "%s: selection %s: %llu delivered, %llu lost, %llu suppressed, %llu sink errors%s%s%s, %llu filtered out, %llu aggregated, %llu dropped (histogram full); %llu syscall strings unreadable",
 		     final ? "summary" : "stats", s->conf->name,
 		     (unsigned long long)tot.delivered, (unsigned long long)tot.lost,
 		     (unsigned long long)tot.suppressed, (unsigned long long)tot.sink_errors,
 		     errs[0] ? " (" : "", errs, errs[0] ? ")" : "",
 		     (unsigned long long)tot.filtered, (unsigned long long)tot.aggregated,
-		     (unsigned long long)tot.agg_dropped);
+		     (unsigned long long)tot.agg_dropped, (unsigned long long)tot.unreadable);
 }
 
 void report_stats(struct tracer *t, bool final)
@@ -156,12 +159,12 @@ void report_events(struct tracer *t, FILE *out)
 			tracer_slot_totals(t, slot, &tot);
 			if (!tot.hits && !tot.delivered)
 				continue;
-			fprintf(out, "tracerd:   %-12s %s:%s delivered=%llu lost=%llu suppressed=%llu sink_errors=%llu filtered=%llu aggregated=%llu agg_dropped=%llu\n",
+			fprintf(out, "tracerd:   %-12s %s:%s delivered=%llu lost=%llu suppressed=%llu sink_errors=%llu filtered=%llu aggregated=%llu agg_dropped=%llu unreadable=%llu\n",
 				t->sels[i]->conf->name, slot->event->system, slot->event->name,
 				(unsigned long long)tot.delivered, (unsigned long long)tot.lost,
 				(unsigned long long)tot.suppressed, (unsigned long long)tot.sink_errors,
 				(unsigned long long)tot.filtered, (unsigned long long)tot.aggregated,
-				(unsigned long long)tot.agg_dropped);
+				(unsigned long long)tot.agg_dropped, (unsigned long long)tot.unreadable);
 		}
 }
 

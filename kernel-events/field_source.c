@@ -17,14 +17,14 @@ static bool name_is(const char *n, const char *a, const char *b, const char *c)
 static int resolve_common(const char *name, struct field_source *s)
 {
 	if (!strcmp(name, "common_pid")) {
-		*s = (struct field_source){ .src = SRC_PID, .size = 4, .is_signed = true };
+		*s = (struct field_source){ .src = SRC_PID, .size = 4, .is_signed = true, .ustr = -1 };
 		snprintf(s->type, sizeof(s->type), "int");
 	} else if (name_is(name, "cpu", "CPU", "common_cpu")) {
-		*s = (struct field_source){ .src = SRC_CPU, .size = 4, .is_signed = true };
+		*s = (struct field_source){ .src = SRC_CPU, .size = 4, .is_signed = true, .ustr = -1 };
 		snprintf(s->type, sizeof(s->type), "int");
 	} else if (name_is(name, "comm", "COMM", "common_comm")) {
 		*s = (struct field_source){ .src = SRC_COMM, .is_string = true,
-					    .str_size = TRACERD_COMM_LEN };
+					    .str_size = TRACERD_COMM_LEN, .ustr = -1 };
 		snprintf(s->type, sizeof(s->type), "char[%d]", TRACERD_COMM_LEN);
 	} else {
 		return -ENOENT;
@@ -33,10 +33,67 @@ static int resolve_common(const char *name, struct field_source *s)
 	return 0;
 }
 
-static int resolve_record(const struct tp_field *f, struct field_source *s)
+static bool is_user_string(const struct tp_event *e, size_t i)
+{
+	const struct tp_field *f = &e->fields[i];
+
+	if (!e->system || strcmp(e->system, "syscalls") || !e->name ||
+	    strncmp(e->name, "sys_enter_", 10))
+		return false;
+	if (f->is_common || f->kind != TP_FIELD_SCALAR || f->size != 8 ||
+	    strcmp(f->type, "const char *"))
+		return false;
+	return !(i + 1 < e->n_fields && !strcmp(e->fields[i + 1].type, "size_t"));
+}
+
+size_t field_source_user_strings(const struct tp_event *e,
+				 const struct tp_field *ret[TRACERD_MAX_USTR])
+{
+	size_t n = 0;
+
+	for (size_t i = 0; i < e->n_fields && n < TRACERD_MAX_USTR; i++)
+		if (is_user_string(e, i))
+			ret[n++] = &e->fields[i];
+	return n;
+}
+
+void event_desc_user_strings(const struct tp_event *e, struct event_desc *desc)
+{
+	const struct tp_field *u[TRACERD_MAX_USTR];
+	size_t n = field_source_user_strings(e, u);
+
+	memset(desc->ustr_off, 0, sizeof(desc->ustr_off));
+	for (size_t i = 0; i < n; i++)
+		desc->ustr_off[i] = u[i]->offset;
+}
+
+static int user_string_index(const struct tp_event *e, const struct tp_field *f)
+{
+	const struct tp_field *u[TRACERD_MAX_USTR];
+	size_t n = field_source_user_strings(e, u);
+
+	for (size_t i = 0; i < n; i++)
+		if (u[i] == f)
+			return i;
+	return -1;
+}
+
+void field_source_as_user_string(const struct tp_event *e, struct field_source *s)
+{
+	s->src = SRC_USER_STR;
+	s->off = tracerd_ustr_words(e->fixed_size) + 4 * s->ustr;
+	s->size = 0;
+	s->is_signed = false;
+	s->is_string = true;
+	s->str_size = 0;
+}
+
+static int resolve_record(const struct tp_event *e, const struct tp_field *f,
+			  struct field_source *s)
 {
 	*s = (struct field_source){ .name = f->name, .field = f, .off = f->offset,
-				    .size = f->size, .is_signed = f->is_signed };
+				    .size = f->size, .is_signed = f->is_signed,
+				    .ustr = user_string_index(e, f) };
 	if (f->kind == TP_FIELD_ARRAY)
 		snprintf(s->type, sizeof(s->type), "%s[%u]", f->type, f->array_len);
 	else
@@ -63,12 +120,12 @@ int field_source_resolve(const struct tp_event *e, const char *name, struct fiel
 		/* common_pid: rebuilt from the task; flags, preempt count: lost */
 		if (!resolve_common(name, ret))
 			return 0;
-		resolve_record(f, ret);
+		resolve_record(e, f, ret);
 		return -EPERM;
 	}
 	if (f)
-		return resolve_record(f, ret);
-	*ret = (struct field_source){ .name = name };
+		return resolve_record(e, f, ret);
+	*ret = (struct field_source){ .name = name, .ustr = -1 };
 	return resolve_common(name, ret);
 }
 

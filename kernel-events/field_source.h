@@ -20,6 +20,8 @@ struct field_source {
 	bool is_signed;
 	bool is_string;
 	unsigned str_size;		/* SRC_STR, SRC_COMM: bytes of the array */
+	int ustr;			/* a syscall's user string argument: its index
+					 * among them (field_source_user_strings), else -1 */
 	char type[96];			/* as the format says: "int", "char[16]" */
 };
 
@@ -31,6 +33,22 @@ struct field_source {
  *              neither a number nor a string.
  * ret is filled as far as known (name, field, type) in every case. */
 int field_source_resolve(const struct tp_event *e, const char *name, struct field_source *ret);
+
+/* The arguments of a syscall event (syscalls:sys_enter_*) that are user
+ * strings, in field order, at most TRACERD_MAX_USTR: those whose type the
+ * format gives as "const char *" (the kernel's const char __user *, __user
+ * dropped), except a buffer with its length, an argument followed by a
+ * size_t (write's buf, count; pwrite64's; mq_timedsend's u_msg_ptr). */
+size_t field_source_user_strings(const struct tp_event *e,
+				 const struct tp_field *ret[TRACERD_MAX_USTR]);
+
+/* Lists e's user string arguments in desc->ustr_off, for the class program
+ * to read them and the filter to compare them. */
+void event_desc_user_strings(const struct tp_event *e, struct event_desc *desc);
+
+/* s, a user string argument (s->ustr >= 0), as the string the class program
+ * appended to the record, not the pointer: SRC_USER_STR at its word. */
+void field_source_as_user_string(const struct tp_event *e, struct field_source *s);
 
 /* Why name did not resolve, -ENOENT or -EPERM, for an error message:
  * "unknown field ...; its fields are: <the event's>, <common>". An array

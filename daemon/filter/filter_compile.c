@@ -26,6 +26,29 @@ struct fcomp {
 	unsigned n_strs;
 };
 
+static int parse_number(const char *s, uint64_t *u, bool *neg);
+
+/* A syscall's user string argument compares as the string the class
+ * program read when the selection reads it (the descriptor lists it) and
+ * the predicate is about a string: ~, a quoted value or one that is no
+ * number. Otherwise it is the pointer, as before (filename == 0). */
+static int user_string(struct fcomp *c, const struct fnode *p, struct field_source *s)
+{
+	bool str = p->op == FO_GLOB, neg;
+	uint64_t u;
+
+	for (size_t i = 0; i < p->n_vals; i++)
+		str |= p->vals[i].quoted || parse_number(p->vals[i].text, &u, &neg) < 0;
+	if (!str)
+		return 0;
+	if (c->desc->ustr_off[s->ustr] != s->off)
+		return filter_error(c->src, p->off, "%s is a user string that this selection does "
+				    "not read (SyscallStrings=no, or Aggregate=): only its pointer can "
+				    "be compared", s->name);
+	field_source_as_user_string(c->e, s);
+	return 0;
+}
+
 static int resolve_field(struct fcomp *c, const struct fnode *p, struct fref *ref)
 {
 	struct field_source *s = &ref->s;
@@ -43,6 +66,8 @@ static int resolve_field(struct fcomp *c, const struct fnode *p, struct fref *re
 				     sizeof(why));
 		return filter_error(c->src, p->off, "%s", why);
 	}
+	if (s->ustr >= 0 && (r = user_string(c, p, s)) < 0)
+		return r;
 	ref->is_str = s->is_string;
 	ref->in = (struct filter_insn){ .src = s->src, .off = s->off, .is_signed = s->is_signed,
 					.size = s->is_string ? 0 : s->size, .imm = s->str_size };
@@ -362,7 +387,7 @@ static uint32_t filter_span(const struct event_desc *d)
 
 		if (in->op != FOP_CMP && in->op != FOP_STRCMP)
 			continue;
-		if (in->src == SRC_DATA_LOC || in->src == SRC_REL_LOC)
+		if (in->src == SRC_DATA_LOC || in->src == SRC_REL_LOC || in->src == SRC_USER_STR)
 			return 0;	/* the string is in the payload */
 		if (in->src != SRC_RECORD && in->src != SRC_STR)
 			continue;	/* pid, tgid, cpu, comm: not in the record */
