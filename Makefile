@@ -190,7 +190,7 @@ uninstall-man:
 # The benchmark (README, "Benchmark"): not part of `make test`. BENCH_ARGS is
 # passed to bench/bench.py, e.g. BENCH_ARGS="--quick".
 BENCH_BINS := $(BUILD)/bench/workload $(BUILD)/bench/drain $(BUILD)/bench/prog-per-event \
-	$(BUILD)/bench/ring-drain
+	$(BUILD)/bench/ring-drain $(BUILD)/bench/detach-cost
 
 $(BUILD)/bench/%: bench/%.c
 	@mkdir -p $(@D)
@@ -203,6 +203,11 @@ $(BUILD)/bench/ring-drain: bench/ring-drain.c $(BUILD)/libtracerd.a $(HDRS)
 $(BUILD)/bench/prog-per-event: bench/prog-per-event.c $(SKELS)
 	@mkdir -p $(@D)
 	$(CC) $(CFLAGS) -o $@ $< -lbpf -lelf -lz
+
+# What detaching costs, by way of detaching (README, "Stop and reload").
+$(BUILD)/bench/detach-cost: bench/detach-cost.c $(SKELS)
+	@mkdir -p $(@D)
+	$(CC) $(CFLAGS) -o $@ $< -lbpf -lelf -lz -lpthread
 
 bench-deps:
 	scripts/bench-deps.sh

@@ -19,6 +19,10 @@ const volatile __u64 wakeup_bytes = 1 << 20;
 /* The daemon's own events are not traced: writing out one record would
  * otherwise produce more (syscalls:*, writeback...), without end. */
 const volatile __u32 self_tgid;
+/* Set by the daemon when it stops, before it detaches (a grace period per
+ * event, minutes for thousands): an event after it is no hit, no record
+ * and no loss, so the counts written at stop stay exact. */
+volatile __u32 stopped;
 
 struct {
 	__uint(type, BPF_MAP_TYPE_RINGBUF);
@@ -131,6 +135,8 @@ int trace_event_class(void *ctx)
 	struct scratch *s;
 	__u64 pid_tgid, avail, size;
 
+	if (stopped)
+		return PASS_ON;
 	pid_tgid = bpf_get_current_pid_tgid();
 	if (pid_tgid >> 32 == self_tgid)
 		return PASS_ON;

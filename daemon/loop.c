@@ -11,6 +11,7 @@
 #include "clock.h"
 #include "log.h"
 #include "loop.h"
+#include "ptrkey.h"
 #include "report.h"
 #include "sink/sink.h"
 #include "tracer.h"
@@ -65,9 +66,12 @@ static void notify_status(struct daemon *dm, const char *state)
 		rate = (double)(sum.delivered - dm->last_delivered) * 1e6 / (now - dm->last_status_usec);
 	dm->last_delivered = sum.delivered;
 	dm->last_status_usec = now;
-	sd_notifyf(false, "%sSTATUS=%.0f events/s, %llu delivered%s%s, %zu selections, %zu events",
+	/* Where the statistics went is part of the status: stderr, which
+	 * nobody may read, when the journal cannot be written. */
+	sd_notifyf(false, "%sSTATUS=%.0f events/s, %llu delivered%s%s, %zu selections, %zu events%s",
 		   state ? state : "", rate, (unsigned long long)sum.delivered,
-		   losses[0] ? losses : "", losses[0] ? "" : ", 0 lost", dm->t->n_sels, tracer_attached(dm->t));
+		   losses[0] ? losses : "", losses[0] ? "" : ", 0 lost", dm->t->n_sels, tracer_attached(dm->t),
+		   journal_unreachable() < 0 ? "; journal unavailable: logging to stderr" : "");
 }
 
 /* Attaching or detaching blocks the loop (the loader calls this about once
@@ -85,8 +89,8 @@ static void on_busy(void *userdata, size_t done, size_t total)
 	dm->busy_done = done;
 	dm->busy_total = total;
 	sd_notifyf(false, "WATCHDOG=1\nEXTEND_TIMEOUT_USEC=%llu\nSTATUS=%s %zu of %zu events",
-		   BUSY_EXTEND_USEC, dm->stopping ? "stopping: detached" : "attaching or detaching:",
-		   done, total);
+		   BUSY_EXTEND_USEC, dm->stopping ? "stopping: final counts written, detached" :
+		   "attaching or detaching:", done, total);
 }
 
 /* Time sources are one-shot: a callback that wants to run again must
@@ -225,7 +229,7 @@ static int on_hup(sd_event_source *s, const struct signalfd_siginfo *si, void *u
 	struct daemon *dm = userdata;
 	struct tracer *t = dm->t;
 	struct route_update outputs;
-	struct diag d = { 0 };
+	struct diag d = { 0 }, why = { 0 };
 	struct config cfg;
 	int r;
 
@@ -238,10 +242,9 @@ static int on_hup(sd_event_source *s, const struct signalfd_siginfo *si, void *u
 		keep_restart_only(&cfg, &t->cfg);
 		/* The outputs first: one that cannot be made fails the reload
 		 * before a selection changes. */
-		r = sink_route_prepare(t->sink, &cfg, &outputs);
+		r = sink_route_prepare(t->sink, &cfg, &outputs, &why);
 		if (r < 0)
-			diag_set(&d, dm->o->config_path, 0, 0, "cannot open the outputs it names: %s",
-				 strerror(-r));
+			diag_set(&d, dm->o->config_path, 0, 0, "%s", why.msg);
 		else if ((r = tracer_apply(t, &cfg, &d)) < 0)
 			sink_route_abort(&outputs);
 		else {
@@ -257,6 +260,35 @@ static int on_hup(sd_event_source *s, const struct signalfd_siginfo *si, void *u
 	report_reload(dm, &d, r);
 	notify_status(dm, "READY=1\n");
 	return 0;
+}
+
+/* The stop, in the order that makes a SIGKILL during the detach (the stop
+ * timeout, or an impatient admin) lose nothing: the programs stop counting,
+ * the ring is drained, the outputs write out and sync (tracer_halt), and
+ * the final entries go out: suppressions not yet reported, and the summary
+ * per selection. Only then the detach, which the kernel makes slow (a grace
+ * period per event, one after another: ~40 ms each, 90 s for `*:*`); it
+ * extends the stop timeout as long as it moves (on_busy). */
+static void stop(struct daemon *dm)
+{
+	uint64_t t0 = now_usec(CLOCK_MONOTONIC), t1;
+	size_t n = tracer_attached(dm->t);
+
+	dm->stopping = true;
+	sd_notify(false, "STOPPING=1\nSTATUS=stopping: writing out");
+	tracer_halt(dm->t);
+	report_suppressed(dm->t);
+	report_stats(dm->t, true);
+	if (dm->o->foreground || dm->t->cfg.output != OUTPUT_JOURNAL)
+		report_events(dm->t, stderr);
+	t1 = now_usec(CLOCK_MONOTONIC);
+	log_info("stopping: final counts written in %.1f ms; detaching %zu events",
+		 (t1 - t0) / 1000.0, n);
+	sd_notifyf(false, "EXTEND_TIMEOUT_USEC=%llu\nSTATUS=stopping: final counts written, "
+		   "detaching %zu events", BUSY_EXTEND_USEC, n);
+	tracer_stop(dm->t);
+	log_info("stopping: detached %zu events in %.1f ms", n,
+		 (now_usec(CLOCK_MONOTONIC) - t1) / 1000.0);
 }
 
 /* Blocks SIGTERM, SIGINT and SIGHUP for the signalfd, from the start so that
@@ -370,7 +402,7 @@ static int start(struct daemon *dm, struct config *cfg)
 		if (r >= 0)
 			r = sink_queue_wrap(&s);
 	} else
-		r = sink_route_new(&s, cfg);
+		r = sink_route_new(&s, cfg, &d);
 	if (s)	/* on error too: tracer_free() frees it */
 		tracer_set_sink(dm->t, s, cfg->output, dm->o->foreground);
 	if (r < 0)
@@ -383,23 +415,27 @@ static int start(struct daemon *dm, struct config *cfg)
 	log_attached(dm->t, now_usec(CLOCK_MONOTONIC) - t0, now_usec(CLOCK_PROCESS_CPUTIME_ID) - c0);
 	return 0;
 fail:
-	if (d.msg[0])
+	if (d.msg[0] && d.file[0])
 		print_diag(&d);
+	else if (d.msg[0])
+		log_error("cannot start: %s", d.msg);
 	else
 		log_error("cannot start: %s", strerror(-r));
 	/* An error that names a place in the config is the config's. */
 	return d.file[0] && d.line ? -EBADMSG : r;
 }
 
-/* The exit status for a failed start: -EBADMSG is the config's (start());
- * -ENOMEDIUM and -EACCES from tracer_new() are tracefs's, and an EACCES from
+/* The exit status for a failed start: -EBADMSG is the config's (start()), and
+ * so is -EBUSY, a [Store] Directory= that another tracerd writes into (one of
+ * the two configs must change; a restart meanwhile fails the same); -ENOMEDIUM and -EACCES from tracer_new() are tracefs's, and an EACCES from
  * anything else is no less a missing permission. EPERM is the kernel refusing
  * BPF or perf events (no CAP_BPF or CAP_PERFMON, lockdown): no restart
  * changes that either. */
 static int exit_status(int r)
 {
 	switch (r) {
-	case -EBADMSG: return EXIT_CONFIG;
+	case -EBADMSG:
+	case -EBUSY: return EXIT_CONFIG;	/* the store Directory= of another tracerd */
 	case -ENOMEDIUM: return EXIT_UNAVAILABLE;
 	case -EACCES:
 	case -EPERM: return EXIT_NOPERM;
@@ -407,12 +443,28 @@ static int exit_status(int r)
 	}
 }
 
+/* The boot's pointer key, made by its first run: the journal's and
+ * stdout's hashes then compare across runs of the boot, and with --read. */
+static void use_boot_pointer_key(void)
+{
+	const char *path = ptrkey_path();
+	struct ptrkey k;
+	int r = ptrkey_load(path, true, &k);
+
+	if (r < 0) {
+		log_warning("cannot keep the pointer key in %s (%s): this run hashes pointers with a key "
+			    "of its own, and its hashes do not compare with other runs'",
+			    path, ptrkey_strerror(r));
+		return;
+	}
+	ptrkey_use(&k);
+}
+
 int run_daemon(const struct run_opts *o)
 {
 	struct daemon dm = { .o = o };
 	struct diag d = { 0 };
 	struct config cfg;
-	uint64_t t0;
 	int r;
 
 	raise_nofile();
@@ -422,6 +474,7 @@ int run_daemon(const struct run_opts *o)
 		print_diag(&d);
 		return EXIT_CONFIG;
 	}
+	use_boot_pointer_key();
 	r = start(&dm, &cfg);
 	if (r >= 0) {
 		r = setup_loop(&dm);
@@ -437,18 +490,7 @@ int run_daemon(const struct run_opts *o)
 	}
 	notify_status(&dm, "READY=1\n");
 	r = sd_event_loop(dm.event);
-	/* Detach, drain what the kernel already wrote, then the final entries:
-	 * suppressions not yet reported, and the summary per selection. */
-	t0 = now_usec(CLOCK_MONOTONIC);
-	dm.stopping = true;
-	sd_notify(false, "STOPPING=1\nSTATUS=stopping: detaching");
-	tracer_stop(dm.t);
-	log_info("stopping: detached %zu events and drained in %.1f ms", tracer_attached(dm.t),
-		 (now_usec(CLOCK_MONOTONIC) - t0) / 1000.0);
-	report_suppressed(dm.t);
-	report_stats(dm.t, true);
-	if (o->foreground || dm.t->cfg.output != OUTPUT_JOURNAL)
-		report_events(dm.t, stderr);
+	stop(&dm);
 	tracer_free(dm.t);
 	sd_event_source_unref(dm.more);
 	sd_event_unref(dm.event);

@@ -26,9 +26,9 @@ static void help(void)
 	       "       --json              one JSON object per event, the journal's field names\n"
 	       "       --events GLOBS      only these events, e.g. 'sched:*'\n"
 	       "       --filter EXPR       only records that pass this filter\n"
-	       "       --since TIME        only records from TIME on: '2026-12-03 10:00',\n"
-	       "                           '@EPOCH', '-10min' or 'now'\n"
-	       "       --until TIME        only records up to TIME\n"
+	       "       --since TIME        only records from TIME on: '934.253262' (as printed),\n"
+	       "                           '2026-12-03 10:00:00.250', '@EPOCH', '-10min', 'now'\n"
+	       "       --until TIME        only records up to TIME (its last digit included)\n"
 	       "       --follow            wait for more at the end\n"
 	       "       --raw-pointers      print %%p addresses raw instead of hashed\n"
 	       "     --version             print the version, and the libbpf, libsystemd,\n"
@@ -51,7 +51,7 @@ static int read_option(int c, struct read_opts *ro)
 	case ARG_FOLLOW: ro->follow = true; return 0;
 	case ARG_RAW_PTRS: ro->raw_pointers = true; return 0;
 	case ARG_SINCE: case ARG_UNTIL:
-		if (read_parse_time(optarg, c == ARG_SINCE ? &ro->since_ns : &ro->until_ns) < 0) {
+		if (read_parse_time(optarg, c == ARG_SINCE ? &ro->since : &ro->until) < 0) {
 			fprintf(stderr, "tracerd: cannot parse time '%s'; see --help\n", optarg);
 			return 2;
 		}
@@ -127,7 +127,7 @@ int main(int argc, char **argv)
 		{}
 	};
 	struct run_opts o = { .config_path = DEFAULT_CONFIG };
-	struct read_opts ro = { .since_ns = INT64_MIN, .until_ns = INT64_MAX };
+	struct read_opts ro = { .since.ns = INT64_MIN, .until.ns = INT64_MAX };
 	int c, action = 0;
 	const char *arg = NULL;
 

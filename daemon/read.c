@@ -4,10 +4,10 @@
  * that were resolved when it was written), compiled by the renderer, and
  * printed by the stdout sink's line formatter, or as one JSON object per
  * line with the journal sink's field names. */
-#include <ctype.h>
-#include <time.h>
+#include "boot_id.h"
 #include "filter/filter.h"
 #include "kernel-events/field_source.h"
+#include "ptrkey.h"
 #include "read.h"
 #include "render/render.h"
 #include "sink/sink.h"
@@ -29,6 +29,10 @@ struct reader_ctx {
 	struct strbuf line, text;
 	struct read_ev **evs;
 	size_t n_evs, cap_evs;
+	struct ptrkey boot_key, own_key;
+	int boot_key_err;		/* ptrkey_load()'s */
+	char key_id[PTRKEY_ID_LEN + 1];	/* the file's whose key is in use; "" none named */
+	bool key_chosen, warned;
 };
 
 static bool event_selected(const char *globs, const struct tp_event *e)
@@ -204,11 +208,57 @@ static void idle(void *userdata)
 	fflush(stdout);
 }
 
+/* A record's time on the clock of t. */
+static int64_t rec_time(const struct store_rec *r, const struct read_time *t)
+{
+	return (int64_t)r->hdr.ts_ns + (t->monotonic ? 0 : r->file->realtime_offset_ns);
+}
+
 static bool in_range(const struct read_opts *o, const struct store_rec *r)
 {
-	int64_t t = (int64_t)r->hdr.ts_ns + r->file->realtime_offset_ns;
+	const struct read_time *s = &o->since, *u = &o->until;
 
-	return t >= o->since_ns && t <= o->until_ns;
+	return (s->ns == INT64_MIN || rec_time(r, s) >= s->ns) &&
+	       (u->ns == INT64_MAX || rec_time(r, u) <= u->ns + (u->span_ns - 1));
+}
+
+/* Why f's pointers cannot hash as its writer hashed them. */
+static void say_other_key(const struct reader_ctx *ctx, const struct store_file_info *f)
+{
+	char boot[BOOT_ID_MAX];
+
+	fprintf(stderr, "tracerd: %s: ", f->path);
+	if (!f->pointer_key_id)
+		fprintf(stderr, "it names no pointer key");
+	else if (boot_id_get(boot) == 0 && !streq_ptr(f->boot_id, boot))
+		fprintf(stderr, "written on another boot (%s)", strna(f->boot_id));
+	else if (ctx->boot_key_err)
+		fprintf(stderr, "this boot's pointer key in %s cannot be used (%s)", ptrkey_path(),
+			ptrkey_strerror(ctx->boot_key_err));
+	else
+		fprintf(stderr, "written with another pointer key than this boot's in %s", ptrkey_path());
+	fprintf(stderr, ": pointers are hashed with a key of this run only; "
+		"their hashes do not compare with the journal's\n");
+}
+
+/* The key f's writer hashed with, where it is this boot's key and this
+ * process may read it (root, on the same boot), so that hashes compare
+ * with the journal's; else a key of this run (said once). */
+static void use_file_key(struct reader_ctx *ctx, const struct store_file_info *f)
+{
+	const char *id = f->pointer_key_id ? f->pointer_key_id : "";
+	bool same;
+
+	if (ctx->o->raw_pointers || (ctx->key_chosen && !strcmp(id, ctx->key_id)))
+		return;
+	ctx->key_chosen = true;
+	snprintf(ctx->key_id, sizeof(ctx->key_id), "%s", id);
+	same = !ctx->boot_key_err && !strcmp(id, ctx->boot_key.id);
+	ptrkey_use(same ? &ctx->boot_key : &ctx->own_key);
+	if (!same && !ctx->warned) {
+		ctx->warned = true;
+		say_other_key(ctx, f);
+	}
 }
 
 static int read_all(struct reader_ctx *ctx, struct store_reader *sr)
@@ -222,6 +272,7 @@ static int read_all(struct reader_ctx *ctx, struct store_reader *sr)
 
 		if (!in_range(o, &r) || !store_filter_match(&re->desc, &r.hdr, r.data, r.len))
 			continue;
+		use_file_key(ctx, r.file);
 		sb_reset(&ctx->line);
 		if (o->json)
 			print_json(ctx, &r);
@@ -233,6 +284,20 @@ static int read_all(struct reader_ctx *ctx, struct store_reader *sr)
 	return k;
 }
 
+/* Whether files were deleted before they were read (each reported as found). */
+static bool report_unread(struct store_reader *sr)
+{
+	uint64_t unknown, n = store_reader_unread(sr, &unknown);
+
+	if (n)
+		fprintf(stderr, "tracerd: %llu records were deleted (MaxUse=) before they were read\n",
+			(unsigned long long)n);
+	if (unknown)
+		fprintf(stderr, "tracerd: and the rest of %llu files, how many records not known\n",
+			(unsigned long long)unknown);
+	return n || unknown;
+}
+
 int read_store(const struct read_opts *o)
 {
 	struct reader_ctx ctx = { .o = o, .ropts = { .raw_pointers = o->raw_pointers } };
@@ -241,6 +306,15 @@ int read_store(const struct read_opts *o)
 	struct store_reader *sr = NULL;
 	int k;
 
+	if (read_time_range(&o->since, &o->until) < 0) {
+		fprintf(stderr, "tracerd: --until is before --since: no record can be in between\n");
+		return 2;
+	}
+	if (!o->raw_pointers) {
+		ctx.boot_key_err = ptrkey_load(ptrkey_path(), false, &ctx.boot_key);
+		if (ptrkey_random(&ctx.own_key) < 0)
+			return 2;
+	}
 	k = sink_stdout_new(&ctx.text_sink, stdout);
 	if (k >= 0)
 		k = store_reader_new(&sr, o->paths, o->n_paths, &so);
@@ -253,7 +327,9 @@ int read_store(const struct read_opts *o)
 	if (k >= 0 && sr && store_reader_skipped(sr))
 		fprintf(stderr, "tracerd: %llu damaged chunks skipped\n",
 			(unsigned long long)store_reader_skipped(sr));
-	k = k < 0 ? 2 : sr && store_reader_skipped(sr) ? 1 : 0;
+	if (k >= 0 && sr && report_unread(sr))
+		k = 1;
+	k = k < 0 ? 2 : k == 1 || (sr && store_reader_skipped(sr)) ? 1 : 0;
 	store_reader_free(sr);
 	for (size_t i = 0; i < ctx.n_evs; i++) {
 		strv_free(ctx.evs[i]->names, ctx.evs[i]->n_names);
@@ -266,64 +342,3 @@ int read_store(const struct read_opts *o)
 	return k;
 }
 
-static int64_t now_ns(void)
-{
-	struct timespec t;
-
-	clock_gettime(CLOCK_REALTIME, &t);
-	return t.tv_sec * 1000000000LL + t.tv_nsec;
-}
-
-/* "-N{s,sec,min,m,h,d}": now minus that. */
-static int parse_ago(const char *s, int64_t *ret)
-{
-	static const struct { const char *unit; int64_t ns; } units[] = {
-		{ "s", 1000000000LL }, { "sec", 1000000000LL }, { "min", 60000000000LL },
-		{ "m", 60000000000LL }, { "h", 3600000000000LL }, { "d", 86400000000000LL },
-	};
-	char *end;
-	double v = strtod(s + 1, &end);
-
-	for (size_t i = 0; end != s + 1 && i < ARRAY_SIZE(units); i++)
-		if (!strcmp(end, units[i].unit)) {
-			*ret = now_ns() - (int64_t)(v * units[i].ns);
-			return 0;
-		}
-	return -EINVAL;
-}
-
-int read_parse_time(const char *s, int64_t *ret)
-{
-	static const char *const forms[] = { "%Y-%m-%d %H:%M:%S", "%Y-%m-%d %H:%M", "%Y-%m-%d",
-					     "%H:%M:%S", "%H:%M" };
-	char *end;
-
-	if (!strcmp(s, "now")) {
-		*ret = now_ns();
-		return 0;
-	}
-	if (s[0] == '-')
-		return parse_ago(s, ret);
-	if (s[0] == '@') {
-		double v = strtod(s + 1, &end);
-
-		if (end == s + 1 || *end)
-			return -EINVAL;
-		*ret = (int64_t)(v * 1e9);
-		return 0;
-	}
-	for (size_t i = 0; i < ARRAY_SIZE(forms); i++) {
-		time_t now = time(NULL);
-		struct tm tm;
-
-		localtime_r(&now, &tm);
-		tm.tm_hour = tm.tm_min = tm.tm_sec = 0;
-		end = strptime(s, forms[i], &tm);
-		if (end && !*end) {
-			tm.tm_isdst = -1;
-			*ret = (int64_t)mktime(&tm) * 1000000000LL;
-			return 0;
-		}
-	}
-	return -EINVAL;
-}

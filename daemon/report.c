@@ -17,19 +17,37 @@
 /* The accounting, read across the stages. Here, not in tracer.c: tracer.c
  * calls the dumps below as slots go, and the entries below read these, so
  * in tracer.c the two files would call each other in a circle. */
+static void add_bpf(const struct event_stats *bpf, struct sel_totals *tot)
+{
+	tot->hits += bpf->hits;
+	tot->filtered += bpf->filtered;
+	tot->lost += bpf->lost;
+	tot->truncated += bpf->truncated;
+	tot->aggregated += bpf->aggregated;
+	tot->agg_dropped += bpf->agg_dropped;
+	tot->unreadable += bpf->ustr_unreadable;
+}
+
 void tracer_slot_totals(struct tracer *t, const struct trace_slot *slot, struct sel_totals *tot)
 {
 	struct event_stats bpf = { 0 };
 
 	loader_slot_stats(t->ld, slot->id, &bpf);
-	tot->hits += bpf.hits;
-	tot->filtered += bpf.filtered;
-	tot->lost += bpf.lost;
-	tot->truncated += bpf.truncated;
-	tot->aggregated += bpf.aggregated;
-	tot->agg_dropped += bpf.agg_dropped;
-	tot->unreadable += bpf.ustr_unreadable;
+	add_bpf(&bpf, tot);
 	trace_slot_add_counts(slot, tot);
+}
+
+static void past_add(const struct slot_past *p, struct sel_totals *tot)
+{
+	add_bpf(&p->bpf, tot);
+	tot->suppressed += p->suppressed;
+	out_slot_counts(p->out, &tot->delivered, &tot->sink_errors, tot->errnos);
+}
+
+void sel_past_totals(const struct sel_past *p, struct sel_totals *tot)
+{
+	for (size_t i = 0; i < p->n; i++)
+		past_add(&p->v[i], tot);
 }
 
 void tracer_totals(struct tracer *t, const struct sel_state *s, struct sel_totals *tot)
@@ -37,23 +55,71 @@ void tracer_totals(struct tracer *t, const struct sel_state *s, struct sel_total
 	memset(tot, 0, sizeof(*tot));
 	for (size_t i = 0; i < s->n_slots; i++)
 		tracer_slot_totals(t, s->slots[i], tot);
+	sel_past_totals(&s->past, tot);
+}
+
+unsigned tracer_ids_end(struct sel_state *const *sels, size_t n)
+{
+	unsigned end = 0;
+
+	for (size_t i = 0; i < n; i++)
+		for (size_t k = 0; k < sels[i]->n_slots; k++)
+			if (sels[i]->slots[k]->id >= end)
+				end = sels[i]->slots[k]->id + 1;
+	return end;
 }
 
 int tracer_read_stats(struct tracer *t)
 {
-	unsigned n = 0;
+	return loader_read_stats(t->ld, tracer_ids_end(t->sels, t->n_sels));
+}
 
-	for (size_t i = 0; i < t->n_sels; i++)
-		for (size_t k = 0; k < t->sels[i]->n_slots; k++)
-			if (t->sels[i]->slots[k]->id >= n)
-				n = t->sels[i]->slots[k]->id + 1;
-	return loader_read_stats(t->ld, n);
+int tracer_keep_counts(struct tracer *t, const struct sel_state *st, unsigned ids_end,
+		       struct sel_past *into)
+{
+	int r = loader_read_stats(t->ld, ids_end);
+
+	if (r < 0)
+		return r;
+	for (size_t i = 0; i < st->n_slots; i++) {
+		const struct trace_slot *slot = st->slots[i];
+		struct slot_past *p;
+
+		if (GROW(into->v, into->cap, into->n) < 0)
+			return -ENOMEM;
+		p = &into->v[into->n++];
+		*p = (struct slot_past){ .event = slot->event, .out = out_slot_ref(slot->out),
+					 .suppressed = slot->suppressed };
+		loader_slot_stats(t->ld, slot->id, &p->bpf);
+	}
+	return 0;
+}
+
+int sel_past_move(struct sel_past *to, struct sel_past *from)
+{
+	for (size_t i = 0; i < from->n; i++) {
+		if (GROW(to->v, to->cap, to->n) < 0)
+			return -ENOMEM;
+		to->v[to->n++] = from->v[i];
+		from->v[i].out = NULL;
+	}
+	sel_past_free(from);
+	return 0;
+}
+
+void sel_past_free(struct sel_past *p)
+{
+	for (size_t i = 0; i < p->n; i++)
+		out_slot_unref(p->v[i].out);
+	free(p->v);
+	free(p->name);
+	*p = (struct sel_past){ 0 };
 }
 
 void tracer_all_totals(struct tracer *t, struct sel_totals *sum)
 {
 	*sum = (struct sel_totals){ 0 };
-	for (size_t i = 0; i < t->n_sels; i++)
+	for (size_t i = 0; i < t->n_sels; i++) {
 		for (size_t k = 0; k < t->sels[i]->n_slots; k++) {
 			const struct trace_slot *slot = t->sels[i]->slots[k];
 			struct event_stats bpf = { 0 };
@@ -63,6 +129,10 @@ void tracer_all_totals(struct tracer *t, struct sel_totals *sum)
 			loader_slot_stats(t->ld, slot->id, &bpf);
 			sum->agg_dropped += bpf.agg_dropped;
 		}
+		sel_past_totals(&t->sels[i]->past, sum);
+	}
+	for (size_t i = 0; i < t->n_removed; i++)
+		sel_past_totals(&t->removed[i], sum);
 	/* One element, not every slot's counters: this runs every 2 s. */
 	sum->lost = loader_lost_total(t->ld);
 }
@@ -77,41 +147,43 @@ const struct record_counts *tracer_record_counts(struct tracer *t)
 	return &t->cons->counts;
 }
 
-static void report_selection(struct tracer *t, struct sel_state *s, bool final, uint64_t skipped)
+/* One selection's statistics entry; removed: a reload removed it, and the
+ * entry says what it counted until then. */
+static void report_selection(struct tracer *t, const char *name, const struct sel_totals *tot,
+			     size_t n_events, bool final, bool removed, uint64_t skipped)
 {
-	struct sel_totals tot;
-	char f[14][160], errs[128];
-	const char *fields[14];
+	char f[15][160], errs[128];
+	const char *fields[15];
 
-	tracer_totals(t, s, &tot);
-	sink_errnos_format(tot.errnos, errs, sizeof(errs));
+	sink_errnos_format(tot->errnos, errs, sizeof(errs));
 	snprintf(f[0], sizeof(f[0]), "TRACE_STATS=1");
-	snprintf(f[1], sizeof(f[1]), "TRACE_SELECTION=%s", s->conf->name);
-	snprintf(f[2], sizeof(f[2]), "TRACE_STATS_DELIVERED=%llu", (unsigned long long)tot.delivered);
-	snprintf(f[3], sizeof(f[3]), "TRACE_STATS_LOST=%llu", (unsigned long long)tot.lost);
-	snprintf(f[4], sizeof(f[4]), "TRACE_STATS_SUPPRESSED=%llu", (unsigned long long)tot.suppressed);
-	snprintf(f[5], sizeof(f[5]), "TRACE_STATS_SINK_ERRORS=%llu", (unsigned long long)tot.sink_errors);
-	snprintf(f[6], sizeof(f[6]), "TRACE_STATS_FILTERED=%llu", (unsigned long long)tot.filtered);
-	snprintf(f[7], sizeof(f[7]), "TRACE_STATS_EVENTS=%zu", s->n_slots);
+	snprintf(f[1], sizeof(f[1]), "TRACE_SELECTION=%s", name);
+	snprintf(f[2], sizeof(f[2]), "TRACE_STATS_DELIVERED=%llu", (unsigned long long)tot->delivered);
+	snprintf(f[3], sizeof(f[3]), "TRACE_STATS_LOST=%llu", (unsigned long long)tot->lost);
+	snprintf(f[4], sizeof(f[4]), "TRACE_STATS_SUPPRESSED=%llu", (unsigned long long)tot->suppressed);
+	snprintf(f[5], sizeof(f[5]), "TRACE_STATS_SINK_ERRORS=%llu", (unsigned long long)tot->sink_errors);
+	snprintf(f[6], sizeof(f[6]), "TRACE_STATS_FILTERED=%llu", (unsigned long long)tot->filtered);
+	snprintf(f[7], sizeof(f[7]), "TRACE_STATS_EVENTS=%zu", n_events);
 	snprintf(f[8], sizeof(f[8]), "TRACE_STATS_FINAL=%d", final);
 	snprintf(f[9], sizeof(f[9]), "TRACE_STATS_SINK_ERRNOS=%s", errs);
-	snprintf(f[10], sizeof(f[10]), "TRACE_STATS_AGGREGATED=%llu", (unsigned long long)tot.aggregated);
-	snprintf(f[11], sizeof(f[11]), "TRACE_STATS_AGG_DROPPED=%llu", (unsigned long long)tot.agg_dropped);
+	snprintf(f[10], sizeof(f[10]), "TRACE_STATS_AGGREGATED=%llu", (unsigned long long)tot->aggregated);
+	snprintf(f[11], sizeof(f[11]), "TRACE_STATS_AGG_DROPPED=%llu", (unsigned long long)tot->agg_dropped);
 	/* The daemon's figure, the same in every selection's entry: the one
 	 * shared program does not tell the kernel's skips apart by event. */
 	snprintf(f[12], sizeof(f[12]), "TRACE_STATS_SKIPPED=%llu", (unsigned long long)skipped);
-	snprintf(f[13], sizeof(f[13]), "TRACE_STATS_UNREADABLE_STRINGS=%llu",
-		 (unsigned long long)tot.unreadable);
+	snprintf(f[13], sizeof(f[13]), "TRACE_STATS_REMOVED=%d", removed);
+	snprintf(f[14], sizeof(f[14]), "TRACE_STATS_UNREADABLE_STRINGS=%llu",
+		 (unsigned long long)tot->unreadable);
 	for (size_t i = 0; i < ARRAY_SIZE(f); i++)
 		fields[i] = f[i];
 	sink_message(t->sink, LOG_INFO, fields, ARRAY_SIZE(fields),
-		     "%s: selection %s: %llu delivered, %llu lost, %llu suppressed, %llu sink errors%s%s%s, %llu filtered out, %llu aggregated, %llu dropped (histogram full); %llu syscall strings unreadable",
-		     final ? "summary" : "stats", s->conf->name,
-		     (unsigned long long)tot.delivered, (unsigned long long)tot.lost,
-		     (unsigned long long)tot.suppressed, (unsigned long long)tot.sink_errors,
+		     "%s: selection %s%s: %llu delivered, %llu lost, %llu suppressed, %llu sink errors%s%s%s, %llu filtered out, %llu aggregated, %llu dropped (histogram full); %llu syscall strings unreadable",
+		     final ? "summary" : "stats", name, removed ? " (removed by a reload)" : "",
+		     (unsigned long long)tot->delivered, (unsigned long long)tot->lost,
+		     (unsigned long long)tot->suppressed, (unsigned long long)tot->sink_errors,
 		     errs[0] ? " (" : "", errs, errs[0] ? ")" : "",
-		     (unsigned long long)tot.filtered, (unsigned long long)tot.aggregated,
-		     (unsigned long long)tot.agg_dropped, (unsigned long long)tot.unreadable);
+		     (unsigned long long)tot->filtered, (unsigned long long)tot->aggregated,
+		     (unsigned long long)tot->agg_dropped, (unsigned long long)tot->unreadable);
 }
 
 void report_stats(struct tracer *t, bool final)
@@ -128,8 +200,21 @@ void report_stats(struct tracer *t, bool final)
 	if (r < 0)
 		log_warning("cannot read the BPF program's counters (%s): lost and filtered below are "
 			    "as last read", strerror(-r));
-	for (size_t i = 0; i < t->n_sels; i++)
-		report_selection(t, t->sels[i], final, skipped);
+	for (size_t i = 0; i < t->n_sels; i++) {
+		struct sel_totals tot;
+
+		tracer_totals(t, t->sels[i], &tot);
+		report_selection(t, t->sels[i]->conf->name, &tot, t->sels[i]->n_slots, final, false,
+				 skipped);
+	}
+	/* Selections a reload removed: once, in the summary, so that its
+	 * entries add up to every record since the start. */
+	for (size_t i = 0; final && i < t->n_removed; i++) {
+		struct sel_totals tot = { 0 };
+
+		sel_past_totals(&t->removed[i], &tot);
+		report_selection(t, t->removed[i].name, &tot, 0, final, true, skipped);
+	}
 	/* Not a TRACE_STATS=1 entry: those are one per selection. */
 	snprintf(f, sizeof(f), "TRACE_STATS_SKIPPED=%llu", (unsigned long long)skipped);
 	sink_message(t->sink, skipped ? LOG_WARNING : LOG_INFO, fields, 1,
@@ -147,25 +232,73 @@ void report_stats(struct tracer *t, bool final)
 			     (unsigned long long)c->truncated_records);
 }
 
+static void event_line(FILE *out, const char *sel, const struct tp_event *e,
+		       const struct sel_totals *tot)
+{
+	if (!tot->hits && !tot->delivered)
+		return;
+	fprintf(out, "tracerd:   %-12s %s:%s delivered=%llu lost=%llu suppressed=%llu sink_errors=%llu filtered=%llu aggregated=%llu agg_dropped=%llu unreadable=%llu\n",
+		sel, e->system, e->name,
+		(unsigned long long)tot->delivered, (unsigned long long)tot->lost,
+		(unsigned long long)tot->suppressed, (unsigned long long)tot->sink_errors,
+		(unsigned long long)tot->filtered, (unsigned long long)tot->aggregated,
+		(unsigned long long)tot->agg_dropped, (unsigned long long)tot->unreadable);
+}
+
+/* Adds what p's entries for e counted to tot. */
+static void past_event_totals(const struct sel_past *p, const struct tp_event *e,
+			      struct sel_totals *tot)
+{
+	for (size_t i = 0; i < p->n; i++)
+		if (p->v[i].event == e)
+			past_add(&p->v[i], tot);
+}
+
+static bool attached(const struct sel_state *st, const struct tp_event *e)
+{
+	for (size_t i = 0; st && i < st->n_slots; i++)
+		if (st->slots[i]->event == e)
+			return true;
+	return false;
+}
+
+/* One line per event of p that st (NULL: none) no longer has. */
+static void past_events(FILE *out, const char *name, const struct sel_past *p,
+			const struct sel_state *st)
+{
+	for (size_t i = 0; i < p->n; i++) {
+		const struct tp_event *e = p->v[i].event;
+		struct sel_totals tot = { 0 };
+		size_t k;
+
+		for (k = 0; k < i && p->v[k].event != e; k++)
+			;
+		if (k < i || attached(st, e))
+			continue;	/* on its own line already */
+		past_event_totals(p, e, &tot);
+		event_line(out, name, e, &tot);
+	}
+}
+
 /* Per event, for the foreground summary: the program's counters as
- * report_stats() read them. */
+ * report_stats() read them, with what earlier states of the selection
+ * counted for the same event. */
 void report_events(struct tracer *t, FILE *out)
 {
-	for (size_t i = 0; i < t->n_sels; i++)
-		for (size_t k = 0; k < t->sels[i]->n_slots; k++) {
-			struct trace_slot *slot = t->sels[i]->slots[k];
+	for (size_t i = 0; i < t->n_sels; i++) {
+		const struct sel_state *st = t->sels[i];
+
+		for (size_t k = 0; k < st->n_slots; k++) {
 			struct sel_totals tot = { 0 };
 
-			tracer_slot_totals(t, slot, &tot);
-			if (!tot.hits && !tot.delivered)
-				continue;
-			fprintf(out, "tracerd:   %-12s %s:%s delivered=%llu lost=%llu suppressed=%llu sink_errors=%llu filtered=%llu aggregated=%llu agg_dropped=%llu unreadable=%llu\n",
-				t->sels[i]->conf->name, slot->event->system, slot->event->name,
-				(unsigned long long)tot.delivered, (unsigned long long)tot.lost,
-				(unsigned long long)tot.suppressed, (unsigned long long)tot.sink_errors,
-				(unsigned long long)tot.filtered, (unsigned long long)tot.aggregated,
-				(unsigned long long)tot.agg_dropped, (unsigned long long)tot.unreadable);
+			tracer_slot_totals(t, st->slots[k], &tot);
+			past_event_totals(&st->past, st->slots[k]->event, &tot);
+			event_line(out, st->conf->name, st->slots[k]->event, &tot);
 		}
+		past_events(out, st->conf->name, &st->past, st);
+	}
+	for (size_t i = 0; i < t->n_removed; i++)
+		past_events(out, t->removed[i].name, &t->removed[i], NULL);
 }
 
 void report_suppressed(struct tracer *t)

@@ -2,12 +2,13 @@
 /* The tracer's life: the stages set up and wired; a config applied (every
  * selection built first: globs resolved, filters compiled; then what is new
  * attached, then the switch to the new selections, and only then what went
- * away detached); stopped in order (detach, drain, close the sink) and
- * freed. The accounting read across the stages is report.c's. */
+ * away detached); stopped in order (halt the programs, drain, close the
+ * sink; then detach) and freed. The accounting read across the stages is report.c's. */
 #include "aggregate/hist.h"
 #include "attach/ksym.h"
 #include "filter/filter.h"
 #include "kernel-events/field_source.h"
+#include "log.h"
 #include "render/render.h"
 #include "sink/sink.h"
 #include "tracer.h"
@@ -94,11 +95,35 @@ void tracer_refresh_clock(struct tracer *t)
 	consumer_refresh_clock(t->cons);
 }
 
+/* Stopped in this order so that a SIGKILL during the long detach (the
+ * stop timeout) loses nothing: the programs stop counting, the ring is
+ * drained, the histograms' last dumps go out, and every output writes out
+ * and syncs what it was given. Then the counters are final. */
+void tracer_halt(struct tracer *t)
+{
+	int r;
+
+	if (t->halted)
+		return;
+	t->halted = true;
+	loader_stop_programs(t->ld);
+	/* A program that read the flag before it was set may still write. */
+	r = hist_wait_programs(&t->hist_maps);
+	if (r < 0)
+		log_warning("cannot wait for the BPF programs (%s): an event that fired as "
+			    "tracerd stopped may be counted but not written", strerror(-r));
+	tracer_drain_all(t);
+	/* Nothing counts any more: the histograms' last dumps are exact. */
+	hist_out_stop(t);
+	sink_close(t->sink);
+}
+
 void tracer_stop(struct tracer *t)
 {
 	_cleanup_free_ struct attachment **all = NULL;
 	size_t n = tracer_attached(t);
 
+	tracer_halt(t);
 	all = calloc(n ? n : 1, sizeof(*all));
 	n = 0;
 	for (size_t i = 0; i < t->n_sels; i++)
@@ -114,10 +139,6 @@ void tracer_stop(struct tracer *t)
 		}
 	if (all)
 		loader_detach_many(t->ld, all, n);
-	tracer_drain_all(t);
-	/* Nothing counts any more: the histograms' last dumps are exact. */
-	hist_out_stop(t);
-	sink_close(t->sink);
 }
 
 void tracer_free(struct tracer *t)
@@ -130,6 +151,9 @@ void tracer_free(struct tracer *t)
 	for (size_t i = 0; i < t->n_sels; i++)
 		sel_state_free(t, t->sels[i]);
 	free(t->sels);
+	for (size_t i = 0; i < t->n_removed; i++)
+		sel_past_free(&t->removed[i]);
+	free(t->removed);
 	sink_free(t->sink);
 	consumer_free(t->cons);
 	hist_maps_close(&t->hist_maps);
@@ -371,9 +395,14 @@ static int attach_selection(struct tracer *t, struct sel_build *b, struct sel_st
 	return r;
 }
 
-void sel_state_free(struct tracer *t, struct sel_state *st)
+/* Detaches every slot of st and drains what they already wrote; what they
+ * counted goes to into (NULL: nowhere), then st is freed. ids_end: see
+ * tracer_keep_counts(). */
+static void sel_state_retire(struct tracer *t, struct sel_state *st, unsigned ids_end,
+			     struct sel_past *into)
 {
 	_cleanup_free_ struct attachment **atts = NULL;
+	int r;
 
 	if (!st)
 		return;
@@ -387,15 +416,72 @@ void sel_state_free(struct tracer *t, struct sel_state *st)
 		loader_detach_many(t->ld, atts, st->n_slots);
 	/* Detached: all their records are written; other events still fire. */
 	tracer_drain_written(t);
+	/* Nothing counts in the program any more, and the rate limit saw
+	 * every record: the counts are final but for records still queued
+	 * for a sink, which count on through the slot's out_slot. */
+	if (into && ((r = tracer_keep_counts(t, st, ids_end, into)) < 0 ||
+		     (r = sel_past_move(into, &st->past)) < 0))
+		log_warning("selection %s: cannot keep what its replaced events counted (%s): "
+			    "the summary leaves it out", st->conf->name, strerror(-r));
 	for (size_t i = 0; i < st->n_slots; i++) {
 		hist_out_last(t, st, st->slots[i], "replaced");
 		consumer_slot_clear(t->cons, st->slots[i]->id);
 		/* records still in the sink queue hold their own reference */
 		trace_slot_free(st->slots[i]);
 	}
+	sel_past_free(&st->past);
 	free(st->slots);
 	strv_free(st->refused, st->n_refused);
 	free(st);
+}
+
+void sel_state_free(struct tracer *t, struct sel_state *st)
+{
+	sel_state_retire(t, st, 0, NULL);
+}
+
+static struct sel_past *removed_find(struct tracer *t, const char *name)
+{
+	for (size_t i = 0; i < t->n_removed; i++)
+		if (!strcmp(t->removed[i].name, name))
+			return &t->removed[i];
+	return NULL;
+}
+
+/* Where the counts of old, which a reload replaces or removes, go: the new
+ * selection of its name, or the removed ones. NULL: no memory. */
+static struct sel_past *past_for(struct tracer *t, struct sel_state **sels, size_t n,
+				 const struct sel_state *old)
+{
+	const char *name = old->conf->name;
+	struct sel_past *p;
+
+	for (size_t i = 0; i < n; i++)
+		if (sels[i] != old && !strcmp(sels[i]->conf->name, name))
+			return &sels[i]->past;
+	p = removed_find(t, name);
+	if (p)
+		return p;
+	if (GROW(t->removed, t->cap_removed, t->n_removed) < 0)
+		return NULL;
+	p = &t->removed[t->n_removed];
+	*p = (struct sel_past){ .name = strdup(name) };
+	if (!p->name)
+		return NULL;
+	t->n_removed++;
+	return p;
+}
+
+/* A selection that an earlier reload removed is back: it counts on. */
+static void take_removed(struct tracer *t, struct sel_state *st)
+{
+	struct sel_past *p = removed_find(t, st->conf->name);
+
+	if (!p)
+		return;
+	if (sel_past_move(&st->past, p) < 0)
+		sel_past_free(p);	/* what did not move is dropped, not counted twice */
+	*p = t->removed[--t->n_removed];
 }
 
 static bool kept(struct sel_build *b, size_t n, const struct sel_state *st)
@@ -423,16 +509,23 @@ static int commit(struct tracer *t, struct config *cfg, struct sel_build *b, siz
 		  struct sel_state **fresh)
 {
 	struct sel_state **sels = calloc(n ? n : 1, sizeof(*sels));
+	unsigned ids_end;
 
 	if (!sels)
 		return -ENOMEM;
 	for (size_t i = 0; i < n; i++) {
 		sels[i] = b[i].keep ? b[i].keep : fresh[i];
 		sel_state_update(sels[i], &cfg->sels[i]);
+		if (!b[i].keep)
+			take_removed(t, sels[i]);
 	}
+	/* Every slot in use, old and new: t->sels' states go one by one. */
+	ids_end = tracer_ids_end(t->sels, t->n_sels);
+	if (tracer_ids_end(sels, n) > ids_end)
+		ids_end = tracer_ids_end(sels, n);
 	for (size_t i = 0; i < t->n_sels; i++)
 		if (!kept(b, n, t->sels[i]))
-			sel_state_free(t, t->sels[i]);
+			sel_state_retire(t, t->sels[i], ids_end, past_for(t, sels, n, t->sels[i]));
 	free(t->sels);
 	t->sels = sels;
 	t->n_sels = t->cap_sels = n;

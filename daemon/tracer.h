@@ -15,6 +15,23 @@
 
 struct sink;
 
+/* What a slot counted before a reload detached it: its selection's changed
+ * state (the same Name=) or a removed selection keeps these, so that the
+ * summary and the totals count every record once, whatever reloads came
+ * between. */
+struct slot_past {
+	const struct tp_event *event;
+	const struct out_slot *out;	/* referenced: queued records count on */
+	struct event_stats bpf;		/* the program's, final once detached */
+	uint64_t suppressed;
+};
+
+struct sel_past {
+	char *name;			/* for a removed selection */
+	struct slot_past *v;
+	size_t n, cap;
+};
+
 struct sel_state {
 	const struct selection *conf;	/* points into tracer->cfg */
 	struct trace_slot **slots;
@@ -24,6 +41,7 @@ struct sel_state {
 	struct rate_limit rl;		/* shared by the slots */
 	uint64_t hist_due_usec;		/* the next AggregateIntervalSec= dump, 0: none */
 	unsigned hist_interval_sec;	/* what hist_due_usec was set for */
+	struct sel_past past;		/* the slots earlier states of this Name= had */
 };
 
 struct tracer {
@@ -33,9 +51,12 @@ struct tracer {
 	struct consumer *cons;
 	struct sel_state **sels;
 	size_t n_sels, cap_sels;
+	struct sel_past *removed;	/* selections a reload removed, by name */
+	size_t n_removed, cap_removed;
 	struct sink *sink;
 	struct hist_maps hist_maps;	/* Aggregate='s maps */
 	bool hist_stdout;		/* dumps in the hist file layout on stdout */
+	bool halted;			/* tracer_halt() ran */
 };
 
 /* tracer.c: the tracer's life. tracer_new() returns -ENOMEDIUM if tracefs
@@ -47,8 +68,13 @@ int tracer_new(struct tracer **ret, const struct config *cfg, struct diag *d);
  * all goes to stdout, histogram dumps too (--foreground). */
 void tracer_set_sink(struct tracer *t, struct sink *s, enum output def, bool to_stdout);
 void tracer_set_progress(struct tracer *t, loader_progress_fn fn, void *userdata);
-/* Detaches every event, drains what they wrote, and lets the sink finish
- * (in bounded time): after this, the counters are final. */
+/* Stops the programs (from now on an event is not counted), drains what
+ * they wrote, writes the histograms' last dumps and lets the sink finish and
+ * sync (in bounded time): after this the counters are final, and every
+ * event is still attached. */
+void tracer_halt(struct tracer *t);
+/* tracer_halt() if not yet, then detaches every event: a grace period of
+ * the kernel's per event, one after another (tens of ms each). */
 void tracer_stop(struct tracer *t);
 void tracer_free(struct tracer *t);
 /* Drains up to CONSUMER_DRAIN_BUDGET records, or for CONSUMER_DRAIN_USEC;
@@ -68,13 +94,26 @@ int tracer_prog_count(struct tracer *t);
  * however many slots: see loader_read_stats()). Returns -errno. */
 int tracer_read_stats(struct tracer *t);
 /* A selection's or slot's accounting: the daemon's counters now, the
- * program's as of the last tracer_read_stats(). */
+ * program's as of the last tracer_read_stats(). A selection's include what
+ * its earlier states counted (st->past). */
 void tracer_totals(struct tracer *t, const struct sel_state *s, struct sel_totals *tot);
 void tracer_slot_totals(struct tracer *t, const struct trace_slot *slot, struct sel_totals *tot);
+void sel_past_totals(const struct sel_past *p, struct sel_totals *tot);
 /* The daemon-wide sums for STATUS: delivered, suppressed and sink errors
- * of the current selections, and lost since the start (from BPF, but one
+ * of every selection there was, and lost since the start (from BPF, but one
  * element, not the per-slot counters). */
 void tracer_all_totals(struct tracer *t, struct sel_totals *sum);
+/* One past the highest slot id of the n states. */
+unsigned tracer_ids_end(struct sel_state *const *sels, size_t n);
+/* Adds the counts of st's slots, detached, to into (their counters are
+ * final: read now, slots [0, ids_end), which must hold st's; all slots in
+ * use keep the totals above whole). Returns -errno; the counts are not
+ * kept then. */
+int tracer_keep_counts(struct tracer *t, const struct sel_state *st, unsigned ids_end,
+		       struct sel_past *into);
+/* Appends from's entries to to (from is empty after). */
+int sel_past_move(struct sel_past *to, struct sel_past *from);
+void sel_past_free(struct sel_past *p);
 /* Events the kernel did not run the program for: see loader_skipped(). */
 uint64_t tracer_skipped(struct tracer *t);
 const struct record_counts *tracer_record_counts(struct tracer *t);

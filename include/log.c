@@ -9,6 +9,8 @@ void log_msg(int priority, const char *fmt, ...)
 	static int journal = -1;
 	va_list ap;
 
+	/* Whole lines: the sink queue's writer thread logs too. */
+	flockfile(stderr);
 	if (journal < 0)
 		journal = getenv("JOURNAL_STREAM") != NULL;
 	if (journal)
@@ -19,4 +21,5 @@ void log_msg(int priority, const char *fmt, ...)
 	vfprintf(stderr, fmt, ap);
 	va_end(ap);
 	fputc('\n', stderr);
+	funlockfile(stderr);
 }

@@ -108,3 +108,20 @@ mount_image() {
 	mount "$LOOPDEV" "$TMP/mnt" || return 1
 	on_exit "umount -l $TMP/mnt"
 }
+
+# Pointer hashes (issue 19.1). kfree lines' ptr= hashes of file $1, one a line.
+kfree_ptrs() { grep -oE 'kfree: call_site=[^ ]+ ptr=[0-9a-f]{16}' "$1" | sed 's/.*ptr=//'; }
+# tests/tools/ptr_brute's result in $1 for $3 keys, judged as "unbroken" (no
+# pointer reversed, and each group's hashes got candidates no more often than
+# chance: under 20%, where chance is 1 in 32 and the right key gives one to
+# every hash in range) or "broken" (every pointer in range reversed, at least
+# 20, and half of each group's hashes with a candidate). Groups of at least
+# 20 hashes, so that a share means something.
+brute_verdict() {
+	awk -v mode="$2" -v want="$3" '
+		/ hashes have a candidate$/ { h = $(NF - 6); n = $(NF - 4); groups++
+			if (n < 20 || (mode == "unbroken" ? 5 * h >= n : 2 * h < n)) bad++ }
+		/ pointers in range reversed$/ { r = $(NF - 6); p = $(NF - 4); keys++
+			if (mode == "unbroken" ? r != 0 || p == 0 : r != p || p < 20) bad++ }
+		END { exit !(keys == want && groups > 0 && !bad) }' "$1"
+}

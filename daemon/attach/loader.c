@@ -213,6 +213,16 @@ uint64_t loader_lost_total(struct loader *l)
 	return sum;
 }
 
+/* Each copy has its own .bss: the flag is set in every one. A plain store
+ * into the mapped page; the caller then waits for running programs. */
+void loader_stop_programs(struct loader *l)
+{
+	__atomic_store_n(&l->skel->bss->stopped, 1, __ATOMIC_RELEASE);
+	for (unsigned k = 1; k < TRACERD_PROG_INSTANCES; k++)
+		if (l->extra[k])
+			__atomic_store_n(&l->extra[k]->bss->stopped, 1, __ATOMIC_RELEASE);
+}
+
 int loader_prog_count(struct loader *l)
 {
 	int n = 0;
@@ -239,6 +249,7 @@ struct bpf_program *loader_instance(struct loader *l, unsigned k, int *err)
 	}
 	s->rodata->wakeup_bytes = l->skel->rodata->wakeup_bytes;
 	s->rodata->self_tgid = l->skel->rodata->self_tgid;
+	s->bss->stopped = l->skel->bss->stopped;
 	if (bpf_map__reuse_fd(s->maps.rb, bpf_map__fd(l->skel->maps.rb)) ||
 	    bpf_map__reuse_fd(s->maps.events, bpf_map__fd(l->skel->maps.events)) ||
 	    bpf_map__reuse_fd(s->maps.stats, bpf_map__fd(l->skel->maps.stats)) ||

@@ -49,6 +49,11 @@ void loader_slot_stats(struct loader *l, unsigned id, struct event_stats *sum);
 /* Records lost (ring buffer full) since the start, every slot that ever
  * was: one element, read at once. */
 uint64_t loader_lost_total(struct loader *l);
+/* From now on the class program returns at once, before it counts a hit:
+ * what fires is neither a record nor a loss. Programs already running
+ * finish as they started; wait for them (hist_wait_programs()). Events stay
+ * attached: detaching is the slow part, and comes after. */
+void loader_stop_programs(struct loader *l);
 /* Programs loaded: the class program and its copies, however many events. */
 int loader_prog_count(struct loader *l);
 /* Events the kernel did not run the program for (bpf_prog_info.recursion_misses,

@@ -83,7 +83,8 @@ static const struct config_item table[] = {
 	{ .section = "Store", .key = "Directory", .type = &config_type_path,
 	  .offset = offsetof(struct config, store.directory),
 	  .def = "/var/lib/tracerd",
-	  .description = "where Output=store writes its files: the unit's StateDirectory=" },
+	  .description = "where Output=store writes its files: the unit's StateDirectory=; "
+			 "one tracerd at a time (DIR/.lock)" },
 	{ .section = "Store", .key = "MaxUse", .type = &config_type_size,
 	  .offset = offsetof(struct config, store.max_use),
 	  .min = 0, .max = 1ULL << 50, .def = "1G",

@@ -3,6 +3,7 @@
  * pointers (unless RawPointers=yes), symbols, IP and MAC addresses, UUIDs,
  * bitmaps. */
 #include <arpa/inet.h>
+#include "ptrkey.h"
 #include "render_priv.h"
 #include "util.h"
 
@@ -27,39 +28,22 @@ static uint64_t siphash_u64(uint64_t m, const uint64_t k[2])
 	return v0 ^ v1 ^ v2 ^ v3;
 }
 
-/* The per-boot key: the boot id, so hashes compare within one boot only. */
-static const uint64_t *boot_key(void)
-{
-	static uint64_t key[2];
-	static bool loaded;
-	_cleanup_fclose_ FILE *f = NULL;
-	char id[64] = "", hex[33] = "";
-
-	if (loaded)
-		return key;
-	loaded = true;
-	f = fopen("/proc/sys/kernel/random/boot_id", "re");
-	if (f && fgets(id, sizeof(id), f))
-		for (size_t i = 0, k = 0; id[i] && k < 32; i++)
-			if (id[i] != '-' && id[i] != '\n')
-				hex[k++] = id[i];
-	sscanf(hex, "%16llx", (unsigned long long *)&key[0]);
-	if (strlen(hex) > 16)
-		sscanf(hex + 16, "%16llx", (unsigned long long *)&key[1]);
-	return key;
-}
-
 /* A pointer's hash, remembered: an event prints the same few pointers
  * (its lock, its owner, its inode) record after record, and SipHash costs
- * more than the rest of the conversion. Direct-mapped, one per thread. */
+ * more than the rest of the conversion. Direct-mapped, one per thread; an
+ * entry holds for the key it was made with (--read changes keys between
+ * files of other boots). The key is the boot's secret one (ptrkey.h), never
+ * anything others can read, such as the boot id. */
 static uint64_t hashed_pointer(uint64_t v)
 {
-	static __thread struct { uint64_t ptr, hash; } cache[64];
+	static __thread struct { uint64_t ptr, hash; unsigned gen; } cache[64];
 	unsigned i = (v >> 4 ^ v >> 10) & 63;
+	const struct ptrkey *k = ptrkey_in_use();
 
-	if (cache[i].ptr != v) {	/* v is never 0 here: 0 marks a free entry */
+	if (cache[i].ptr != v || cache[i].gen != k->gen) {	/* gen 0: a free entry */
 		cache[i].ptr = v;
-		cache[i].hash = siphash_u64(v, boot_key()) & 0xffffffffULL;
+		cache[i].gen = k->gen;
+		cache[i].hash = siphash_u64(v, k->k) & 0xffffffffULL;
 	}
 	return cache[i].hash;
 }

@@ -60,11 +60,19 @@ struct sink {
 
 int sink_stdout_new(struct sink **ret, FILE *out);
 int sink_journal_new(struct sink **ret);
-/* Output=store: raw records into cfg's [Store] directory (docs/STORE.md). */
-int sink_store_new(struct sink **ret, const struct config *cfg);
+/* journal_reach.c: whether the journal's socket takes entries (0 or
+ * -errno); journal_reached() records the outcome of a try, saying on stderr
+ * when it changes; journal_unreachable() is that outcome (any thread). The
+ * journal sink's messages go to stderr while it fails. */
+int journal_probe(void);
+void journal_reached(int r);
+int journal_unreachable(void);
+/* Output=store: raw records into cfg's [Store] directory (docs/STORE.md).
+ * Fails with -EBUSY if another process writes into it; d says why. */
+int sink_store_new(struct sink **ret, const struct config *cfg, struct diag *d);
 /* Each selection's records to its Output= (or [Daemon] Output=), each sink
  * made when first needed; messages to [Daemon] Output=. */
-int sink_route_new(struct sink **ret, const struct config *cfg);
+int sink_route_new(struct sink **ret, const struct config *cfg, struct diag *d);
 /* A reload's outputs, in two steps around the selections' own: prepare
  * makes every output the new config names that is not running yet, and a
  * new store if [Store] changed, and changes nothing (an output that cannot
@@ -80,7 +88,8 @@ struct route_update {
 	enum output def;
 	struct config cfg;		/* the new store's settings */
 };
-int sink_route_prepare(struct sink *s, const struct config *cfg, struct route_update *u);
+int sink_route_prepare(struct sink *s, const struct config *cfg, struct route_update *u,
+		       struct diag *d);
 void sink_route_commit(struct sink *s, struct route_update *u);
 void sink_route_abort(struct route_update *u);
 /* Wraps inner (taking it) behind a bounded queue and a writer thread, so a

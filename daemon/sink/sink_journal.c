@@ -16,8 +16,10 @@
 #include <sys/uio.h>
 #include <syslog.h>
 #include <systemd/sd-journal.h>
+#include "clock.h"
 #include "render/render.h"
 #include "journal_fields.h"
+#include "log.h"
 #include "sink.h"
 #include "util.h"
 
@@ -53,6 +55,8 @@ struct sink_journal {
 	size_t n, cap;
 	struct iovec *iov;
 	size_t cap_iov;
+	uint64_t probe_usec;		/* when records last asked journal_probe() */
+	int reach;			/* its answer */
 };
 
 /* "TRACE_CPU=" and so on, for the writer: each is used, or it warns. */
@@ -379,6 +383,22 @@ static int send_collected(struct sink_journal *j, const struct iovec *fixed, siz
 	return sd_journal_sendv(j->iov, n);
 }
 
+/* sd_journal_sendv() takes records into a missing journal without an
+ * error: they would count as delivered. The socket is asked once a second
+ * (a record costs tens of microseconds, a probe a few), and while it is
+ * gone records count as sink errors. */
+static int records_reach(struct sink_journal *j)
+{
+	uint64_t now = now_usec(CLOCK_MONOTONIC);
+
+	if (!j->probe_usec || now - j->probe_usec >= 1000000) {
+		j->probe_usec = now;
+		j->reach = journal_probe();
+		journal_reached(j->reach);
+	}
+	return j->reach;
+}
+
 static int journal_emit(struct sink *s, const struct out_record *r)
 {
 	static const struct iovec ident = { .iov_base = (char *)"SYSLOG_IDENTIFIER=tracerd",
@@ -387,7 +407,10 @@ static int journal_emit(struct sink *s, const struct out_record *r)
 	const struct trace_rec_hdr *h = r->hdr;
 	const struct tp_event *e = r->slot->event;
 	struct iovec fixed[1 + ARRAY_SIZE(j->cur->fixed_iov)];
+	int k = records_reach(j);
 
+	if (k < 0)
+		return k;
 	j->cur = jslot_get(j, r);
 	if (!j->cur)
 		return -ENOMEM;
@@ -422,18 +445,27 @@ static int journal_emit(struct sink *s, const struct out_record *r)
 	return send_collected(j, fixed, ARRAY_SIZE(fixed));
 }
 
+/* A message the journal does not take goes to stderr (journal_reach.c):
+ * statistics and reload results must show somewhere. */
 static int journal_message(struct sink *s, int priority, const char *msg,
 			   const char *const *fields, size_t n_fields)
 {
 	struct sink_journal *j = (struct sink_journal *)s;
+	int r = journal_probe();
 
-	reset(j);
-	add(j, "MESSAGE=%s", msg);
-	add(j, "PRIORITY=%d", priority);
-	add(j, "SYSLOG_IDENTIFIER=tracerd");
-	for (size_t i = 0; i < n_fields; i++)
-		add(j, "%s", fields[i]);
-	return send_collected(j, NULL, 0);
+	if (r >= 0) {
+		reset(j);
+		add(j, "MESSAGE=%s", msg);
+		add(j, "PRIORITY=%d", priority);
+		add(j, "SYSLOG_IDENTIFIER=tracerd");
+		for (size_t i = 0; i < n_fields; i++)
+			add(j, "%s", fields[i]);
+		r = send_collected(j, NULL, 0);
+	}
+	journal_reached(r);
+	if (r < 0)
+		log_msg(priority, "%s", msg);
+	return r;
 }
 
 static void journal_free(struct sink *s)
@@ -461,6 +493,8 @@ int sink_journal_new(struct sink **ret)
 	if (!j)
 		return -ENOMEM;
 	j->base.ops = &journal_ops;
+	/* Said at once, and in STATUS=, not at the first statistics. */
+	journal_reached(journal_probe());
 	*ret = &j->base;
 	return 0;
 }

@@ -24,31 +24,37 @@ static const char *output_name(enum output o)
 	return o == OUTPUT_STORE ? "store" : o == OUTPUT_STDOUT ? "stdout" : "journal";
 }
 
-/* One output's sink; cfg gives the store's settings. */
-static int open_output(enum output o, const struct config *cfg, struct sink **ret)
+/* One output's sink; cfg gives the store's settings. d says why it failed. */
+static int open_output(enum output o, const struct config *cfg, struct sink **ret, struct diag *d)
 {
+	struct diag why = { 0 };
 	int r;
 
 	*ret = NULL;
-	r = o == OUTPUT_STORE ? sink_store_new(ret, cfg) :
+	r = o == OUTPUT_STORE ? sink_store_new(ret, cfg, &why) :
 	    o == OUTPUT_STDOUT ? sink_stdout_new(ret, stdout) : sink_journal_new(ret);
 	if (r >= 0 && o != OUTPUT_STORE && (r = sink_queue_wrap(ret)) < 0) {
 		sink_free(*ret);
 		*ret = NULL;
 	}
+	if (r < 0)
+		diag_set(d, NULL, 0, 0, "cannot open the %s output: %s", output_name(o),
+			 why.msg[0] ? why.msg : strerror(-r));
 	return r;
 }
 
-static int make(struct sink_route *s, enum output o)
+/* d: the caller reports a failure (at start); NULL: logged here. */
+static int make(struct sink_route *s, enum output o, struct diag *d)
 {
+	struct diag why = { 0 };
 	int r;
 
 	if (s->failed[o])
 		return s->failed[o];
-	r = open_output(o, &s->cfg, &s->out[o]);
+	r = open_output(o, &s->cfg, &s->out[o], d ? d : &why);
 	if (r < 0) {
-		log_error("cannot open the %s output: %s; its records count as sink errors",
-			  output_name(o), strerror(-r));
+		if (!d)
+			log_error("%s; its records count as sink errors", why.msg);
 		s->failed[o] = r;
 	}
 	return r;
@@ -97,7 +103,7 @@ static int route_emit(struct sink *sk, const struct out_record *r)
 
 	if (o < 0 || o >= N_OUTPUTS)
 		o = s->def;
-	if (!s->out[o] && (k = make(s, o)) < 0)
+	if (!s->out[o] && (k = make(s, o, NULL)) < 0)
 		return k;
 	return sink_emit(s->out[o], r);
 }
@@ -145,7 +151,7 @@ static const struct sink_ops route_ops = {
 	.free = route_free,
 };
 
-int sink_route_new(struct sink **ret, const struct config *cfg)
+int sink_route_new(struct sink **ret, const struct config *cfg, struct diag *d)
 {
 	struct sink_route *s = calloc(1, sizeof(*s));
 	int r;
@@ -158,12 +164,12 @@ int sink_route_new(struct sink **ret, const struct config *cfg)
 	/* The [Daemon] output and every one a selection names now, so that a
 	 * store directory that cannot be made fails the start, not the records. */
 	if (r >= 0)
-		r = make(s, s->def);
+		r = make(s, s->def, d);
 	/* sink_gone() asks the innermost sink: the [Daemon] one (stdout's EPIPE). */
 	s->base.inner = s->out[s->def];
 	for (size_t i = 0; r >= 0 && i < cfg->n_sels; i++)
 		if (cfg->sels[i].output < N_OUTPUTS && !s->out[cfg->sels[i].output])
-			r = make(s, cfg->sels[i].output);
+			r = make(s, cfg->sels[i].output, d);
 	if (r < 0) {
 		route_free(&s->base);
 		return r;
@@ -177,7 +183,8 @@ static struct sink_route *as_route(struct sink *sk)
 	return sk && sk->ops == &route_ops ? (struct sink_route *)sk : NULL;
 }
 
-int sink_route_prepare(struct sink *sk, const struct config *cfg, struct route_update *u)
+int sink_route_prepare(struct sink *sk, const struct config *cfg, struct route_update *u,
+		       struct diag *d)
 {
 	struct sink_route *s = as_route(sk);
 	int r = 0;
@@ -190,9 +197,9 @@ int sink_route_prepare(struct sink *sk, const struct config *cfg, struct route_u
 	for (unsigned o = 0; r >= 0 && o < N_OUTPUTS; o++) {
 		if (!names(cfg, o) || (s->out[o] && !(o == OUTPUT_STORE && u->store_changed)))
 			continue;
-		r = open_output(o, &u->cfg, &u->out[o]);
+		r = open_output(o, &u->cfg, &u->out[o], d);
 		if (r < 0)
-			log_error("cannot open the %s output: %s", output_name(o), strerror(-r));
+			log_error("%s", d->msg);
 	}
 	if (r < 0)
 		sink_route_abort(u);

@@ -162,7 +162,7 @@ static const struct sink_ops store_ops = {
 	.free = store_free,
 };
 
-int sink_store_new(struct sink **ret, const struct config *cfg)
+int sink_store_new(struct sink **ret, const struct config *cfg, struct diag *d)
 {
 	struct sink_store *s = calloc(1, sizeof(*s));
 	struct store_writer_opts o = {
@@ -190,8 +190,13 @@ int sink_store_new(struct sink **ret, const struct config *cfg)
 		r = sink_journal_new(&s->messages);
 	if (r >= 0)
 		r = store_writer_new(&s->w, &o);
+	if (r == -EBUSY)
+		diag_set(d, NULL, 0, 0,
+			 "%s is written by another tracerd (pid %d, the holder of %s/.lock): "
+			 "two cannot share a [Store] Directory=", s->dir, store_dir_holder(s->dir), s->dir);
+	else if (r < 0)
+		diag_set(d, NULL, 0, 0, "%s: %s", s->dir, strerror(-r));
 	if (r < 0) {
-		log_error("store: %s: %s", s->dir, strerror(-r));
 		sink_free(s->messages);
 		free(s->dir);
 		free(s);

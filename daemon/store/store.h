@@ -36,7 +36,11 @@ struct store_writer_stats {
 
 struct store_writer;
 
+/* -EBUSY: another process writes into o->directory (store_dir_holder()). */
 int store_writer_new(struct store_writer **ret, const struct store_writer_opts *o);
+/* The pid that DIR/.lock names (the process writing into DIR, or the last
+ * one), 0 if none. */
+int store_dir_holder(const char *dir);
 /* Registers an event as it is stored (format, enum values, selection);
  * returns its stream id for store_writer_append(). owner is passed to done(). */
 int store_writer_add_event(struct store_writer *w, struct tp_event *e, const char *class_name,
@@ -47,7 +51,8 @@ int store_writer_append(struct store_writer *w, unsigned id, const struct trace_
 			const uint8_t *rec, size_t len);
 /* Seals the open block if force, or if its first record waited flush_usec/2. */
 void store_writer_flush(struct store_writer *w, bool force);
-/* Writes everything out and waits for it (the done() calls included). */
+/* Writes everything out, makes it durable (fdatasync) and waits for it
+ * (the done() calls included). */
 void store_writer_sync(struct store_writer *w);
 void store_writer_get_stats(struct store_writer *w, struct store_writer_stats *s);
 /* Syncs, then frees. */
@@ -60,6 +65,7 @@ struct store_file_info {
 	char *path;
 	char *kernel_release;
 	char *boot_id;
+	char *pointer_key_id;		/* the key its pointers are hashed with (ptrkey.h) */
 	int64_t realtime_offset_ns;	/* CLOCK_REALTIME - CLOCK_MONOTONIC */
 };
 
@@ -99,6 +105,9 @@ int store_reader_new(struct store_reader **ret, char *const *paths, size_t n,
 int store_reader_next(struct store_reader *r, struct store_rec *rec);
 /* Torn or corrupt chunks reported and skipped so far. */
 uint64_t store_reader_skipped(const struct store_reader *r);
+/* Records of files deleted (MaxUse=) before they were read, each gap
+ * reported on stderr; *unknown: such files whose count is not known. */
+uint64_t store_reader_unread(const struct store_reader *r, uint64_t *unknown);
 void store_reader_free(struct store_reader *r);
 
 #endif

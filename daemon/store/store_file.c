@@ -10,20 +10,10 @@
 #include <sys/uio.h>
 #include <sys/utsname.h>
 #include <time.h>
+#include "boot_id.h"
+#include "ptrkey.h"
 #include "store/store_priv.h"
 #include "util.h"
-
-static void read_boot_id(char *out, size_t size)
-{
-	FILE *f = fopen("/proc/sys/kernel/random/boot_id", "re");
-
-	snprintf(out, size, "unknown");
-	if (f) {
-		if (fgets(out, size, f))
-			out[strcspn(out, "\n")] = 0;
-		fclose(f);
-	}
-}
 
 static int64_t realtime_offset_ns(void)
 {
@@ -69,22 +59,25 @@ static int write_compressed(struct store_writer *w, const struct bbuf *payload,
 
 static int write_file_chunk(struct store_writer *w)
 {
-	char boot[64], *text = NULL;
+	char boot[BOOT_ID_MAX], stream[17], *text = NULL;
+	uint64_t first;
 	struct utsname u;
 	struct timespec now;
 	struct store_chunk_hdr h = { .type = STORE_CHUNK_FILE, .codec = STORE_CODEC_NONE };
 	int n, r;
 
 	uname(&u);
-	read_boot_id(boot, sizeof(boot));
+	(void)boot_id_get(boot);
+	store_dir_stream(w->sdir, stream, &first);
 	clock_gettime(CLOCK_REALTIME, &now);
 	n = asprintf(&text,
 		     "version=%d\nwriter=tracerd %s\nkernel_release=%s\nmachine=%s\nboot_id=%s\n"
-		     "clock=CLOCK_MONOTONIC\nrealtime_offset_ns=%lld\ncreated_realtime_ns=%lld\n"
-		     "codec=%s\n",
-		     STORE_VERSION, TRACERD_VERSION, u.release, u.machine, boot,
+		     "pointer_key_id=%s\nclock=CLOCK_MONOTONIC\nrealtime_offset_ns=%lld\ncreated_realtime_ns=%lld\n"
+		     "codec=%s\nstream=%s\nfirst_record=%llu\n",
+		     STORE_VERSION, TRACERD_VERSION, u.release, u.machine, boot, ptrkey_in_use()->id,
 		     (long long)realtime_offset_ns(),
-		     (long long)now.tv_sec * 1000000000LL + now.tv_nsec, store_codec_name(w->o.codec));
+		     (long long)now.tv_sec * 1000000000LL + now.tv_nsec, store_codec_name(w->o.codec),
+		     stream, (unsigned long long)first);
 	if (n < 0)
 		return -ENOMEM;
 	h.raw_len = h.disk_len = n;
@@ -320,6 +313,7 @@ int store_file_write_block(struct store_writer *w, struct store_block *b)
 		w->stats.last_error = r;
 	} else {
 		w->unsynced = true;
+		store_dir_add_records(w->sdir, b->n);
 		w->stats.written += b->n;
 		w->stats.blocks++;
 		w->stats.bytes = w->stats.bytes + w->out.len + sizeof(struct store_chunk_hdr);

@@ -25,15 +25,15 @@ static bool known(const struct store_reader *r, const char *path)
 	return false;
 }
 
-static int add_file(struct store_reader *r, const char *path)
+static int add_file(struct store_reader *r, const char *path, const char *dir)
 {
 	struct store_cursor *c;
 	int k;
 
 	if (known(r, path))
 		return 0;
-	k = cursor_open(r, path, &c);
-	if (k < 0) {
+	k = cursor_open(r, path, dir, &c);
+	if (k < 0 && !(k == -ENOENT && dir)) {
 		fprintf(stderr, "tracerd: %s: %s\n", path, strerror(-k));
 		return k;
 	}
@@ -68,8 +68,8 @@ static int scan_dir(struct store_reader *r, const char *dir)
 	closedir(d);
 	qsort_safe(names, n, sizeof(*names), cmp_str);
 	for (size_t i = 0; i < n && k >= 0; i++) {
-		k = add_file(r, names[i]);
-		if (k == -ENOENT)	/* deleted by MaxUse= meanwhile */
+		k = add_file(r, names[i], dir);
+		if (k == -ENOENT)	/* deleted by MaxUse= meanwhile: never seen */
 			k = 0;
 	}
 	strv_free(names, n);
@@ -109,7 +109,7 @@ int store_reader_new(struct store_reader **ret, char *const *paths, size_t n,
 			if (k >= 0)
 				k = scan_dir(r, r->dirs[r->n_dirs++]);
 		} else
-			k = add_file(r, paths[i]);
+			k = add_file(r, paths[i], NULL);
 	}
 	if (k < 0) {
 		store_reader_free(r);
@@ -130,10 +130,36 @@ static int cmp_start(const void *a, const void *b)
 static void order_pending(struct store_reader *r)
 {
 	for (size_t i = r->n_active; i < r->n; i++)
-		if (!r->c[i]->have_info)
-			cursor_peek_start(r->c[i]);
+		if (!r->c[i]->have_info && !r->c[i]->done && cursor_peek(r->c[i]) == -ENOENT) {
+			/* Gone before it was seen: the file before it counts its records. */
+			r->c[i]->gone = r->c[i]->gap_reported = true;
+			cursor_end(r->c[i]);
+		}
 	if (r->n > r->n_active)	/* r->c is NULL before the first file */
 		qsort_safe(r->c + r->n_active, r->n - r->n_active, sizeof(*r->c), cmp_start);
+}
+
+/* Reads c's next block: a deleted file ends with its gap reported, one at
+ * its end waits for the next poll (follow), or ends if superseded. */
+static void fill(struct store_reader *r, struct store_cursor *c, int *err)
+{
+	int k = cursor_fill(c);
+
+	if (k == -ENOENT) {
+		c->gone = true;
+		cursor_end(c);
+		report_gaps(r, false);
+	} else if (k < 0) {
+		fprintf(stderr, "tracerd: %s: %s\n", c->path, strerror(-k));
+		c->done = true;
+		*err = k;
+	} else if (k == 0 && r->o.follow) {
+		if (superseded(r, c)) {
+			cursor_end(c);
+			report_gaps(r, false);
+		} else
+			c->idle = true;
+	}
 }
 
 /* The active file whose next record comes first; fills files whose block
@@ -145,15 +171,8 @@ static struct store_cursor *earliest(struct store_reader *r, int *err)
 	for (size_t i = 0; i < r->n_active; i++) {
 		struct store_cursor *c = r->c[i];
 
-		if (!cursor_head(c) && !c->done) {
-			int k = cursor_fill(c);
-
-			if (k < 0) {
-				fprintf(stderr, "tracerd: %s: %s\n", c->path, strerror(-k));
-				c->done = true;
-				*err = k;
-			}
-		}
+		if (!cursor_head(c) && !c->done && !c->idle)
+			fill(r, c, err);
 		if (cursor_head(c) && (!best || before(c, cursor_head(c), best, cursor_head(best))))
 			best = c;
 	}
@@ -175,6 +194,9 @@ static void follow_wait(struct store_reader *r)
 	for (size_t i = 0; i < r->n_dirs; i++)
 		(void)scan_dir(r, r->dirs[i]);
 	order_pending(r);
+	for (size_t i = 0; i < r->n; i++)
+		r->c[i]->idle = false;
+	report_gaps(r, false);
 }
 
 int store_reader_next(struct store_reader *r, struct store_rec *rec)
@@ -195,8 +217,10 @@ int store_reader_next(struct store_reader *r, struct store_rec *rec)
 			continue;
 		}
 		if (!best) {
-			if (!r->o.follow)
+			if (!r->o.follow) {
+				report_gaps(r, true);
 				return err;
+			}
 			follow_wait(r);
 			continue;
 		}
@@ -213,6 +237,12 @@ int store_reader_next(struct store_reader *r, struct store_rec *rec)
 uint64_t store_reader_skipped(const struct store_reader *r)
 {
 	return r->skipped;
+}
+
+uint64_t store_reader_unread(const struct store_reader *r, uint64_t *unknown)
+{
+	*unknown = r->unread_unknown;
+	return r->unread;
 }
 
 void store_reader_free(struct store_reader *r)

@@ -49,10 +49,12 @@ struct store_block {
 struct store_writer {
 	struct store_writer_opts o;
 	char *dir;
+	struct store_dir *sdir;		/* its lock, and its stream's record count */
 	pthread_mutex_t lock;
 	pthread_cond_t cond;
 	pthread_t thread;
 	bool thread_started, stopping, busy;
+	bool sync_asked;		/* store_writer_sync() waits for a store_file_sync() */
 
 	struct store_block blocks[STORE_BLOCKS];
 	unsigned head, n_sealed;	/* blocks[head..] wait for the file thread, in order */
@@ -76,6 +78,15 @@ struct store_writer {
 	struct store_compressor *comp;
 	struct bbuf payload, out;
 };
+
+/* store_lock.c: the directory's lock, shared by the writers of one
+ * process; -EBUSY if another process holds it. */
+struct store_dir;
+int store_dir_lock(const char *path, struct store_dir **ret);
+void store_dir_unlock(struct store_dir *d);
+/* The stream's id and the records put into its files so far. */
+void store_dir_stream(struct store_dir *d, char stream[17], uint64_t *records);
+void store_dir_add_records(struct store_dir *d, uint64_t n);
 
 /* store_file.c, on the file thread. */
 int store_file_write_block(struct store_writer *w, struct store_block *b);

@@ -19,21 +19,36 @@ static void report(struct store_cursor *c, uint64_t off, const char *what)
 	c->r->skipped++;
 }
 
-int cursor_open(struct store_reader *r, const char *path, struct store_cursor **ret)
+static int cursor_reopen(struct store_cursor *c)
+{
+	c->fd = open(c->path, O_RDONLY | O_CLOEXEC);
+	return c->fd < 0 ? -errno : 0;
+}
+
+static void cursor_close(struct store_cursor *c)
+{
+	if (c->fd >= 0)
+		close(c->fd);
+	c->fd = -1;
+}
+
+int cursor_open(struct store_reader *r, const char *path, const char *dir,
+		struct store_cursor **ret)
 {
 	struct store_cursor *c = calloc(1, sizeof(*c));
+	int k;
 
 	if (!c)
 		return -ENOMEM;
 	c->r = r;
+	c->dir = dir;
+	c->fd = -1;
 	c->path = strdup(path);
 	c->info.path = strdup(path);
-	c->fd = open(path, O_RDONLY | O_CLOEXEC);
-	if (!c->path || c->fd < 0) {
-		int err = c->path ? -errno : -ENOMEM;
-
+	k = c->path && c->info.path ? cursor_peek(c) : -ENOMEM;
+	if (k < 0) {
 		cursor_free(c);
-		return err;
+		return k;
 	}
 	*ret = c;
 	return 0;
@@ -55,8 +70,7 @@ void cursor_free(struct store_cursor *c)
 {
 	if (!c)
 		return;
-	if (c->fd >= 0)
-		close(c->fd);
+	cursor_close(c);
 	for (size_t i = 0; i < c->cap_ev; i++)
 		event_free(c->ev[i]);
 	free(c->ev);
@@ -70,6 +84,8 @@ void cursor_free(struct store_cursor *c)
 	free(c->info.path);
 	free(c->info.kernel_release);
 	free(c->info.boot_id);
+	free(c->info.pointer_key_id);
+	free(c->stream);
 	free(c->path);
 	free(c);
 }
@@ -90,8 +106,14 @@ static void parse_file_chunk(struct store_cursor *c, const char *text, size_t le
 			c->info.kernel_release = strdup(eq);
 		else if (!strcmp(l, "boot_id") && !c->info.boot_id)
 			c->info.boot_id = strdup(eq);
+		else if (!strcmp(l, "pointer_key_id") && !c->info.pointer_key_id)
+			c->info.pointer_key_id = strdup(eq);
 		else if (!strcmp(l, "realtime_offset_ns"))
 			c->info.realtime_offset_ns = strtoll(eq, NULL, 10);
+		else if (!strcmp(l, "stream") && !c->stream)
+			c->stream = strdup(eq);
+		else if (!strcmp(l, "first_record"))
+			c->first_record = strtoull(eq, NULL, 10);
 	}
 	free(copy);
 	c->have_info = true;
@@ -247,6 +269,8 @@ static int next_chunk(struct store_cursor *c, bool *got_block)
 		return 0;
 	}
 	c->off = at + sizeof(h) + h.disk_len;
+	if (h.type == STORE_CHUNK_BLOCK)
+		c->passed += h.n_records;	/* read, or reported as skipped */
 	if (store_crc(c->disk.p, h.disk_len) != h.payload_crc) {
 		char what[96];
 
@@ -276,20 +300,38 @@ static int next_chunk(struct store_cursor *c, bool *got_block)
 	return 1;
 }
 
-int cursor_fill(struct store_cursor *c)
+/* The file is over: keep only what names it (a follower sees thousands).
+ * The caller's last record stays valid: this runs in the next call. */
+void cursor_end(struct store_cursor *c)
 {
+	c->done = true;
 	c->n = c->pos = c->n_kept = 0;
+	bbuf_free(&c->data);
+	bbuf_free(&c->disk);
+	bbuf_free(&c->raw);
+	free(c->recs);
+	free(c->order);
+	free(c->last_of);
+	free(c->last_gen);
+	c->recs = NULL;
+	c->order = c->last_of = c->last_gen = NULL;
+	c->cap = c->cap_last = 0;
+	for (size_t i = 0; i < c->cap_ev; i++)
+		event_free(c->ev[i]);
+	free(c->ev);
+	c->ev = NULL;
+	c->cap_ev = 0;
+}
+
+static int fill(struct store_cursor *c)
+{
 	while (!c->done) {
 		bool got = false;
 		int r = next_chunk(c, &got);
 
 		if (r <= 0) {
-			if (r == 0 && !c->r->o.follow) {
-				c->done = true;
-				bbuf_free(&c->data);	/* the file is over: keep no buffers */
-				bbuf_free(&c->disk);
-				bbuf_free(&c->raw);
-			}
+			if (r == 0 && !c->r->o.follow)
+				cursor_end(c);
 			return r;
 		}
 		if (got)
@@ -298,9 +340,24 @@ int cursor_fill(struct store_cursor *c)
 	return 0;
 }
 
+int cursor_fill(struct store_cursor *c)
+{
+	int r;
+
+	c->n = c->pos = c->n_kept = 0;
+	if (c->done)
+		return 0;
+	r = cursor_reopen(c);
+	if (r < 0)
+		return r;
+	r = fill(c);
+	cursor_close(c);
+	return r;
+}
+
 /* The time of the file's first block from its chunk headers alone (the FILE
  * chunk read for the clock), as wall-clock ns; INT64_MAX if it has none. */
-void cursor_peek_start(struct store_cursor *c)
+static void peek_start(struct store_cursor *c)
 {
 	uint64_t off = 0;
 
@@ -321,4 +378,15 @@ void cursor_peek_start(struct store_cursor *c)
 		}
 		off += sizeof(h) + h.disk_len;
 	}
+}
+
+int cursor_peek(struct store_cursor *c)
+{
+	int r = cursor_reopen(c);
+
+	if (r < 0)
+		return r;
+	peek_start(c);
+	cursor_close(c);
+	return 0;
 }

@@ -18,10 +18,17 @@ struct drec {
 struct store_cursor {
 	struct store_reader *r;
 	char *path;
-	int fd;
+	const char *dir;		/* the reader's directory it is in, or NULL */
+	int fd;				/* open only while read: a deleted file holds no disk */
 	uint64_t off;			/* the next chunk */
 	struct store_file_info info;
 	bool have_info, done, active;
+	bool idle;			/* at its end for now (follow): not looked at until the next poll */
+	bool gone, gap_reported;	/* deleted before it was read to its end */
+	/* The writer's numbering of the records in its files (FILE chunk), and
+	 * the records of the blocks read so far: what a deletion took unread. */
+	char *stream;
+	uint64_t first_record, passed;
 	struct store_event **ev;	/* by file-local id */
 	size_t cap_ev;
 	/* The decoded block, and the order of its records by time. */
@@ -45,17 +52,32 @@ struct store_reader {
 	size_t n_dirs, cap_dirs;
 	bool started;
 	uint64_t skipped;
+	uint64_t unread;		/* records of files deleted before they were read */
+	uint64_t unread_unknown;	/* such files whose count cannot be known */
 };
 
-int cursor_open(struct store_reader *r, const char *path, struct store_cursor **ret);
-/* 1: a block of records is ready at c->pos; 0: the end for now; < 0: -errno. */
+/* Opens and closes the file again, having read its FILE chunk and the time
+ * of its first block (c->start_ns, for merging); -ENOENT if it is gone. */
+int cursor_open(struct store_reader *r, const char *path, const char *dir,
+		struct store_cursor **ret);
+/* 1: a block of records is ready at c->pos; 0: the end for now; -ENOENT:
+ * the file was deleted; < 0: -errno. */
 int cursor_fill(struct store_cursor *c);
-void cursor_peek_start(struct store_cursor *c);
+/* (Again) the FILE chunk and the first block's time, if not known yet. */
+int cursor_peek(struct store_cursor *c);
+/* The file's buffers are freed: it is over. */
+void cursor_end(struct store_cursor *c);
 void cursor_free(struct store_cursor *c);
 /* store_decode.c: c->raw, a BLOCK chunk's payload, into c->recs in time
  * order; -EBADMSG if it does not decode, -ENOENT if it names an event the
  * file does not describe (its description was lost). */
 int decode_block(struct store_cursor *c, const struct store_chunk_hdr *h);
+/* store_gaps.c: reports (stderr) and counts the records of files over
+ * (c->done) that were deleted before they were read, once the next file of
+ * their stream is known; final: also those whose count cannot be known. */
+void report_gaps(struct store_reader *r, bool final);
+/* Whether a later file of c's directory exists: its writer moved on. */
+bool superseded(const struct store_reader *r, const struct store_cursor *c);
 static inline const struct drec *cursor_head(const struct store_cursor *c)
 {
 	return c->pos < c->n_kept ? &c->recs[c->order[c->pos]] : NULL;

@@ -14,7 +14,7 @@
  * durable once SyncIntervalSec= has passed. Returns with the lock held. */
 static void wait_for_work(struct store_writer *w)
 {
-	while (!w->n_sealed && !w->stopping) {
+	while (!w->n_sealed && !w->stopping && !w->sync_asked) {
 		uint64_t due = store_file_sync_due(w);
 		struct timespec ts;
 
@@ -43,6 +43,14 @@ static void *file_thread(void *arg)
 		struct store_block *b;
 
 		wait_for_work(w);
+		if (!w->n_sealed && w->sync_asked) {
+			pthread_mutex_unlock(&w->lock);
+			store_file_sync(w);
+			pthread_mutex_lock(&w->lock);
+			w->sync_asked = false;
+			pthread_cond_broadcast(&w->cond);
+			continue;
+		}
 		if (!w->n_sealed)
 			break;
 		b = &w->blocks[w->head];
@@ -77,7 +85,9 @@ int store_writer_new(struct store_writer **ret, const struct store_writer_opts *
 	pthread_condattr_setclock(&attr, CLOCK_MONOTONIC);
 	pthread_cond_init(&w->cond, &attr);
 	pthread_condattr_destroy(&attr);
-	r = w->dir ? store_compressor_new(&w->comp, o->codec, o->level) : -ENOMEM;
+	r = w->dir ? store_dir_lock(w->dir, &w->sdir) : -ENOMEM;
+	if (r >= 0)
+		r = store_compressor_new(&w->comp, o->codec, o->level);
 	if (r >= 0) {
 		sigset_t all, old;
 
@@ -341,7 +351,10 @@ void store_writer_sync(struct store_writer *w)
 {
 	store_writer_flush(w, true);
 	pthread_mutex_lock(&w->lock);
-	while (w->n_sealed)
+	/* The file thread syncs once every sealed block is written. */
+	w->sync_asked = true;
+	pthread_cond_broadcast(&w->cond);
+	while (w->n_sealed || w->sync_asked)
 		pthread_cond_wait(&w->cond, &w->lock);
 	pthread_mutex_unlock(&w->lock);
 }
@@ -379,6 +392,7 @@ void store_writer_free(struct store_writer *w)
 	free(w->prev);
 	free(w->prev_gen);
 	store_compressor_free(w->comp);
+	store_dir_unlock(w->sdir);
 	bbuf_free(&w->payload);
 	bbuf_free(&w->out);
 	pthread_cond_destroy(&w->cond);

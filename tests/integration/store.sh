@@ -70,6 +70,32 @@ if start_tracerd_store "$TMP/clean.conf" "$TMP/clean.out"; then
 	check "clean: --since -1h --until now keeps all" [ "$(wc -l <"$TMP/since.txt")" = "$lines" ]
 	"$TRACERD" --read "$DIR/clean" --since "@$(($(date +%s) + 100))" >"$TMP/future.txt"
 	check "clean: --since a time to come keeps none" [ ! -s "$TMP/future.txt" ]
+	# --since/--until take the timestamps the lines show (monotonic seconds),
+	# the last digit whole: lines 1000 to 2000, and those of the same µs.
+	t1=$(sed -n 1000p "$TMP/clean.txt" | grep -oE '[0-9]+\.[0-9]{6}:' | tr -d :)
+	t2=$(sed -n 2000p "$TMP/clean.txt" | grep -oE '[0-9]+\.[0-9]{6}:' | tr -d :)
+	"$TRACERD" --read "$DIR/clean" --since "$t1" --until "$t2" >"$TMP/mono.txt" 2>"$TMP/mono.err"
+	rc=$?
+	check "clean: --since $t1 --until $t2 (as printed) exits 0 ($rc: $(head -1 "$TMP/mono.err"))" [ $rc = 0 ]
+	awk -v a="$t1" -v b="$t2" '{ for (i = 1; i <= NF; i++) if ($i ~ /^[0-9]+\.[0-9][0-9][0-9][0-9][0-9][0-9]:$/) { t = substr($i, 1, length($i) - 1) + 0; if (t >= a + 0 && t <= b + 0) print; break } }' \
+		"$TMP/clean.txt" >"$TMP/mono.want"
+	check "clean: --since/--until in monotonic seconds keep exactly those lines ($(wc -l <"$TMP/mono.txt") of $(wc -l <"$TMP/mono.want"), >= 1001)" \
+		eval 'cmp -s "$TMP/mono.txt" "$TMP/mono.want" && [ "$(wc -l <"$TMP/mono.want")" -ge 1001 ]'
+	# A fractional wall-clock time: from record 5000's µs on.
+	"$TRACERD" --read "$DIR/clean" --json | python3 -c '
+import json, sys
+us = [json.loads(l)["TRACE_TIME_REALTIME_USEC"] for l in sys.stdin]
+r = int(us[4999])
+print(r, sum(1 for u in us if int(u) >= r))' >"$TMP/wall.want"
+	read -r r want <"$TMP/wall.want"
+	wall=$(date -d "@$((r / 1000000))" '+%Y-%m-%d %H:%M:%S').$(printf %06d $((r % 1000000)))
+	"$TRACERD" --read "$DIR/clean" --since "$wall" >"$TMP/wall.txt"
+	check "clean: --since '$wall' keeps the records from that µs on ($(wc -l <"$TMP/wall.txt") of $want)" \
+		[ "$(wc -l <"$TMP/wall.txt")" = "$want" ]
+	"$TRACERD" --read "$DIR/clean" --since "$t2" --until "$t1" >"$TMP/rev.txt" 2>"$TMP/rev.err"
+	rc=$?
+	check "clean: --until before --since is an error ($rc: $(head -1 "$TMP/rev.err"))" \
+		eval '[ $rc = 2 ] && [ ! -s "$TMP/rev.txt" ] && grep -q -- "--until is before --since" "$TMP/rev.err"'
 	"$TRACERD" --read "$DIR/clean" --json | head -1 >"$TMP/one.json"
 	check "clean: --json: the journal's fields, symbolized arguments" python3 -c '
 import json, sys
@@ -249,7 +275,7 @@ if NOTIFY_SOCKET=$TMP/notify start_tracerd_store "$TMP/reload.conf" "$TMP/reload
 	check "reload: 4000 delivered, 0 lost, 0 sink errors (delivered=$D lost=$L sink_errors=$E)" \
 		[ "$D" = 4000 -a "$L" = 0 -a "$E" = 0 ]
 	check "reload: a store directory that cannot be made fails the reload, and says why" \
-		grep -q "cannot open the store output: Not a directory" "$TMP/reload.out.err"
+		grep -q "cannot open the store output: $TMP/not-a-dir/store: Not a directory" "$TMP/reload.out.err"
 	check "reload: it says RingBufferSize= waits for a restart" \
 		grep -q "RingBufferSize= and WakeupBytes= take effect on restart only" "$TMP/reload.out.err"
 	"$TRACERD" --read "$DIR/reload" >"$TMP/reload.txt" 2>"$TMP/reload.rerr"

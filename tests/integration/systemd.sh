@@ -267,6 +267,9 @@ note "STATUS=$status"
 # Every figure of the accounting that is not zero, or "0 lost" when all are.
 check "STATUS= shows events/s, delivered, its losses, 9 selections" \
 	grep -Eq "events/s, [0-9]+ delivered(, 0 lost|(, [0-9]+ [a-z]+[a-z ()]*)+), 9 selections" <<<"$status"
+# The journal takes the daemon's entries: no fallback to stderr (no_journal.sh).
+check "STATUS= does not say the journal is unavailable" \
+	bash -c '! grep -q "journal unavailable" <<<"$1"' _ "$status"
 
 # Reload with a broken drop-in: logged with file:line:column, nothing changes.
 ct sh -c "printf '[Selection]\nName=bad\nEvents=sched:sched_process_exec\nPriority=loud\n' >$DROPINS/60-broken.conf"
@@ -512,7 +515,7 @@ selftgid_self
 pointers_check() {
 	local f=$TMP/pointers.json hex dec addr='(^|[^0-9a-fA-F])(0x)?ffff[89a-f][0-9a-f]{11}([^0-9a-f]|$)'
 	ct rm -rf $DROPINS
-	ct sh -c "printf '[Daemon]\nFlushIntervalMSec=50\nStatsIntervalSec=0\n[Selection]\nName=pointers-kfree\nEvents=kmem:kfree\nRateLimit=200\nRateLimitBurst=200\n[Selection]\nName=pointers-tcp\nEvents=sock:inet_sock_set_state\n' >$CONF"
+	ct sh -c "printf '[Daemon]\nFlushIntervalMSec=50\nStatsIntervalSec=0\n[Store]\nDirectory=/var/lib/tracerd/pointers\n[Selection]\nName=pointers-store\nEvents=kmem:kfree\nOutput=store\n[Selection]\nName=pointers-kfree\nEvents=kmem:kfree\nRateLimit=200\nRateLimitBurst=200\n[Selection]\nName=pointers-tcp\nEvents=sock:inet_sock_set_state\n' >$CONF"
 	ct systemctl reset-failed tracerd
 	check "pointers: start with kmem:kfree and sock:inet_sock_set_state" ct systemctl start tracerd
 	ct python3 -c "
@@ -541,6 +544,54 @@ c = socket.create_connection(l.getsockname()); a, _ = l.accept(); c.close(); a.c
 		map(select(.TRACE_EVENT == "kmem:kfree") | .MESSAGE |
 		    test("^kfree: call_site=[A-Za-z_][^ ]*\\+0x[0-9a-f]+/0x[0-9a-f]+ ptr=[0-9a-f]{16}$"))
 		| length >= 20 and all' "$f"
+	pointer_key_check "$f"
+}
+
+# --- the pointer key (issue 19.1): hashes nobody can reverse --------------
+# The unit hashes with a secret key per boot in its RuntimeDirectory=, not
+# with the boot id (which, under ProcSubset=pid, it could not even read: the
+# key was all zeros). The key file is the dynamic user's, 0600; root's
+# `--read` of the unit's store prints the journal's hashes; and the issue's
+# brute force, as nobody with every key nobody can read (the container's
+# boot id and machine id, two ways each, and the zero key), reverses none
+# of the journal's or --read's pointers, while the same search with the
+# secret key reverses all of them. The truth: --read --raw-pointers. The
+# store's selection is attached first: the journal's kfree calls are in it.
+pointer_key_check() {
+	local f=$1 key=/run/tracerd/pointer-key dir=/var/lib/tracerd/pointers brute owner n before
+	brute=/opt/ci/$BUILD/tests/tools/ptr_brute
+	owner=$(ct stat -c %u /var/lib/private/tracerd)
+	check "pointer key: $key is the dynamic user's (uid $owner), mode 0600, in a 0700 directory" \
+		[ "$(ct stat -L -c '%a %u' $key)" = "600 $owner" -a "$owner" != 0 -a "$(ct stat -L -c %a /run/tracerd)" = 700 ]
+	check "pointer key: it names the container's boot" \
+		ct sh -c "grep -qx boot_id=\$(cat /proc/sys/kernel/random/boot_id) $key"
+	check "pointer key: nobody cannot read it" fails ct setpriv --reuid=nobody --regid=nogroup --clear-groups cat $key 2>/dev/null
+	jq -r 'select(.TRACE_EVENT == "kmem:kfree") | .MESSAGE' "$f" >"$TMP/journal.msg"
+	ct tracerd --read $dir >"$TMP/pread" 2>"$TMP/pread.err"
+	ct tracerd --read --raw-pointers $dir >"$TMP/praw"
+	kfree_ptrs "$TMP/journal.msg" | grep -v '^0*$' | sort -u >"$TMP/journal.hs"
+	kfree_ptrs "$TMP/pread" | sort -u >"$TMP/pread.hs"
+	n=$(comm -12 "$TMP/journal.hs" "$TMP/pread.hs" | wc -l)
+	note "pointer key: $(wc -l <"$TMP/journal.hs") pointer hashes in the journal, $n of them in root's --read of the store ($(wc -l <"$TMP/pread.hs"))"
+	check "pointer key: root's --read prints the journal's hashes, without a warning" \
+		[ "$n" -ge $(($(wc -l <"$TMP/journal.hs") * 9 / 10)) -a "$n" -ge 10 -a ! -s "$TMP/pread.err" ]
+	{ sed 's/^/journal /' "$TMP/journal.hs"
+	  paste -d' ' <(kfree_ptrs "$TMP/pread") <(kfree_ptrs "$TMP/praw") | sed 's/^/read /'; } >"$TMP/ppairs"
+	ct setpriv --reuid=nobody --regid=nogroup --clear-groups "$brute" zero \
+		uuid:/proc/sys/kernel/random/boot_id uuid-le:/proc/sys/kernel/random/boot_id \
+		uuid:/etc/machine-id uuid-le:/etc/machine-id <"$TMP/ppairs" >"$TMP/pbrute" 2>&1
+	ct "$brute" keyfile:$key <"$TMP/ppairs" >"$TMP/pcontrol" 2>&1
+	sed 's/^/#   /' "$TMP/pbrute"
+	sed 's/^/#   control: /' "$TMP/pcontrol"
+	check "pointer key: the brute force as nobody, 5 keys: no pointer reversed, candidates by chance only" \
+		brute_verdict "$TMP/pbrute" unbroken 5
+	check "pointer key: the same search with the secret key: every pointer reversed" \
+		brute_verdict "$TMP/pcontrol" broken 1
+	# Kept across a restart, and a stop and start: hashes compare within a boot.
+	before=$(ct sha256sum $key)
+	ct systemctl start tracerd && ct systemctl restart tracerd && ct systemctl stop tracerd
+	check "pointer key: the same key after a start, a restart and a stop" [ "$(ct sha256sum $key)" = "$before" ]
+	ct rm -rf /var/lib/private/tracerd/pointers
 }
 pointers_check
 # --- end pointers --------------------------------------------------------
@@ -557,6 +608,15 @@ store_check() {
 	check "store: systemctl start tracerd with Output=store" ct systemctl start tracerd
 	read -r pid _ < <("$fire" 100)
 	sleep 0.3
+	# One writer per directory, under the unit's sandbox too (issue 19).
+	local holder rc
+	holder=$(ct cat /var/lib/tracerd/.lock)
+	check "store: the lock file names the service's main pid ($holder)" \
+		[ "$holder" = "$(ct systemctl show -p MainPID --value tracerd)" ]
+	ct tracerd --config "$CONF" >/dev/null 2>"$TMP/second.err"
+	rc=$?
+	check "store: a second tracerd on the directory exits 78, naming the service ($rc: $(head -c 160 "$TMP/second.err"))" \
+		eval '[ $rc = 78 ] && grep -q "is written by another tracerd (pid $holder," "$TMP/second.err"'
 	ct systemctl stop tracerd
 	owner=$(ct sh -c 'stat -c %u /var/lib/private/tracerd/*.tstore' | sort -u)
 	check "store: files in the StateDirectory=, owned by the dynamic user (uid $owner)" \
@@ -577,6 +637,9 @@ store_check() {
 	"$TRACERD" --read "$TMP/shipped" >"$TMP/shipped.txt" 2>"$TMP/shipped.err"
 	check "store: files copied to the host read back with --read (exit $?)" [ $? = 0 ]
 	check "store: what the host reads equals what the container read" cmp -s "$TMP/store.txt" "$TMP/shipped.txt"
+	note "shipped: $(cat "$TMP/shipped.err")"
+	check "store: the host says the files are another boot's: their pointers hash with a key of its own" \
+		grep -q "written on another boot ($(ct cat /proc/sys/kernel/random/boot_id)): pointers are hashed with a key of this run only" "$TMP/shipped.err"
 }
 store_check
 # --- end store -----------------------------------------------------------

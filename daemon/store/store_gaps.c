@@ -1,0 +1,90 @@
+// SPDX-License-Identifier: GPL-2.0
+/* What MaxUse= deleted before the reader read it. A file says where its
+ * records begin in its writer's numbering (FILE chunk: stream=,
+ * first_record=), and the reader counts the records of the blocks it passed
+ * in each file: the difference to the next file of the stream is what was
+ * deleted unread, exactly, whether the reader saw those files or not. */
+#include "store/store_read_priv.h"
+#include "util.h"
+
+/* Whether d comes after c in their writer's stream of files. */
+static bool later_in_stream(const struct store_cursor *d, const struct store_cursor *c)
+{
+	return d != c && d->stream && c->stream && !strcmp(d->stream, c->stream) &&
+	       (d->first_record > c->first_record ||
+		(d->first_record == c->first_record && strcmp(d->path, c->path) > 0));
+}
+
+/* The next file of c's stream that the reader knows of, or NULL. */
+static const struct store_cursor *successor(const struct store_reader *r,
+					    const struct store_cursor *c)
+{
+	const struct store_cursor *next = NULL;
+
+	for (size_t i = 0; i < r->n; i++)
+		if (later_in_stream(r->c[i], c) && (!next || later_in_stream(next, r->c[i])))
+			next = r->c[i];
+	return next;
+}
+
+/* Whether a later file of c's directory has not said yet where its
+ * records begin (its FILE chunk not read yet): it may be c's next. */
+static bool unnumbered_after(const struct store_reader *r, const struct store_cursor *c)
+{
+	for (size_t i = 0; c->dir && i < r->n; i++)
+		if (r->c[i]->dir == c->dir && !r->c[i]->stream && !r->c[i]->done &&
+		    strcmp(r->c[i]->path, c->path) > 0)
+			return true;
+	return false;
+}
+
+/* Once a file is over (read to its end, or deleted before that) and the
+ * next file of its stream is known: the records between where the reader
+ * stopped in it and the first record of that next file were deleted before
+ * they were read (its own rest, and files deleted before the reader saw
+ * them). At the end (final), a deleted file with no next one known is
+ * reported as such: how many records it held is not known. */
+void report_gaps(struct store_reader *r, bool final)
+{
+	for (size_t i = 0; i < r->n; i++) {
+		struct store_cursor *c = r->c[i];
+		const struct store_cursor *next;
+		uint64_t n;
+
+		if (!c->done || c->gap_reported || (!c->stream && !c->gone))
+			continue;
+		next = c->stream ? successor(r, c) : NULL;
+		if (!final && (!next || unnumbered_after(r, c)))
+			continue;
+		c->gap_reported = true;
+		if (!next) {
+			if (!c->gone)
+				continue;
+			fprintf(stderr, "tracerd: %s: deleted before it was read to its end; how many "
+				"records it held is not known (no later file of its writer)\n", c->path);
+			r->unread_unknown++;
+			continue;
+		}
+		n = next->first_record - c->first_record;
+		n = n > c->passed ? n - c->passed : 0;
+		if (n && c->gone)
+			fprintf(stderr, "tracerd: %s: deleted before it was read%s: %llu records not "
+				"read, up to %s\n", c->path, c->passed ? " to its end" : "",
+				(unsigned long long)n, next->path);
+		else if (n)
+			fprintf(stderr, "tracerd: %s: the files after it were deleted before they were "
+				"read: %llu records not read, up to %s\n", c->path,
+				(unsigned long long)n, next->path);
+		r->unread += n;
+	}
+}
+
+/* Whether the writer has moved on from c's file to a later one in the same
+ * directory (names sort in creation order): then c's end is its end. */
+bool superseded(const struct store_reader *r, const struct store_cursor *c)
+{
+	for (size_t i = 0; c->dir && i < r->n; i++)
+		if (r->c[i]->dir == c->dir && strcmp(r->c[i]->path, c->path) > 0)
+			return true;
+	return false;
+}
