@@ -105,12 +105,12 @@ static __always_inline void agg_key_str(const struct agg_key_src *k, const __u8 
 	/* key_off < 256 and n <= 256: inside the 512 bytes of the key buffer */
 	if (n > TRACERD_AGG_LARGE)
 		n = TRACERD_AGG_LARGE;
-	if (k->src == AGG_SRC_STR) {
+	if (k->src == SRC_STR) {
 		bpf_probe_read_kernel_str(dst, n, rec + off);
 		return;
 	}
 	loc = *(__u32 *)(rec + off);
-	start = (loc & 0xffff) + (k->src == AGG_SRC_REL_LOC ? off + 4 : 0);
+	start = (loc & 0xffff) + (k->src == SRC_REL_LOC ? off + 4 : 0);
 	if (n > loc >> 16)
 		n = loc >> 16;
 	if (n)
@@ -124,21 +124,21 @@ static __always_inline void agg_key_part(const struct agg_key_src *k, const __u8
 	__u64 v;
 
 	switch (k->src) {
-	case AGG_SRC_STR:
-	case AGG_SRC_DATA_LOC:
-	case AGG_SRC_REL_LOC:
+	case SRC_STR:
+	case SRC_DATA_LOC:
+	case SRC_REL_LOC:
 		agg_key_str(k, rec, ctx, dst);
 		return;
-	case AGG_SRC_COMM:
+	case SRC_COMM:
 		bpf_get_current_comm(dst, TRACERD_COMM_LEN);
 		return;
-	case AGG_SRC_PID_COMM:
+	case SRC_PID_COMM:
 		bpf_get_current_comm(dst + 8, TRACERD_COMM_LEN);
 		/* fall through */
-	case AGG_SRC_PID:
+	case SRC_PID:
 		v = (__u32)pid_tgid;
 		break;
-	case AGG_SRC_CPU:
+	case SRC_CPU:
 		v = bpf_get_smp_processor_id();
 		break;
 	default:

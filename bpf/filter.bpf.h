@@ -44,9 +44,9 @@ static __always_inline __s64 load_num(const __u8 *rec, const struct filter_insn 
 				      __u64 pid_tgid)
 {
 	switch (in->src) {
-	case FSRC_PID: return (__u32)pid_tgid;
-	case FSRC_TGID: return pid_tgid >> 32;
-	case FSRC_CPU: return bpf_get_smp_processor_id();
+	case SRC_PID: return (__u32)pid_tgid;
+	case SRC_TGID: return pid_tgid >> 32;
+	case SRC_CPU: return bpf_get_smp_processor_id();
 	default: return load_field(rec, in);
 	}
 }
@@ -188,18 +188,22 @@ static __always_inline bool str_locate(const __u8 *rec, __u32 len, const struct 
 {
 	__u32 off = in->off & (TRACERD_MAX_RECORD - 1), loc;
 
-	fs->from_comm = in->src == FSRC_COMM;
+	fs->from_comm = in->src == SRC_COMM;
 	switch (in->src) {
-	case FSRC_COMM:
+	case SRC_COMM:
 		bpf_get_current_comm(fs->comm, sizeof(fs->comm));
 		fs->base = 0;
 		fs->n = TRACERD_COMM_LEN;
 		return true;
-	case FSRC_DATA_LOC:
-	case FSRC_REL_LOC:
+	case SRC_DATA_LOC:
+	case SRC_REL_LOC:
+	case SRC_USER_STR:
 		loc = *(__u32 *)(rec + off);
-		fs->base = tracerd_loc_off(loc, off, in->src == FSRC_REL_LOC);
+		fs->base = tracerd_loc_off(loc, off, in->src == SRC_REL_LOC);
 		fs->n = tracerd_loc_len(loc);
+		/* A user string not read (unreadable, NULL) is no string. */
+		if (in->src == SRC_USER_STR && (!fs->n || off + 4 > len))
+			return false;
 		/* A truncated record: compare what was copied. */
 		if (fs->base >= len)
 			fs->n = 0;
@@ -222,7 +226,9 @@ static __always_inline bool filter_strcmp(const __u8 *rec, __u32 len,
 	bool neg = in->cmp == FCMP_NE || in->cmp == FCMP_NGLOB;
 	__u32 steps;
 
-	str_locate(rec, len, in, fs);
+	/* No string to compare: == and ~ are false, != true. */
+	if (!str_locate(rec, len, in, fs))
+		return neg;
 	fs->k = in->str;
 	fs->literal = in->cmp == FCMP_EQ || in->cmp == FCMP_NE;
 	fs->p = fs->s = fs->bp = fs->bs = 0;

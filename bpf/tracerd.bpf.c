@@ -10,6 +10,7 @@
 #include "tracerd_record.h"
 #include "filter.bpf.h"
 #include "aggregate.bpf.h"
+#include "user_str.bpf.h"
 
 char LICENSE[] SEC("license") = "GPL";
 
@@ -112,6 +113,8 @@ static __always_inline __u64 copy_record(const struct event_desc *d, struct even
 		if (dlen <= TRACERD_MAX_RECORD)
 			bpf_probe_read_kernel(rec + fixed, dlen, src + fixed);
 	}
+	if (d->ustr_off[0])	/* a syscall's user strings (SyscallStrings=) */
+		end = read_user_strs(d, st, rec, end);
 	return end;
 }
 

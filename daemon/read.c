@@ -6,6 +6,7 @@
  * line with the journal sink's field names. */
 #include "boot_id.h"
 #include "filter/filter.h"
+#include "kernel-events/field_source.h"
 #include "ptrkey.h"
 #include "read.h"
 #include "render/render.h"
@@ -64,6 +65,9 @@ static bool want_event(struct store_event *ev, void *userdata)
 	}
 	ctx->evs[ctx->n_evs++] = re;
 	ev->userdata = re;
+	/* A stored syscall record may carry its user strings: --filter
+	 * compares them where it does (records without match no string). */
+	event_desc_user_strings(ev->event, &re->desc);
 	if (ctx->o->filter && filter_compile(ctx->o->filter, ev->event, NULL, &re->desc, &d) < 0) {
 		fprintf(stderr, "tracerd: --filter does not apply to %s:%s (%s): its records are not shown\n",
 			ev->event->system, ev->event->name, d.msg);
@@ -130,6 +134,24 @@ static void json_field(void *userdata, const struct tp_field *f, const char *val
 	}
 }
 
+static void json_kv_n(void *userdata, const char *key, const char *value, size_t n)
+{
+	json_kv(userdata, key, value, n);
+}
+
+static void json_user_string(void *userdata, const struct render_ustr *u)
+{
+	struct json_fields *jf = userdata;
+	const struct read_ev *re = jf->rec->ev->userdata;
+	char name[80];
+
+	if (re->names && re->names[u->field - jf->rec->ev->event->fields])
+		snprintf(name, sizeof(name), "%s", re->names[u->field - jf->rec->ev->event->fields]);
+	else
+		journal_field_name(u->field->name, name, sizeof(name));
+	journal_user_string(name, u, json_kv_n, jf->sb);
+}
+
 /* The journal sink's entry for the record, as journalctl -o json shows it. */
 static void print_json(struct reader_ctx *ctx, const struct store_rec *r)
 {
@@ -159,6 +181,7 @@ static void print_json(struct reader_ctx *ctx, const struct store_rec *r)
 	json_kn(sb, "TRACE_TIME_REALTIME_USEC",
 		((int64_t)r->hdr.ts_ns + r->file->realtime_offset_ns) / 1000);
 	render_fields(e, &ctx->ropts, r->data, r->len, json_field, &jf);
+	render_user_strings(e, r->data, r->len, json_user_string, &jf);
 	sb_puts(sb, "}\n");
 }
 

@@ -7,6 +7,7 @@
 #include "aggregate/hist.h"
 #include "attach/ksym.h"
 #include "filter/filter.h"
+#include "kernel-events/field_source.h"
 #include "log.h"
 #include "render/render.h"
 #include "sink/sink.h"
@@ -207,6 +208,10 @@ static int fill_desc(const struct tp_event *e, const struct selection *s,
 			desc->dyn_rel |= 1u << desc->n_dyn;
 		desc->dyn_off[desc->n_dyn++] = f->offset;
 	}
+	/* Before the filter, which compares the strings listed here. An
+	 * aggregating slot writes no record to carry them. */
+	if (s->syscall_strings && (!s->aggregate || !*s->aggregate))
+		event_desc_user_strings(e, desc);
 	return filter_compile(s->filter, e, &s->filter_pos, desc, d);
 }
 
@@ -250,7 +255,8 @@ static bool str_same(const char *a, const char *b)
 static bool same_attachments(const struct selection *a, const struct selection *b)
 {
 	if (!str_same(a->name, b->name) || !str_same(a->filter, b->filter) ||
-	    !str_same(a->aggregate, b->aggregate) || a->n_events != b->n_events)
+	    !str_same(a->aggregate, b->aggregate) || a->n_events != b->n_events ||
+	    a->syscall_strings != b->syscall_strings)
 		return false;
 	for (size_t i = 0; i < a->n_events; i++)
 		if (strcmp(a->events[i], b->events[i]))

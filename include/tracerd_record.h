@@ -16,6 +16,8 @@
 #define TRACERD_FILTER_INSNS	64	/* filter bytecode per event */
 #define TRACERD_FILTER_STR	64	/* bytes of a string constant, NUL included */
 #define TRACERD_FILTER_STRS	8	/* string constants per event (a power of two) */
+#define TRACERD_MAX_USTR	4	/* user string arguments per syscall event */
+#define TRACERD_USTR_LEN	256	/* bytes read of each, NUL included */
 
 /* Record layout, once for both sides: inline, so that the BPF hot path
  * costs what it did when each place spelled it out. */
@@ -88,6 +90,19 @@ TRACERD_INLINE __u64 tracerd_load(const void *p, unsigned size, bool is_signed)
 #endif
 }
 
+/* A syscall's user string arguments (SyscallStrings=, event_desc.ustr_off):
+ * the record's fixed part is followed, at tracerd_ustr_words(fixed_size),
+ * by one word per argument, in the order of ustr_off, then by the strings.
+ * A word is (len << 16 | offset from the record's start), as a __data_loc,
+ * len counting the NUL; len 0: no string, and the low 16 bits are the
+ * errno of the read (EFAULT: the page was not present), or 0 for a NULL
+ * pointer, which is not read. A string of TRACERD_USTR_LEN bytes may have
+ * been cut there. A record no longer than its fixed part carries none. */
+TRACERD_INLINE __u32 tracerd_ustr_words(__u32 fixed_size)
+{
+	return (fixed_size + 3) & ~3u;
+}
+
 /* Record flags set by the BPF side. */
 #define TRACERD_REC_TRUNCATED	(1u << 0)	/* dynamic payload ran past MAX_RECORD */
 
@@ -126,20 +141,27 @@ enum filter_cmp {
 	FCMP_NGLOB,
 };
 
-enum filter_src {
-	FSRC_RECORD = 0,	/* field at off/size in the record */
-	FSRC_PID,		/* common_pid: the current tid */
-	FSRC_TGID,
-	FSRC_CPU,
-	FSRC_COMM,		/* current task's comm, strings only */
-	FSRC_DATA_LOC,		/* __data_loc string: off is the loc word */
-	FSRC_REL_LOC,		/* __rel_loc string: offset from the loc word's end */
+/* Where a value comes from, for the filter (filter_insn.src) and for a
+ * histogram key (agg_key_src.src) alike: kernel-events/field_source.c
+ * resolves a field name to one. */
+enum trace_src {
+	SRC_RECORD = 0,		/* number at off/size in the record */
+	SRC_STR,		/* char array at off in the record, of its size */
+	SRC_DATA_LOC,		/* __data_loc string: off is the loc word */
+	SRC_REL_LOC,		/* __rel_loc string: offset from the loc word's end */
+	SRC_PID,		/* common_pid: the current tid */
+	SRC_TGID,
+	SRC_CPU,
+	SRC_COMM,		/* current task's comm, TRACERD_COMM_LEN bytes */
+	SRC_PID_COMM,		/* Aggregate='s common_pid.execname: the tid, then comm */
+	SRC_USER_STR,		/* a syscall's user string: off is its word after the
+				 * fixed part; unreadable or absent: no string at all */
 };
 
 struct filter_insn {
 	__u8 op;
 	__u8 cmp;
-	__u8 src;
+	__u8 src;		/* enum trace_src */
 	__u8 size;		/* 1, 2, 4, 8; 0 for strings */
 	__u8 is_signed;
 	__u8 str;		/* index into strs for FOP_STRCMP */
@@ -167,6 +189,10 @@ struct event_desc {
 	 * histogram map described by its agg_desc, never to the ring buffer.
 	 * One branch on it keeps the other slots' path as it was. */
 	__u32 agg;
+	/* Offsets of the syscall arguments whose user strings the class
+	 * program reads and appends (SyscallStrings=); 0 ends the list, so
+	 * ustr_off[0] == 0 for every other event costs one branch. */
+	__u16 ustr_off[TRACERD_MAX_USTR];
 	__u32 reserved;
 	struct filter_insn insns[TRACERD_FILTER_INSNS];
 	char strs[TRACERD_FILTER_STRS][TRACERD_FILTER_STR];
@@ -182,6 +208,7 @@ struct event_stats {
 	__u64 truncated;
 	__u64 aggregated;	/* counted in a histogram entry */
 	__u64 agg_dropped;	/* no histogram entry could be placed */
+	__u64 ustr_unreadable;	/* a user string that could not be read */
 };
 
 /* Aggregation (Aggregate=, the kernel's hist trigger language): per slot an
@@ -198,21 +225,10 @@ struct event_stats {
 #define TRACERD_AGG_SMALL_ENTRIES	(1u << 16)
 #define TRACERD_AGG_LARGE_ENTRIES	(1u << 13)
 
-enum agg_src {
-	AGG_SRC_RECORD = 0,	/* number at off/size in the record */
-	AGG_SRC_PID,		/* common_pid: the current tid */
-	AGG_SRC_CPU,
-	AGG_SRC_COMM,		/* current task's comm, 16 bytes */
-	AGG_SRC_STR,		/* char array at off, width bytes */
-	AGG_SRC_DATA_LOC,	/* __data_loc string: off is the loc word */
-	AGG_SRC_REL_LOC,
-	AGG_SRC_PID_COMM,	/* common_pid.execname: the tid, then comm */
-};
-
 enum agg_xform { AGG_X_NONE = 0, AGG_X_LOG2, AGG_X_BUCKETS };
 
 struct agg_key_src {
-	__u8 src;
+	__u8 src;		/* enum trace_src */
 	__u8 size;		/* numbers: 1, 2, 4, 8 */
 	__u8 is_signed;
 	__u8 xform;

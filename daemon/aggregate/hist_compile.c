@@ -4,6 +4,7 @@
  * compound key; strings their array's size and a NUL), and the agg_desc
  * that the class program builds keys and sums by. */
 #include "hist.h"
+#include "kernel-events/field_source.h"
 #include "kernel-events/symbols.h"
 #include "util.h"
 
@@ -15,14 +16,19 @@ struct hcomp {
 	uint32_t span;
 };
 
-static int unknown_field(struct hcomp *c, const struct hist_fref *f)
-{
-	char fields[700];
+/* The names a histogram offers beside the event's own: common_type is
+ * the event's id, one key for all of a histogram's records. */
+#define HIST_COMMON "common_pid, comm, cpu"
 
-	filter_list_fields(c->e, "common_pid, comm, cpu", fields, sizeof(fields));
-	return filter_error(c->src, f->off, "unknown field '%s' in %s%s%s; its fields are: %s",
-			    f->name, c->e->system ? c->e->system : "", c->e->system ? ":" : "",
-			    c->e->name, fields);
+static int resolve(struct hcomp *c, const struct hist_fref *f, struct field_source *s)
+{
+	char why[1000];
+	int r = field_source_resolve(c->e, f->name, s);
+
+	if (r >= 0 || r == -EMEDIUMTYPE)
+		return r;
+	field_source_explain(c->e, f->name, r, HIST_COMMON, why, sizeof(why));
+	return filter_error(c->src, f->off, "%s", why);
 }
 
 static void extend_span(struct hcomp *c, unsigned end)
@@ -31,76 +37,65 @@ static void extend_span(struct hcomp *c, unsigned end)
 		c->span = end;
 }
 
-/* common_pid, comm, cpu: not in the record (the kernel overwrites the
- * common fields before a BPF program runs). */
-static int resolve_special(struct hcomp *c, const struct hist_fref *f, struct hist_key *k,
-			   struct agg_key_src *s)
-{
-	const char *n = f->name;
-
-	if (!strcmp(n, "common_pid")) {
-		s->src = f->mod == HM_EXECNAME ? AGG_SRC_PID_COMM : AGG_SRC_PID;
-		s->width = f->mod == HM_EXECNAME ? 8 + TRACERD_COMM_LEN : 8;
-		k->is_signed = true;
-	} else if (!strcmp(n, "comm") || !strcmp(n, "common_comm")) {
-		s->src = AGG_SRC_COMM;
-		s->width = TRACERD_COMM_LEN;
-		k->is_string = true;
-	} else if (!strcmp(n, "cpu") || !strcmp(n, "common_cpu")) {
-		s->src = AGG_SRC_CPU;
-		s->width = 8;
-	} else if (tp_event_field(c->e, n)) {
-		return filter_error(c->src, f->off, "%s is not available: the kernel overwrites the "
-				    "common fields before a BPF program runs", n);
-	} else {
-		return unknown_field(c, f);
-	}
-	return 0;
-}
-
+/* A key's place in the key bytes: numbers take 8 as in the kernel's
+ * compound key, a char array its size and a NUL, a __data_loc string
+ * TRACERD_AGG_STR; common_pid.execname the comm beside the pid. */
 static int resolve_key_field(struct hcomp *c, const struct hist_fref *f, struct hist_key *k,
 			     struct agg_key_src *s)
 {
-	const struct tp_field *t = tp_event_field(c->e, f->name);
+	struct field_source fs;
+	int r = resolve(c, f, &fs);
 
-	if (!t || t->is_common)
-		return resolve_special(c, f, k, s);
-	k->field = t;
-	s->off = t->offset;
-	if (t->kind == TP_FIELD_SCALAR && (t->size == 1 || t->size == 2 || t->size == 4 ||
-					  t->size == 8)) {
-		s->src = AGG_SRC_RECORD;
-		s->size = t->size;
-		s->is_signed = k->is_signed = t->is_signed;
-		s->width = 8;
-		extend_span(c, t->offset + t->size);
-	} else if (t->is_string && t->kind == TP_FIELD_ARRAY) {
-		s->src = AGG_SRC_STR;
-		s->width = t->size + 1;		/* a full array and its NUL */
-		k->is_string = true;
-		extend_span(c, t->offset + t->size);
-	} else if (t->is_string && (t->kind == TP_FIELD_DATA_LOC || t->kind == TP_FIELD_REL_LOC)) {
-		s->src = t->kind == TP_FIELD_DATA_LOC ? AGG_SRC_DATA_LOC : AGG_SRC_REL_LOC;
-		s->width = TRACERD_AGG_STR;
-		k->is_string = true;
-		extend_span(c, t->offset + 4);	/* the loc word: the string is read from the event */
-	} else {
+	if (r == -EMEDIUMTYPE)
 		return filter_error(c->src, f->off, "%s is %s, an array: a key is a number or a string",
-				    t->name, t->type);
+				    fs.name, fs.type);
+	if (r < 0)
+		return r;
+	k->field = fs.field;
+	k->is_string = fs.is_string;
+	k->is_signed = fs.is_signed;
+	*s = (struct agg_key_src){ .src = fs.src, .off = fs.off };
+	switch (fs.src) {
+	case SRC_RECORD:
+		s->size = fs.size;
+		s->is_signed = fs.is_signed;
+		s->width = 8;
+		extend_span(c, fs.off + fs.size);
+		break;
+	case SRC_STR:
+		s->width = fs.str_size + 1;	/* a full array and its NUL */
+		extend_span(c, fs.off + fs.str_size);
+		break;
+	case SRC_DATA_LOC:
+	case SRC_REL_LOC:
+		s->width = TRACERD_AGG_STR;
+		extend_span(c, fs.off + 4);	/* the loc word: the string is read from the event */
+		break;
+	case SRC_COMM:
+		s->width = TRACERD_COMM_LEN;
+		break;
+	case SRC_PID:
+		if (f->mod == HM_EXECNAME)
+			s->src = SRC_PID_COMM;
+		s->width = f->mod == HM_EXECNAME ? 8 + TRACERD_COMM_LEN : 8;
+		break;
+	default:	/* cpu */
+		s->width = 8;
 	}
 	return 0;
 }
 
 /* Which modifiers fit the key: numbers take them all but .execname, which
  * is common_pid's (the comm is kept in the key beside the pid). */
-static int check_modifier(struct hcomp *c, const struct hist_fref *f, const struct hist_key *k)
+static int check_modifier(struct hcomp *c, const struct hist_fref *f, const struct hist_key *k,
+			  const struct agg_key_src *s)
 {
 	if (f->mod == HM_NONE)
 		return 0;
 	if (k->is_string)
 		return filter_error(c->src, f->mod_off, "%s is a string: .%s applies to numbers",
 				    f->name, hist_mod_name(f->mod));
-	if (f->mod == HM_EXECNAME && strcmp(f->name, "common_pid"))
+	if (f->mod == HM_EXECNAME && s->src != SRC_PID_COMM)
 		return filter_error(c->src, f->mod_off, ".execname applies to common_pid only: "
 				    "the comm is the current task's");
 	return 0;
@@ -117,7 +112,7 @@ static int compile_key(struct hcomp *c, size_t i)
 	r = resolve_key_field(c, f, k, s);
 	if (r < 0)
 		return r;
-	r = check_modifier(c, f, k);
+	r = check_modifier(c, f, k, s);
 	if (r < 0)
 		return r;
 	s->xform = f->mod == HM_LOG2 ? AGG_X_LOG2 : f->mod == HM_BUCKETS ? AGG_X_BUCKETS : AGG_X_NONE;
@@ -136,21 +131,21 @@ static int compile_key(struct hcomp *c, size_t i)
 static int compile_val(struct hcomp *c, size_t i)
 {
 	const struct hist_fref *f = &c->h->spec.vals[i];
-	const struct tp_field *t = tp_event_field(c->e, f->name);
 	struct agg_val_src *s = &c->h->desc.vals[i];
+	struct field_source fs;
+	int r = resolve(c, f, &fs);
 
-	if (!t)
-		return unknown_field(c, f);
-	if (t->is_common || t->kind != TP_FIELD_SCALAR ||
-	    (t->size != 1 && t->size != 2 && t->size != 4 && t->size != 8))
+	if (r < 0 && r != -EMEDIUMTYPE)
+		return r;
+	if (r < 0 || fs.src != SRC_RECORD || !fs.field || fs.field->is_common)
 		return filter_error(c->src, f->off, "%s is %s: vals= sums numeric fields of the event",
-				    t->name, t->type);
+				    fs.name, fs.type);
 	if (f->mod != HM_NONE && f->mod != HM_HEX)
 		return filter_error(c->src, f->mod_off, ".%s does not apply to a value: only .hex does",
 				    hist_mod_name(f->mod));
-	*s = (struct agg_val_src){ .off = t->offset, .size = t->size, .is_signed = t->is_signed };
+	*s = (struct agg_val_src){ .off = fs.off, .size = fs.size, .is_signed = fs.is_signed };
 	c->h->vals[i] = (struct hist_val){ .name = f->name, .hex = f->mod == HM_HEX };
-	extend_span(c, t->offset + t->size);
+	extend_span(c, fs.off + fs.size);
 	return 0;
 }
 

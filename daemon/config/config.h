@@ -46,6 +46,7 @@ struct selection {
 	char *aggregate;	/* Aggregate=: a hist trigger; NULL or "" for none */
 	struct conf_pos aggregate_pos;
 	unsigned aggregate_interval_sec;	/* a dump each interval; 0: only at stop */
+	bool syscall_strings;	/* SyscallStrings=: read syscalls' user strings */
 };
 
 struct config {

@@ -145,6 +145,11 @@ static const struct config_item table[] = {
 	  .offset = offsetof(struct selection, aggregate_interval_sec),
 	  .min = 0, .max = 86400, .def = "60",
 	  .description = "a histogram dump (then cleared) each interval; 0 for only at stop" },
+	{ .section = "Selection", .key = "SyscallStrings", .type = &config_type_bool,
+	  .offset = offsetof(struct selection, syscall_strings),
+	  .def = "yes",
+	  .description = "read the user strings a syscall is given (filename, pathname...) in BPF "
+			 "and show them after their pointers; no: the pointers alone" },
 };
 
 const struct config_item *config_table(size_t *n)

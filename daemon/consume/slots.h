@@ -37,6 +37,9 @@ struct trace_slot {
 struct sel_totals {
 	uint64_t hits, filtered, lost, truncated;	/* from BPF */
 	uint64_t aggregated, agg_dropped;		/* Aggregate=, from BPF */
+	/* Besides: syscall user strings that could not be read (their records
+	 * are delivered or not like any other), from BPF. */
+	uint64_t unreadable;
 	uint64_t delivered, suppressed, sink_errors;	/* from the daemon */
 	struct sink_errno_count errnos[TRACERD_SINK_ERRNOS];	/* sink_errors by errno */
 };

@@ -45,11 +45,6 @@ struct filter_text {
 	struct diag *d;
 };
 
-/* "a, b, c" of e's own fields, then common (the common ones the caller's
- * language accepts): the list an "unknown field" error gives. */
-struct tp_event;
-void filter_list_fields(const struct tp_event *e, const char *common, char *buf, size_t size);
-
 /* Fills src->d for the byte at off; returns -EINVAL. */
 int filter_error(const struct filter_text *src, int off, const char *fmt, ...)
 	__attribute__((format(printf, 3, 4)));

@@ -6,6 +6,7 @@
  * side, for the stack machine in bpf/filter.bpf.h. */
 #include <ctype.h>
 #include "filter_compile.h"
+#include "kernel-events/field_source.h"
 #include "kernel-events/symbols.h"
 #include "util.h"
 
@@ -13,8 +14,8 @@
 struct fref {
 	const char *name;
 	const char *type;
-	char type_buf[96];	/* "char[16]" for arrays */
 	bool is_str;
+	struct field_source s;
 	struct filter_insn in;	/* src, off, size, is_signed; imm = array size for strings */
 };
 
@@ -25,75 +26,52 @@ struct fcomp {
 	unsigned n_strs;
 };
 
-void filter_list_fields(const struct tp_event *e, const char *common, char *buf, size_t size)
+static int parse_number(const char *s, uint64_t *u, bool *neg);
+
+/* A syscall's user string argument compares as the string the class
+ * program read when the selection reads it (the descriptor lists it) and
+ * the predicate is about a string: ~, a quoted value or one that is no
+ * number. Otherwise it is the pointer, as before (filename == 0). */
+static int user_string(struct fcomp *c, const struct fnode *p, struct field_source *s)
 {
-	size_t n = 0;
+	bool str = p->op == FO_GLOB, neg;
+	uint64_t u;
 
-	buf[0] = 0;
-	for (size_t i = 0; i < e->n_fields && n < size; i++)
-		if (!e->fields[i].is_common)
-			n += snprintf(buf + n, size - n, "%s, ", e->fields[i].name);
-	if (n < size)
-		snprintf(buf + n, size - n, "%s", common);
-}
-
-/* The names the kernel's filter knows beside the event's fields. */
-static int resolve_special(struct fcomp *c, const struct fnode *p, struct fref *ref)
-{
-	const char *f = p->field;
-	char fields[700];
-
-	ref->name = f;
-	if (!strcmp(f, "cpu") || !strcmp(f, "CPU") || !strcmp(f, "common_cpu")) {
-		ref->type = "int";
-		ref->in = (struct filter_insn){ .src = FSRC_CPU, .size = 4, .is_signed = 1 };
+	for (size_t i = 0; i < p->n_vals; i++)
+		str |= p->vals[i].quoted || parse_number(p->vals[i].text, &u, &neg) < 0;
+	if (!str)
 		return 0;
-	}
-	if (!strcmp(f, "comm") || !strcmp(f, "COMM")) {
-		ref->type = "char[16]";
-		ref->is_str = true;
-		ref->in = (struct filter_insn){ .src = FSRC_COMM, .imm = TRACERD_COMM_LEN };
-		return 0;
-	}
-	if (!strcmp(f, "common_flags") || !strcmp(f, "common_preempt_count"))
-		return filter_error(c->src, p->off,
-				    "%s is not available: the kernel overwrites the common fields "
-				    "before a BPF program runs (common_pid and common_type are rebuilt)", f);
-	filter_list_fields(c->e, "common_pid, common_type, comm, cpu", fields, sizeof(fields));
-	return filter_error(c->src, p->off, "unknown field '%s' in %s%s%s; its fields are: %s", f,
-			    c->e->system ? c->e->system : "", c->e->system ? ":" : "", c->e->name, fields);
+	if (c->desc->ustr_off[s->ustr] != s->off)
+		return filter_error(c->src, p->off, "%s is a user string that this selection does "
+				    "not read (SyscallStrings=no, or Aggregate=): only its pointer can "
+				    "be compared", s->name);
+	field_source_as_user_string(c->e, s);
+	return 0;
 }
 
 static int resolve_field(struct fcomp *c, const struct fnode *p, struct fref *ref)
 {
-	const struct tp_field *f = tp_event_field(c->e, p->field);
+	struct field_source *s = &ref->s;
+	char why[1000];
+	int r = field_source_resolve(c->e, p->field, s);
 
-	/* The BPF program rebuilds common_type and common_pid only. */
-	if (!f || (f->is_common && strcmp(f->name, "common_type") && strcmp(f->name, "common_pid")))
-		return resolve_special(c, p, ref);
-	ref->name = f->name;
-	ref->type = f->type;
-	if (f->kind == TP_FIELD_ARRAY) {
-		snprintf(ref->type_buf, sizeof(ref->type_buf), "%s[%u]", f->type, f->array_len);
-		ref->type = ref->type_buf;
+	ref->name = s->name;
+	ref->type = s->type;
+	if (r == -EMEDIUMTYPE)
+		return filter_error(c->src, p->off,
+				    "%s is %s, an array: a filter compares numbers and strings only",
+				    s->name, s->type);
+	if (r < 0) {
+		field_source_explain(c->e, p->field, r, "common_pid, common_type, comm, cpu", why,
+				     sizeof(why));
+		return filter_error(c->src, p->off, "%s", why);
 	}
-	if (f->kind == TP_FIELD_SCALAR && (f->size == 1 || f->size == 2 || f->size == 4 ||
-					  f->size == 8)) {
-		ref->in = (struct filter_insn){ .src = FSRC_RECORD, .off = f->offset,
-						.size = f->size, .is_signed = f->is_signed };
-		return 0;
-	}
-	if (f->is_string && f->kind != TP_FIELD_FLEX) {
-		ref->is_str = true;
-		ref->in.off = f->offset;
-		ref->in.src = f->kind == TP_FIELD_DATA_LOC ? FSRC_DATA_LOC :
-			      f->kind == TP_FIELD_REL_LOC ? FSRC_REL_LOC : FSRC_RECORD;
-		ref->in.imm = f->kind == TP_FIELD_ARRAY ? f->size : 0;
-		return 0;
-	}
-	return filter_error(c->src, p->off,
-			    "%s is %s, an array: a filter compares numbers and strings only",
-			    f->name, ref->type);
+	if (s->ustr >= 0 && (r = user_string(c, p, s)) < 0)
+		return r;
+	ref->is_str = s->is_string;
+	ref->in = (struct filter_insn){ .src = s->src, .off = s->off, .is_signed = s->is_signed,
+					.size = s->is_string ? 0 : s->size, .imm = s->str_size };
+	return 0;
 }
 
 static int emit(struct fcomp *c, int off, struct filter_insn in)
@@ -409,9 +387,9 @@ static uint32_t filter_span(const struct event_desc *d)
 
 		if (in->op != FOP_CMP && in->op != FOP_STRCMP)
 			continue;
-		if (in->src == FSRC_DATA_LOC || in->src == FSRC_REL_LOC)
+		if (in->src == SRC_DATA_LOC || in->src == SRC_REL_LOC || in->src == SRC_USER_STR)
 			return 0;	/* the string is in the payload */
-		if (in->src != FSRC_RECORD)
+		if (in->src != SRC_RECORD && in->src != SRC_STR)
 			continue;	/* pid, tgid, cpu, comm: not in the record */
 		if (in->off + (in->op == FOP_CMP ? in->size : in->imm) > end)
 			end = in->off + (in->op == FOP_CMP ? in->size : in->imm);

@@ -163,6 +163,15 @@ void render_event(const struct tp_event *e, const struct render_opts *o, const u
 	}
 }
 
+void render_user_strings(const struct tp_event *e, const uint8_t *rec, size_t len,
+			 render_ustr_cb cb, void *ctx)
+{
+	const struct rprog *p = e->render;
+
+	if (p && p->mode == RM_SYSCALL)
+		rsys_user_strings(p, rec, len, cb, ctx);
+}
+
 bool render_names_itself(const struct tp_event *e)
 {
 	const struct rprog *p = e->render;

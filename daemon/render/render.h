@@ -40,6 +40,23 @@ typedef void (*render_field_cb)(void *ctx, const struct tp_field *f, const char 
 void render_fields(const struct tp_event *e, const struct render_opts *o, const uint8_t *rec,
 		   size_t len, render_field_cb cb, void *ctx);
 
+/* A syscall's user string argument as the class program read it
+ * (SyscallStrings=): n bytes at s (no NUL), cut when it filled the
+ * TRACERD_USTR_LEN bytes read; or, if it could not be read, err (an
+ * errno: EFAULT, the page was not present) and no string. */
+struct render_ustr {
+	const struct tp_field *field;	/* the pointer argument */
+	const char *s;
+	size_t n;
+	bool cut;
+	int err;
+};
+typedef void (*render_ustr_cb)(void *ctx, const struct render_ustr *u);
+/* Calls cb for each user string rec carries, in argument order; none for a
+ * NULL pointer, nor for a record without them. */
+void render_user_strings(const struct tp_event *e, const uint8_t *rec, size_t len,
+			 render_ustr_cb cb, void *ctx);
+
 /* v, a value of the flag or symbolic field f, as the event's line shows it
  * (the print fmt's masks and conditions applied to a record that holds v
  * in f and zeros elsewhere); the number when f has no table. */

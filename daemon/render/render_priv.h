@@ -123,6 +123,11 @@ int rsys_compile(const struct tp_event *e, struct rprog *p);
 void rsys_release(struct rprog *p);
 void rsys_render(const struct rprog *p, bool raw, const uint8_t *rec, size_t len,
 		 struct strbuf *out);
+void rsys_user_strings(const struct rprog *p, const uint8_t *rec, size_t len,
+		       render_ustr_cb cb, void *ctx);
+/* n bytes as a C string literal's inside: \" \\ \n \t \r, other bytes
+ * outside printable ASCII as \xNN. */
+void render_c_escaped(const char *s, size_t n, struct strbuf *out);
 
 /* render_eval.c */
 struct rval rn_eval(const struct rnode *n, const struct rctx *c);

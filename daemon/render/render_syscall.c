@@ -8,9 +8,14 @@
  * always as 0x%lx of the long (-2 is 0xfffffffffffffffe). The text carries
  * the syscall's name, so the line has no "event_name: " before it. The
  * kernel's "verbose" option (types before the names) is off by default and
- * not followed. */
+ * not followed. A user string argument that the class program read
+ * (SyscallStrings=) follows its pointer, quoted and escaped:
+ *   sys_openat(dfd: 0xffffff9c, filename: 0x7f3e99f030b1 "/etc/passwd", ...)
+ * "..." after it when it filled the buffer, " (unreadable)" when the read
+ * failed (the page was not present). */
 #include <stdarg.h>
 #include <stdio.h>
+#include "kernel-events/field_source.h"
 #include "render_priv.h"
 #include "util.h"
 
@@ -22,6 +27,7 @@ struct rsys_arg {
 	unsigned off, size;
 	bool is_signed;
 	bool is_pointer;	/* hashed unless RawPointers=yes, like every pointer */
+	int ustr;		/* a user string argument: its index, else -1 */
 };
 
 struct rsys {
@@ -30,6 +36,9 @@ struct rsys {
 	size_t n_args;
 	char *tail;		/* "sys_getpid()" has no argument: all of it */
 	size_t tail_len;
+	unsigned words;		/* where the user strings' words begin */
+	unsigned n_ustr;
+	const struct tp_field *ustr[TRACERD_MAX_USTR];
 };
 
 /* The syscall's name as the kernel's metadata has it: its events are
@@ -114,6 +123,10 @@ static int rsys_build(struct rsys *s, const char *suffix, const struct tp_field 
 		a->size = f[i].size;
 		a->is_signed = f[i].is_signed;
 		a->is_pointer = f[i].is_pointer;
+		a->ustr = -1;
+		for (unsigned k = 0; k < s->n_ustr; k++)
+			if (s->ustr[k] == &f[i])
+				a->ustr = k;
 		s->n_args++;
 	}
 	if (s->is_exit)
@@ -139,6 +152,8 @@ int rsys_compile(const struct tp_event *e, struct rprog *p)
 	if (!s)
 		return -ENOMEM;
 	s->is_exit = is_exit;
+	s->n_ustr = field_source_user_strings(e, s->ustr);
+	s->words = tracerd_ustr_words(e->fixed_size);
 	r = rsys_build(s, suffix, f, n);
 	if (r < 0) {
 		rsys_free(s);
@@ -161,10 +176,52 @@ static uint64_t load_word(const uint8_t *p, const struct rsys_arg *a)
 	return tracerd_load(p, a->size, a->is_signed);
 }
 
+/* The user string k of rec as the class program appended it; false if the
+ * record carries none (SyscallStrings=no) or the pointer was NULL. */
+static bool ustr_get(const struct rsys *s, unsigned k, const uint8_t *rec, size_t len,
+		     struct render_ustr *u)
+{
+	uint32_t word, off, n;
+
+	if (k >= s->n_ustr || len < s->words + 4 * s->n_ustr)
+		return false;
+	memcpy(&word, rec + s->words + 4 * k, sizeof(word));
+	off = word & 0xffff;
+	n = word >> 16;
+	*u = (struct render_ustr){ .field = s->ustr[k] };
+	if (!n) {
+		u->err = off;
+		return off != 0;
+	}
+	if (!tracerd_span_fits(off, n, len) || n > TRACERD_USTR_LEN) {
+		u->err = EBADMSG;	/* a damaged record: no string rather than a wrong one */
+		return true;
+	}
+	u->s = (const char *)rec + off;
+	u->n = strnlen(u->s, n);
+	u->cut = n == TRACERD_USTR_LEN;
+	return true;
+}
+
+/* ' "escaped"' (with "..." if cut) or " (unreadable)", after the pointer. */
+static void put_ustr(const struct render_ustr *u, struct strbuf *out)
+{
+	if (u->err) {
+		sb_puts(out, " (unreadable)");
+		return;
+	}
+	sb_put(out, " \"", 2);
+	render_c_escaped(u->s, u->n, out);
+	sb_putc(out, '"');
+	if (u->cut)
+		sb_put(out, "...", 3);
+}
+
 void rsys_render(const struct rprog *p, bool raw, const uint8_t *rec, size_t len,
 		 struct strbuf *out)
 {
 	const struct rsys *s = p->sys;
+	struct render_ustr u;
 
 	for (size_t i = 0; i < s->n_args; i++) {
 		const struct rsys_arg *a = &s->args[i];
@@ -186,6 +243,18 @@ void rsys_render(const struct rprog *p, bool raw, const uint8_t *rec, size_t len
 			sb_put(out, "0x", 2);
 			sb_put_hex(out, v);
 		}
+		if (a->ustr >= 0 && ustr_get(s, a->ustr, rec, len, &u))
+			put_ustr(&u, out);
 	}
 	sb_put(out, s->tail, s->tail_len);
+}
+
+void rsys_user_strings(const struct rprog *p, const uint8_t *rec, size_t len,
+		       render_ustr_cb cb, void *ctx)
+{
+	struct render_ustr u;
+
+	for (unsigned k = 0; k < p->sys->n_ustr; k++)
+		if (ustr_get(p->sys, k, rec, len, &u))
+			cb(ctx, &u);
 }

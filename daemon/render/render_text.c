@@ -139,3 +139,27 @@ void render_int_array(const uint8_t *p, size_t count, unsigned el_size, struct s
 	}
 	sb_putc(out, '}');
 }
+
+void render_c_escaped(const char *s, size_t n, struct strbuf *out)
+{
+	static const char hex[] = "0123456789abcdef";
+
+	for (size_t i = 0; i < n; i++) {
+		unsigned char c = s[i];
+
+		switch (c) {
+		case '"': sb_put(out, "\\\"", 2); continue;
+		case '\\': sb_put(out, "\\\\", 2); continue;
+		case '\n': sb_put(out, "\\n", 2); continue;
+		case '\t': sb_put(out, "\\t", 2); continue;
+		case '\r': sb_put(out, "\\r", 2); continue;
+		}
+		if (c >= 0x20 && c < 0x7f) {
+			sb_putc(out, c);
+			continue;
+		}
+		sb_put(out, "\\x", 2);
+		sb_putc(out, hex[c >> 4]);
+		sb_putc(out, hex[c & 15]);
+	}
+}

@@ -9,6 +9,7 @@
 #include <stdio.h>
 #include "config/config.h"
 #include "consume/out_record.h"
+#include "render/render.h"
 #include "strbuf.h"
 
 struct sink;
@@ -101,6 +102,13 @@ void journal_field_name(const char *field, char *out, size_t size);
  * field index (NULL for common fields); the _RAW twin is NAME_RAW. Free with
  * strv_free(*ret, e->n_fields). */
 int journal_event_field_names(const struct tp_event *e, char ***ret);
+/* A syscall's user string argument whose journal name is name
+ * ("TRACE_FILENAME"), as fields: name_STR= the bytes read, name_STR_CUT=1
+ * when they filled the buffer; or name_STR_UNREADABLE= the errno's name
+ * (EFAULT) when it could not be read. kv gets each key and value. */
+typedef void (*journal_kv_fn)(void *ctx, const char *key, const char *value, size_t n);
+void journal_user_string(const char *name, const struct render_ustr *u, journal_kv_fn kv,
+			 void *ctx);
 
 static inline int sink_emit(struct sink *s, const struct out_record *r) { return s->ops->emit(s, r); }
 static inline void sink_flush(struct sink *s) { if (s->ops->flush) s->ops->flush(s); }

@@ -303,6 +303,54 @@ static void add_field(void *ctx, const struct tp_field *f, const char *value, co
 		add(j, "%s_RAW=%s", name, raw);
 }
 
+void journal_user_string(const char *name, const struct render_ustr *u, journal_kv_fn kv,
+			 void *ctx)
+{
+	char key[JOURNAL_NAME_MAX + 32], num[16];
+	const char *err;
+
+	if (u->err) {
+		err = strerrorname_np(u->err);
+		if (!err)
+			snprintf(num, sizeof(num), "%d", u->err), err = num;
+		snprintf(key, sizeof(key), "%s_STR_UNREADABLE", name);
+		kv(ctx, key, err, strlen(err));
+		return;
+	}
+	snprintf(key, sizeof(key), "%s_STR", name);
+	kv(ctx, key, u->s, u->n);
+	if (u->cut) {
+		snprintf(key, sizeof(key), "%s_STR_CUT", name);
+		kv(ctx, key, "1", 1);
+	}
+}
+
+static void add_kv_n(void *ctx, const char *key, const char *value, size_t n)
+{
+	struct sink_journal *j = ctx;
+
+	if (begin_entry(j) < 0)
+		return;
+	sb_puts(&j->sb, key);
+	sb_putc(&j->sb, '=');
+	sb_put(&j->sb, value, n);
+	end_entry(j);
+}
+
+static void add_user_string(void *ctx, const struct render_ustr *u)
+{
+	struct sink_journal *j = ctx;
+	const struct tp_event *e = j->cur->event;
+	const struct jname *nm = &j->cur->names[u->field - e->fields];
+	char name[JOURNAL_NAME_MAX + 8];
+
+	if (nm->eq)
+		snprintf(name, sizeof(name), "%.*s", (int)nm->eq_len - 1, nm->eq);
+	else
+		journal_field_name(u->field->name, name, sizeof(name));
+	journal_user_string(name, u, add_kv_n, j);
+}
+
 static void reset(struct sink_journal *j)
 {
 	sb_reset(&j->sb);
@@ -393,6 +441,7 @@ static int journal_emit(struct sink *s, const struct out_record *r)
 	 * formatting of the record's fields, so it stays here; the line
 	 * (MESSAGE) is the consumer's rendering. */
 	render_fields(e, &r->render, r->rec, r->len, add_field, j);
+	render_user_strings(e, r->rec, r->len, add_user_string, j);
 	return send_collected(j, fixed, ARRAY_SIZE(fixed));
 }
 

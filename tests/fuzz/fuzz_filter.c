@@ -38,7 +38,7 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 	for (unsigned i = 0; i < desc.n_insns; i++) {
 		const struct filter_insn *in = &desc.insns[i];
 
-		if (in->src == FSRC_RECORD && in->op == FOP_CMP && in->off + in->size > TRACERD_MAX_RECORD)
+		if (in->src == SRC_RECORD && in->op == FOP_CMP && in->off + in->size > TRACERD_MAX_RECORD)
 			__builtin_trap();
 		if (in->op == FOP_STRCMP && in->str >= TRACERD_FILTER_STRS)
 			__builtin_trap();

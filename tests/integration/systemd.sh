@@ -16,6 +16,7 @@ RUN=$RANDOM$RANDOM
 PROBE=trp-$RUN		# comms (at most 15 characters) this run's workloads carry
 SLEEPER=trs-$RUN
 COUNTER=trc-$RUN
+OPENER=tro-$RUN		# opens known paths (tests/tools/open_paths)
 CONF=/etc/tracerd/tracerd.conf
 DROPINS=/etc/tracerd/tracerd.conf.d
 
@@ -65,6 +66,12 @@ RateLimitBurst=20
 Name=counted
 Events=syscalls:sys_enter_getppid
 
+# Syscall string arguments (SyscallStrings=, default yes).
+[Selection]
+Name=open
+Events=syscalls:sys_enter_openat
+Filter=comm == "$OPENER"
+
 # Every context switch on the machine: a sample of 50/s for prev_state.
 [Selection]
 Name=switch
@@ -108,6 +115,8 @@ l.bind(('127.0.0.1', $PORT)); l.listen(1)
 c = socket.create_connection(('127.0.0.1', $PORT)); a, _ = l.accept()
 print(c.getsockname()[1]); c.close(); a.close(); l.close()")
 ct sh -c "/run/$SLEEPER 30 & p=\$!; sleep 0.2; kill -WINCH \$p; kill -USR1 \$p; wait \$p; exit 0" 2>/dev/null
+ct cp "/opt/ci/$BUILD/tests/tools/open_paths" "/run/$OPENER"
+ct "/run/$OPENER" /etc/hostname "/run/$OPENER-no such file" -unmapped >/dev/null
 
 jqq() { jq -e "$@" >/dev/null; }
 # Entries as JSON, one per line, for journalctl matches $@.
@@ -124,6 +133,20 @@ wait_count() {
 	sleep 0.3
 	entries "$@" | wc -l
 }
+
+# A syscall's user strings: TRACE_FILENAME_STR= beside the pointer, the
+# MESSAGE showing it after the pointer; the unmapped address unreadable.
+n=$(wait_count 3 TRACE_SELECTION=open TRACE_EVENT=syscalls:sys_enter_openat)
+entries TRACE_SELECTION=open TRACE_EVENT=syscalls:sys_enter_openat >"$TMP/open.json"
+note "openat entries: $n; $(grep -v -e ld.so.cache -e '/lib/' "$TMP/open.json" | jq -c '{MESSAGE, TRACE_FILENAME, TRACE_FILENAME_STR, TRACE_FILENAME_STR_UNREADABLE}' | tr '\n' ' ')"
+check "journal: TRACE_FILENAME_STR= each path opened, in order, the unmapped one TRACE_FILENAME_STR_UNREADABLE=EFAULT" \
+	jqq -s --arg p "/run/$OPENER-no such file" '[.[] | select(.TRACE_FILENAME_STR != "/etc/ld.so.cache" and
+		(.TRACE_FILENAME_STR // "" | startswith("/lib") | not))] |
+	map(.TRACE_FILENAME_STR // ("unreadable " + .TRACE_FILENAME_STR_UNREADABLE)) ==
+		["/etc/hostname", $p, "unreadable EFAULT"]' "$TMP/open.json"
+check "journal: MESSAGE shows the string after the pointer, or (unreadable)" \
+	jqq -s '[.[] | .MESSAGE] | any(test("filename: 0x[0-9a-f]+ \"/etc/hostname\", flags")) and
+		any(test("filename: 0x[0-9a-f]+ \\(unreadable\\), flags"))' "$TMP/open.json"
 
 # Execs: one exec, one exit and one fork each, matched by pid.
 n=$(wait_count 5 TRACE_EVENT=sched:sched_process_exec TRACE_FILENAME=/run/$PROBE)
@@ -242,8 +265,8 @@ check "reload 1: the added selection traces (signal_deliver to the sleeper: $n)"
 status=$(ct systemctl show -P StatusText tracerd)
 note "STATUS=$status"
 # Every figure of the accounting that is not zero, or "0 lost" when all are.
-check "STATUS= shows events/s, delivered, its losses, 8 selections" \
-	grep -Eq "events/s, [0-9]+ delivered(, 0 lost|(, [0-9]+ [a-z]+[a-z ()]*)+), 8 selections" <<<"$status"
+check "STATUS= shows events/s, delivered, its losses, 9 selections" \
+	grep -Eq "events/s, [0-9]+ delivered(, 0 lost|(, [0-9]+ [a-z]+[a-z ()]*)+), 9 selections" <<<"$status"
 # The journal takes the daemon's entries: no fallback to stderr (no_journal.sh).
 check "STATUS= does not say the journal is unavailable" \
 	bash -c '! grep -q "journal unavailable" <<<"$1"' _ "$status"
@@ -324,7 +347,7 @@ check "stop: exit status 0, result success ($stop_ms ms)" [ "$status" = 0 -a "$r
 [ "$status" = 0 ] || ct journalctl -u tracerd -o cat --no-pager | grep -vE '^(sched|signal|inet|sys)_' | tail -25 | sed 's/^/#   /'
 check "stop: well inside TimeoutStopSec=90s" [ "$stop_ms" -lt 5000 ]
 n=$(entries TRACE_STATS=1 TRACE_STATS_FINAL=1 | jq -r .TRACE_SELECTION | sort -u | wc -l)
-check "stop: a final summary entry for each of the 8 selections ($n)" [ "$n" = 8 ]
+check "stop: a final summary entry for each of the 9 selections ($n)" [ "$n" = 9 ]
 # The kernel's skips are the daemon's figure (one shared program): the same in
 # every selection's final entry, and in the daemon-wide summary line.
 skips=$(entries TRACE_STATS=1 TRACE_STATS_FINAL=1 | jq -r '.TRACE_STATS_SKIPPED // "none"' | sort -u)

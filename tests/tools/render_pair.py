@@ -15,8 +15,11 @@ import sys
 LINE = re.compile(r'^\s*(.*?)-(\d+)\s+\[(\d+)\]\s+(?:\S+\s+)?(\d+)\.(\d+): ([\w]+): ?(.*)$')
 # The kernel prints syscall events with its own functions and no "event: ":
 # "sys_openat(dfd: 0xffffff9c, ...)" (sys_enter_openat), "sys_openat -> 0x3"
-# (sys_exit_openat). The whole text is compared.
+# (sys_exit_openat). The whole text is compared, but for the user strings
+# tracerd prints after their pointers (SyscallStrings=), which this kernel
+# does not: 'filename: 0x7f3e99f030b1 "/etc/passwd"' or '... (unreadable)'.
 SYSCALL = re.compile(r'^\s*(.*?)-(\d+)\s+\[(\d+)\]\s+(?:\S+\s+)?(\d+)\.(\d+): (sys_(\w+?)(\(| -> ).*)$')
+USER_STR = re.compile(r'(: (?:0x[0-9a-f]+|[1-9])) (?:"(?:[^"\\]|\\.)*"(?:\.\.\.)?|\(unreadable\))(?=, |\)$)')
 
 
 def match(line):
@@ -24,6 +27,7 @@ def match(line):
     m = SYSCALL.match(line)
     if m:
         comm, pid, cpu, s, us, text, name, kind = m.groups()
+        text = USER_STR.sub(r'\1', text)
         return comm, pid, cpu, s, us, ('sys_enter_' if kind == '(' else 'sys_exit_') + name, text
     m = LINE.match(line)
     return m.groups() if m else None
