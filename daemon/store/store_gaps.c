@@ -27,15 +27,51 @@ static const struct store_cursor *successor(const struct store_reader *r,
 	return next;
 }
 
-/* Whether a later file of c's directory has not said yet where its
- * records begin (its FILE chunk not read yet): it may be c's next. */
-static bool unnumbered_after(const struct store_reader *r, const struct store_cursor *c)
+/* Whether a file of c's directory after it (or before it) has not said
+ * yet where its records begin (its FILE chunk not read yet): it may be c's
+ * next (or its previous) one. */
+static bool unnumbered_beside(const struct store_reader *r, const struct store_cursor *c, bool after)
 {
-	for (size_t i = 0; c->dir && i < r->n; i++)
+	for (size_t i = 0; c->dir && i < r->n; i++) {
+		int k = strcmp(r->c[i]->path, c->path);
+
 		if (r->c[i]->dir == c->dir && !r->c[i]->stream && !r->c[i]->done &&
-		    strcmp(r->c[i]->path, c->path) > 0)
+		    (after ? k > 0 : k < 0))
 			return true;
+	}
 	return false;
+}
+
+/* Whether c is the first file of its stream that the reader knows of. */
+static bool first_known(const struct store_reader *r, const struct store_cursor *c)
+{
+	for (size_t i = 0; i < r->n; i++)
+		if (later_in_stream(c, r->c[i]))
+			return false;
+	return true;
+}
+
+/* A follower that was there before a writer's first file (its stream first
+ * seen after the reader started) and first saw it at a file whose records
+ * begin past 0: the files before that one were deleted before it looked
+ * (a stall). Their names are not known; their records are, exactly. */
+static void report_head(struct store_reader *r, struct store_cursor *c, bool final)
+{
+	if (c->head_checked || !c->stream || !c->later)
+		return;
+	if (!first_known(r, c)) {
+		c->head_checked = true;
+		return;
+	}
+	if (!final && unnumbered_beside(r, c, false))
+		return;
+	c->head_checked = true;
+	if (!c->first_record)
+		return;
+	fprintf(stderr, "tracerd: %s: its writer's first files were deleted before they were read: "
+		"%llu records not read, up to %s\n", c->dir, (unsigned long long)c->first_record,
+		c->path);
+	r->unread += c->first_record;
 }
 
 /* Once a file is over (read to its end, or deleted before that) and the
@@ -51,10 +87,11 @@ void report_gaps(struct store_reader *r, bool final)
 		const struct store_cursor *next;
 		uint64_t n;
 
+		report_head(r, c, final);
 		if (!c->done || c->gap_reported || (!c->stream && !c->gone))
 			continue;
 		next = c->stream ? successor(r, c) : NULL;
-		if (!final && (!next || unnumbered_after(r, c)))
+		if (!final && (!next || unnumbered_beside(r, c, true)))
 			continue;
 		c->gap_reported = true;
 		if (!next) {

@@ -33,10 +33,13 @@ static int add_file(struct store_reader *r, const char *path, const char *dir)
 	if (known(r, path))
 		return 0;
 	k = cursor_open(r, path, dir, &c);
-	if (k < 0 && !(k == -ENOENT && dir)) {
+	if (k == -ENOENT && dir)	/* deleted by MaxUse= since the listing: never seen */
+		return k;
+	if (k < 0) {
 		fprintf(stderr, "tracerd: %s: %s\n", path, strerror(-k));
 		return k;
 	}
+	c->later = r->started;
 	if (GROW(r->c, r->cap, r->n) < 0) {
 		cursor_free(c);
 		return -ENOMEM;
@@ -69,7 +72,7 @@ static int scan_dir(struct store_reader *r, const char *dir)
 	qsort_safe(names, n, sizeof(*names), cmp_str);
 	for (size_t i = 0; i < n && k >= 0; i++) {
 		k = add_file(r, names[i], dir);
-		if (k == -ENOENT)	/* deleted by MaxUse= meanwhile: never seen */
+		if (k == -ENOENT)
 			k = 0;
 	}
 	strv_free(names, n);

@@ -25,6 +25,8 @@ struct store_cursor {
 	bool have_info, done, active;
 	bool idle;			/* at its end for now (follow): not looked at until the next poll */
 	bool gone, gap_reported;	/* deleted before it was read to its end */
+	bool later;			/* found by a follower's poll, not at the start */
+	bool head_checked;		/* whether its stream's files before it were deleted unread */
 	/* The writer's numbering of the records in its files (FILE chunk), and
 	 * the records of the blocks read so far: what a deletion took unread. */
 	char *stream;
@@ -74,7 +76,8 @@ void cursor_free(struct store_cursor *c);
 int decode_block(struct store_cursor *c, const struct store_chunk_hdr *h);
 /* store_gaps.c: reports (stderr) and counts the records of files over
  * (c->done) that were deleted before they were read, once the next file of
- * their stream is known; final: also those whose count cannot be known. */
+ * their stream is known, and those of a stream's first files that a
+ * follower never saw; final: also those whose count cannot be known. */
 void report_gaps(struct store_reader *r, bool final);
 /* Whether a later file of c's directory exists: its writer moved on. */
 bool superseded(const struct store_reader *r, const struct store_cursor *c);

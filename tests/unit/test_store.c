@@ -385,6 +385,58 @@ static void test_deleted_unread(void)
 	rm_dir(dir);
 }
 
+/* The writer's first 2 files, deleted before the reader first looks. */
+static void write_and_delete_first(void *userdata)
+{
+	const char *dir = userdata;
+	static bool written;
+
+	if (written)
+		return;
+	written = true;
+	write_store_files(dir, STORE_CODEC_ZSTD, 1);	/* 6 files of one block each */
+	for (int i = 0; i < 2; i++) {
+		_cleanup_free_ char *f = nth_file(dir, 0);
+
+		EXPECT(f && unlink(f) == 0, "unlink %s", strna(f));
+	}
+}
+
+/* A follower that was there before the writer began, stalled until
+ * MaxUse= deleted the writer's first files, counts their records (it never
+ * saw their names); a reader that finds the files at its start does not
+ * count what was deleted before it started. */
+static void test_deleted_before_seen(void)
+{
+	char *paths[1], dir[64];
+	struct store_reader_opts o = { .follow = true, .idle = write_and_delete_first, .userdata = dir };
+	struct store_reader *r;
+	struct store_rec rec;
+	uint64_t unknown = 0;
+	size_t got = 0;
+
+	make_recs();
+	make_dir(dir);
+	paths[0] = dir;
+	EXPECT(store_reader_new(&r, paths, 1, &o) == 0, "follower");
+	while (got < 4 * N_PER_BLOCK && store_reader_next(r, &rec) == 1)
+		got++;
+	EXPECT(got == 4 * N_PER_BLOCK, "read %zu records", got);
+	EXPECT(store_reader_unread(r, &unknown) == 2 * N_PER_BLOCK && unknown == 0,
+	       "follower: unread %llu, not known %llu",
+	       (unsigned long long)store_reader_unread(r, &unknown), (unsigned long long)unknown);
+	store_reader_free(r);
+	o = (struct store_reader_opts){ 0 };
+	EXPECT(store_reader_new(&r, paths, 1, &o) == 0, "reader");
+	for (got = 0; store_reader_next(r, &rec) == 1;)
+		got++;
+	EXPECT(got == 4 * N_PER_BLOCK && store_reader_unread(r, &unknown) == 0 && unknown == 0,
+	       "reader: read %zu, unread %llu", got,
+	       (unsigned long long)store_reader_unread(r, &unknown));
+	store_reader_free(r);
+	rm_dir(dir);
+}
+
 int main(void)
 {
 	if (getenv("TRACERD_STORE_SEEDS")) {
@@ -399,5 +451,6 @@ int main(void)
 	RUN(test_torn_tail);
 	RUN(test_enums_stored);
 	RUN(test_deleted_unread);
+	RUN(test_deleted_before_seen);
 	return TEST_EXIT();
 }
