@@ -40,11 +40,11 @@ notify_statuses() { grep -oP '\tSTATUS=\K[^\t]*' "$1" | sed 's/^/STATUS=/'; }
 # How many messages in notify_listen's file $1 carry $2 (e.g. READY=1).
 notify_count() { grep -cP "\t\Q$2\E(\t|\$)" "$1"; }
 
-# Starts tracerd in the foreground on config $1, stdout to $2, stderr to $2.err;
-# waits until it has attached. Sets TRACERD_PID.
-start_tracerd() {
-	local conf=$1 out=$2 i
-	"$TRACERD" --config "$conf" --foreground >"$out" 2>"$out.err" &
+# run_tracerd OUT ARGS...: tracerd ARGS in the background, stdout to OUT,
+# stderr to OUT.err; waits until it has attached. Sets TRACERD_PID.
+run_tracerd() {
+	local out=$1 i; shift
+	"$TRACERD" "$@" >"$out" 2>"$out.err" &
 	TRACERD_PID=$!
 	on_exit "kill -INT $TRACERD_PID; wait $TRACERD_PID"
 	for ((i = 0; i < 300; i++)); do
@@ -56,20 +56,11 @@ start_tracerd() {
 	return 1
 }
 
+# Starts tracerd in the foreground on config $1, output to $2 (run_tracerd).
+start_tracerd() { run_tracerd "$2" --config "$1" --foreground; }
+
 # The same for a config whose Output= is not stdout (the store): no --foreground.
-start_tracerd_store() {
-	local conf=$1 out=$2 i
-	"$TRACERD" --config "$conf" >"$out" 2>"$out.err" &
-	TRACERD_PID=$!
-	on_exit "kill -INT $TRACERD_PID; wait $TRACERD_PID"
-	for ((i = 0; i < 300; i++)); do
-		grep -q "attached" "$out.err" 2>/dev/null && return 0
-		kill -0 "$TRACERD_PID" 2>/dev/null || break
-		sleep 0.05
-	done
-	cat "$out.err" >&2
-	return 1
-}
+start_tracerd_store() { run_tracerd "$2" --config "$1"; }
 
 # Stops tracerd with SIGINT and waits; returns its exit status.
 stop_tracerd() {

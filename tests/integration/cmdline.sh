@@ -9,19 +9,7 @@
 need_root cmdline
 
 # run OUT ARGS...: tracerd -f ARGS in the background until attached; sets P.
-run() {
-	local out=$1 i; shift
-	"$TRACERD" -f "$@" >"$out" 2>"$out.err" &
-	P=$!
-	on_exit "kill -INT $P"
-	for ((i = 0; i < 300; i++)); do
-		grep -q attached "$out.err" 2>/dev/null && return 0
-		kill -0 $P 2>/dev/null || break
-		sleep 0.05
-	done
-	cat "$out.err" >&2
-	return 1
-}
+run() { local out=$1; shift; run_tracerd "$out" -f "$@"; local r=$?; P=$TRACERD_PID; return $r; }
 stop() { kill -INT $P; wait $P; }
 
 # -e and --filter: the shell's exec and not /bin/true's.
@@ -116,19 +104,7 @@ Name=fromfile
 Events=syscalls:sys_enter_sysfs
 EOF
 # run_as_service OUT ARGS...: as run, without -f
-run_as_service() {
-	local out=$1 i; shift
-	"$TRACERD" "$@" >"$out" 2>"$out.err" &
-	P=$!
-	on_exit "kill -INT $P"
-	for ((i = 0; i < 300; i++)); do
-		grep -q attached "$out.err" 2>/dev/null && return 0
-		kill -0 $P 2>/dev/null || break
-		sleep 0.05
-	done
-	cat "$out.err" >&2
-	return 1
-}
+run_as_service() { run_tracerd "$@"; local r=$?; P=$TRACERD_PID; return $r; }
 if run_as_service "$TMP/withc" -c "$TMP/c.conf" -e sched:sched_process_exec --filter 'filename ~ "*/cmdwithc"'; then
 	cp /bin/true "$TMP/cmdwithc"
 	"$TMP/cmdwithc"

@@ -20,19 +20,13 @@ conf() {
 	printf '[Daemon]\nOutput=stdout\nFlushIntervalMSec=50\nStatsIntervalSec=0\n[Store]\nDirectory=%s\n%b[Selection]\nName=st\nEvents=%s\nFilter=comm == "%s"\nOutput=store\n' \
 		"$2" "${3:-}" "$EVENT" "$COMM" >"$TMP/$1.conf"
 }
-# start NAME: tracerd on NAME.conf; sets PID_<NAME>.
+# start NAME: tracerd on NAME.conf, stderr to NAME.err; sets PID_<NAME>.
 start() {
-	local i
-	"$TRACERD" --config "$TMP/$1.conf" >"$TMP/$1.out" 2>"$TMP/$1.err" &
-	eval "PID_$1=$!"
-	on_exit "kill -INT $!; wait $!"
-	for ((i = 0; i < 300; i++)); do
-		grep -q "attached" "$TMP/$1.err" 2>/dev/null && return 0
-		kill -0 "$!" 2>/dev/null || break
-		sleep 0.05
-	done
-	cat "$TMP/$1.err" >&2
-	return 1
+	local r
+	run_tracerd "$TMP/$1" --config "$TMP/$1.conf"
+	r=$?
+	eval "PID_$1=$TRACERD_PID"
+	return $r
 }
 # reload NAME N: SIGHUP, then waits for the Nth reload's result on stderr.
 reload() {
