@@ -36,6 +36,10 @@
 #define GIB (1ULL << 30)
 #define STEP 64
 
+/* SipHash written out again, not linked from render_ptr.c: the attacker's
+ * own copy, so that a fault in tracerd's hash cannot hide itself here
+ * (pointer_key.sh shows the two agree: with the real key it reverses
+ * every pointer; test_ptrkey checks tracerd's against the paper's vector). */
 #define ROTL(x, b) (uint64_t)(((x) << (b)) | ((x) >> (64 - (b))))
 #define SIPROUND do { \
 	v0 += v1; v1 = ROTL(v1, 13); v1 ^= v0; v0 = ROTL(v0, 32); \
