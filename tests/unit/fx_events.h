@@ -64,4 +64,14 @@ static void fx_load(void)
 	free(all);
 }
 
+/* The fixture's sys:name, or NULL. */
+static inline struct tp_event *fx_find(const char *sys, const char *name)
+{
+	fx_load();
+	for (size_t i = 0; i < fx_n; i++)
+		if (!strcmp(fx_events[i]->system, sys) && !strcmp(fx_events[i]->name, name))
+			return fx_events[i];
+	return NULL;
+}
+
 #endif

@@ -11,14 +11,6 @@
 static struct tp_classes with_btf, without_btf;
 static bool have_btf;
 
-static struct tp_event *ev(const char *sys, const char *name)
-{
-	for (size_t i = 0; i < fx_n; i++)
-		if (!strcmp(fx_events[i]->system, sys) && !strcmp(fx_events[i]->name, name))
-			return fx_events[i];
-	return NULL;
-}
-
 static struct tp_class *class_named(const struct tp_classes *c, const char *name)
 {
 	for (size_t i = 0; i < c->n; i++)
@@ -75,21 +67,21 @@ static void btf_classes(void)
 	EXPECT(k && k->from_btf && k->n_events == 3, "ext4_fc_track_dentry: %zu events",
 	       k ? k->n_events : 0);
 	for (size_t i = 0; i < ARRAY_SIZE(fc); i++) {
-		struct tp_event *e = ev("ext4", fc[i]);
+		struct tp_event *e = fx_find("ext4", fc[i]);
 
 		EXPECT(e && e->class == k, "%s in %s", fc[i], e && e->class ? e->class->name : "-");
 	}
 	/* Its neighbours have classes of their own. */
-	EXPECT(ev("ext4", "ext4_fc_track_inode")->class != k, "ext4_fc_track_inode joined");
-	EXPECT(ev("ext4", "ext4_fc_track_range")->class != k, "ext4_fc_track_range joined");
+	EXPECT(fx_find("ext4", "ext4_fc_track_inode")->class != k, "ext4_fc_track_inode joined");
+	EXPECT(fx_find("ext4", "ext4_fc_track_range")->class != k, "ext4_fc_track_range joined");
 
 	k = class_named(&with_btf, "xfs_da_class");
 	EXPECT(k && k->n_events == 45, "xfs_da_class: %zu events, want 45", k ? k->n_events : 0);
-	EXPECT(ev("xfs", "xfs_da_split")->class == k, "xfs_da_split in %s",
-	       ev("xfs", "xfs_da_split")->class->name);
+	EXPECT(fx_find("xfs", "xfs_da_split")->class == k, "xfs_da_split in %s",
+	       fx_find("xfs", "xfs_da_split")->class->name);
 
 	/* An event that is its own class (TRACE_EVENT) is named after itself. */
-	k = ev("sched", "sched_switch")->class;
+	k = fx_find("sched", "sched_switch")->class;
 	EXPECT(k->from_btf && !strcmp(k->name, "sched_switch") && k->n_events == 1,
 	       "sched_switch in %s (%zu events)", k->name, k->n_events);
 
@@ -98,8 +90,8 @@ static void btf_classes(void)
 	EXPECT(k && k->n_events == 360, "syscall_enter: %zu", k ? k->n_events : 0);
 	k = class_named(&with_btf, "syscall_exit");
 	EXPECT(k && k->n_events == 360, "syscall_exit: %zu", k ? k->n_events : 0);
-	EXPECT(ev("syscalls", "sys_enter_openat")->class == class_named(&with_btf, "syscall_enter") &&
-	       ev("syscalls", "sys_exit_openat")->class == k, "openat's classes");
+	EXPECT(fx_find("syscalls", "sys_enter_openat")->class == class_named(&with_btf, "syscall_enter") &&
+	       fx_find("syscalls", "sys_exit_openat")->class == k, "openat's classes");
 	{
 		size_t unnamed = 0;
 
@@ -124,25 +116,25 @@ static void layout_classes_without_btf(void)
 	EXPECT(from_btf == 0, "%zu classes named by BTF without BTF", from_btf);
 
 	/* Same layout and print fmt: one class, named after the first event. */
-	k = ev("ext4", "ext4_fc_track_create")->class;
+	k = fx_find("ext4", "ext4_fc_track_create")->class;
 	EXPECT(!strcmp(k->name, "ext4_fc_track_create") && k->n_events == 3 &&
-	       ev("ext4", "ext4_fc_track_link")->class == k &&
-	       ev("ext4", "ext4_fc_track_unlink")->class == k,
+	       fx_find("ext4", "ext4_fc_track_link")->class == k &&
+	       fx_find("ext4", "ext4_fc_track_unlink")->class == k,
 	       "ext4_fc_track_create's class %s has %zu events", k->name, k->n_events);
 
 	/* Every sys_exit_* has the same fields and print fmt; the sys_enter_*
 	 * differ in their arguments, so they share only when those agree. */
-	exit_class = ev("syscalls", "sys_exit_openat")->class;
+	exit_class = fx_find("syscalls", "sys_exit_openat")->class;
 	for (size_t i = 0; i < fx_n; i++)
 		if (!strncmp(fx_events[i]->name, "sys_exit_", 9))
 			exits += fx_events[i]->class == exit_class;
 	EXPECT(exits == 360 && exit_class->n_events == 360, "sys_exit_* in one class: %zu of 360 (%zu)",
 	       exits, exit_class->n_events);
-	EXPECT(ev("syscalls", "sys_enter_openat")->class != ev("syscalls", "sys_enter_read")->class,
+	EXPECT(fx_find("syscalls", "sys_enter_openat")->class != fx_find("syscalls", "sys_enter_read")->class,
 	       "sys_enter_openat and sys_enter_read share a class");
 
 	/* A print fmt alone keeps layouts apart: sched_switch is its own. */
-	EXPECT(ev("sched", "sched_switch")->class->n_events == 1, "sched_switch shares");
+	EXPECT(fx_find("sched", "sched_switch")->class->n_events == 1, "sched_switch shares");
 	if (have_btf)
 		EXPECT(without_btf.n > with_btf.n, "%zu layout classes, %zu BTF classes", without_btf.n,
 		       with_btf.n);
@@ -153,7 +145,7 @@ static void layout_classes_without_btf(void)
  * same 45 that BTF names, named after the first of them in capture order. */
 static void xfs_da_class_by_layout(void)
 {
-	struct tp_class *k = ev("xfs", "xfs_da_split")->class;
+	struct tp_class *k = fx_find("xfs", "xfs_da_split")->class;
 	struct tp_class *b = class_named(&with_btf, "xfs_da_class");
 
 	EXPECT(!k->from_btf && !strcmp(k->name, "xfs_da_fixhashpath") && k->n_events == 45,

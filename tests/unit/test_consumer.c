@@ -23,15 +23,6 @@ static char *out;
 static size_t out_len;
 static FILE *mem;
 
-static struct tp_event *fixture(const char *sys, const char *name)
-{
-	fx_load();
-	for (size_t i = 0; i < fx_n; i++)
-		if (!strcmp(fx_events[i]->system, sys) && !strcmp(fx_events[i]->name, name))
-			return fx_events[i];
-	return NULL;
-}
-
 static int to_sink(void *o, const struct out_record *r)
 {
 	(void)o;
@@ -48,7 +39,7 @@ static void setup_event(bool queued, const char *sys, const char *name)
 {
 
 	consumer_new(&c, -1);
-	trace_slot_new(&slot, SLOT, fixture(sys, name), "crafted", 6, &rl);
+	trace_slot_new(&slot, SLOT, fx_find(sys, name), "crafted", 6, &rl);
 	consumer_slot_set(c, slot);
 	consumer_set_output(c, to_sink, flush_sink, NULL);
 	render_prepare(slot->event);

@@ -12,14 +12,12 @@ static const struct render_opts raw = { .raw_pointers = true }, hashed = { .raw_
 
 static struct tp_event *event(const char *name)
 {
-	fx_load();
-	for (size_t i = 0; i < fx_n; i++)
-		if (!strcmp(fx_events[i]->system, "syscalls") && !strcmp(fx_events[i]->name, name)) {
-			EXPECT(render_prepare(fx_events[i]) == 0, "render_prepare %s", name);
-			return fx_events[i];
-		}
-	EXPECT(0, "no fixture syscalls:%s", name);
-	return NULL;
+	struct tp_event *e = fx_find("syscalls", name);
+
+	EXPECT(e, "no fixture syscalls:%s", name);
+	if (e)
+		EXPECT(render_prepare(e) == 0, "render_prepare %s", name);
+	return e;
 }
 
 /* A record of e with its syscall's arguments (or return value) in order,

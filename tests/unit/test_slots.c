@@ -12,15 +12,6 @@
 #include "render/render.h"
 #include "test.h"
 
-static struct tp_event *fixture(const char *sys, const char *name)
-{
-	fx_load();
-	for (size_t i = 0; i < fx_n; i++)
-		if (!strcmp(fx_events[i]->system, sys) && !strcmp(fx_events[i]->name, name))
-			return fx_events[i];
-	return NULL;
-}
-
 /* What the output callback does with the next records: 0 delivered, > 0
  * queued (the output would count it later), < 0 a sink error. */
 static int emit_result;
@@ -58,7 +49,7 @@ static void feed(struct consumer *c, uint32_t id)
 
 static struct tp_event *exec_event(void)
 {
-	struct tp_event *e = fixture("sched", "sched_process_exec");
+	struct tp_event *e = fx_find("sched", "sched_process_exec");
 	if (e && !e->render)
 		render_prepare(e);
 	return e;

@@ -14,15 +14,6 @@
 #define N_PER_BLOCK 500
 #define N_BLOCKS 6
 
-static struct tp_event *find(const char *sys, const char *name)
-{
-	fx_load();
-	for (size_t i = 0; i < fx_n; i++)
-		if (!strcmp(fx_events[i]->system, sys) && !strcmp(fx_events[i]->name, name))
-			return fx_events[i];
-	return NULL;
-}
-
 struct wrec {
 	struct trace_rec_hdr h;
 	uint8_t data[256];
@@ -40,7 +31,7 @@ static void make_recs(void)
 	srand(7);
 	for (size_t i = 0; i < ARRAY_SIZE(recs); i++) {
 		struct wrec *w = &recs[i];
-		const struct tp_event *e = find(evs[i % 3][0], evs[i % 3][1]);
+		const struct tp_event *e = fx_find(evs[i % 3][0], evs[i % 3][1]);
 
 		memset(w, 0, sizeof(*w));
 		ts += rand() % 5000;
@@ -76,7 +67,7 @@ static void write_store_files(const char *dir, enum store_codec codec, uint64_t 
 
 	EXPECT(store_writer_new(&w, &o) == 0, "writer");
 	for (int i = 0; i < 3; i++) {
-		ids[i] = store_writer_add_event(w, find(evs[i][0], evs[i][1]), NULL, "sel", 6, NULL);
+		ids[i] = store_writer_add_event(w, fx_find(evs[i][0], evs[i][1]), NULL, "sel", 6, NULL);
 		EXPECT(ids[i] == i, "event id %d", ids[i]);
 	}
 	for (size_t i = 0; i < ARRAY_SIZE(recs); i++) {
@@ -272,7 +263,7 @@ static void test_enums_stored(void)
 	struct store_writer_opts wo = { .directory = dir, .codec = STORE_CODEC_ZSTD, .flush_usec = 100000 };
 	struct store_reader_opts o = { 0 };
 	struct strbuf live = { 0 }, back = { 0 };
-	struct tp_event *e = find("block", "block_rq_issue");
+	struct tp_event *e = fx_find("block", "block_rq_issue");
 	const struct tp_field *f = e ? tp_event_field(e, "ioprio") : NULL;
 	struct trace_rec_hdr h = { .ts_ns = 5, .cpu = 1, .pid = 9, .tid = 9, .comm = "kworker" };
 	static uint8_t rec[512];
@@ -318,7 +309,7 @@ static void write_seeds(const char *dir)
 		if (store_writer_new(&w, &o) < 0)
 			return;
 		for (int i = 0; i < 3; i++)
-			store_writer_add_event(w, find(evs[i][0], evs[i][1]), NULL, "seed", 6, NULL);
+			store_writer_add_event(w, fx_find(evs[i][0], evs[i][1]), NULL, "seed", 6, NULL);
 		for (size_t i = 0; i < 12; i++) {
 			store_writer_append(w, recs[i].h.slot, &recs[i].h, recs[i].data, recs[i].h.len);
 			if (i % 4 == 3)
