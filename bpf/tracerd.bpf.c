@@ -123,63 +123,53 @@ static __always_inline __u64 copy_record(const struct event_desc *d, struct even
  * (`perf record` beside tracerd saw nothing), so always pass it on. */
 #define PASS_ON 1
 
-SEC("tracepoint")
-int trace_event_class(void *ctx)
+/* A slot's compiled filter (daemon/filter/filter_emit.c), at the slot's
+ * index, and the accept program at TRACERD_ACCEPT_PROG. A slot whose
+ * filter the emitter does not cover has no entry: the tail call falls
+ * through to the interpreter. A Filter= change is an update here. */
+struct {
+	__uint(type, BPF_MAP_TYPE_PROG_ARRAY);
+	__uint(max_entries, TRACERD_MAX_EVENTS + 1);
+	__type(key, __u32);
+	__type(value, __u32);
+} filters SEC(".maps");
+
+/* What every record goes through before its filter: the stop flag,
+ * self-exclusion, the descriptor, the hit. NULL: not this one. */
+static __always_inline struct event_desc *class_head(__u32 slot, __u64 pid_tgid,
+						     struct event_stats **st)
 {
-	__u32 slot = bpf_get_attach_cookie(ctx), zero = 0, flags = 0;
-	__u64 len, end;		/* 64-bit: no zero-extension for the verifier to lose */
-	bool early;
-	const char *src = ctx;
 	struct event_desc *d;
-	struct event_stats *st;
-	struct scratch *s;
-	__u64 pid_tgid, avail, size;
 
 	if (stopped)
-		return PASS_ON;
-	pid_tgid = bpf_get_current_pid_tgid();
+		return NULL;
 	if (pid_tgid >> 32 == self_tgid)
-		return PASS_ON;
+		return NULL;
 	d = bpf_map_lookup_elem(&events, &slot);
-	st = bpf_map_lookup_elem(&stats, &slot);
-	s = bpf_map_lookup_elem(&scratch, &zero);
-	if (!d || !st || !s)
-		return PASS_ON;
-	st->hits++;
+	*st = bpf_map_lookup_elem(&stats, &slot);
+	if (!d || !*st)
+		return NULL;
+	(*st)->hits++;
+	return d;
+}
 
-	/* Decide first when the filter reads only the start of the record:
-	 * what it rejects is neither copied whole nor its payload read. The
-	 * daemon sets filter_span only for a filter of the fixed part, or for
-	 * an aggregating slot whose filter, keys and sums all lie there. */
-	early = d->filter_span;
-	if (early) {
-		/* Read with a helper, not as loads from ctx at constant offsets:
-		 * the kernel refuses to attach a program that reads its ctx past
-		 * the end of the event's record, and this one serves records of
-		 * every size. The first 8 bytes are rebuilt, not read, so a filter
-		 * of common_pid, cpu or comm alone reads nothing. */
-		len = d->filter_span;
-		if (len > TRACERD_MAX_RECORD)
-			len = TRACERD_MAX_RECORD;
-		if (len > 8)
-			bpf_probe_read_kernel(s->data + 8, len - 8, src + 8);
-	} else {
-		len = copy_record(d, st, s->data, src, &flags);
-	}
-	/* The kernel overwrote the common fields before we ran; rebuild them. */
-	*(__u64 *)s->data = (__u64)d->id | (__u64)(__u32)pid_tgid << 32;
+/* A record the filter kept: aggregated, or copied whole and written to
+ * the ring. len bytes of s->data are copied; early: only the filter's
+ * prefix (filter_span), the rest is copied here. */
+static __always_inline void class_accept(void *ctx, __u32 slot, const struct event_desc *d,
+					 struct event_stats *st, struct scratch *s,
+					 __u64 pid_tgid, __u64 len, __u32 flags, bool early)
+{
+	const char *src = ctx;
+	__u64 avail, size, end;
+	__u32 zero = 0;
 
-	/* One call of filter_match(), so one copy of its bpf_loop() calls. */
-	if (d->n_insns && !filter_match(d, s->data, len, pid_tgid, &s->filter)) {
-		st->filtered++;
-		return PASS_ON;
-	}
 	if (d->agg) {
 		if (aggregate(slot, s->data, ctx, pid_tgid, &s->agg))
 			st->aggregated++;
 		else
 			st->agg_dropped++;
-		return PASS_ON;
+		return;
 	}
 	if (early) {
 		len = copy_record(d, st, s->data, src, &flags);
@@ -210,5 +200,88 @@ int trace_event_class(void *ctx)
 		if (total)
 			(*total)++;
 	}
+}
+
+/* Copies what the filter reads (all of the record, or its prefix when
+ * early) to s->data and rebuilds the common fields: the kernel overwrote
+ * them before we ran. Returns the bytes copied. */
+static __always_inline __u64 class_copy(const struct event_desc *d, struct event_stats *st,
+					struct scratch *s, const char *src, __u64 pid_tgid,
+					__u32 *flags, bool early)
+{
+	__u64 len;
+
+	if (early) {
+		/* Read with a helper, not as loads from ctx at constant offsets:
+		 * the kernel refuses to attach a program that reads its ctx past
+		 * the end of the event's record, and this one serves records of
+		 * every size. The first 8 bytes are rebuilt, not read, so a filter
+		 * of common_pid, cpu or comm alone reads nothing. */
+		len = d->filter_span;
+		if (len > TRACERD_MAX_RECORD)
+			len = TRACERD_MAX_RECORD;
+		if (len > 8)
+			bpf_probe_read_kernel(s->data + 8, len - 8, src + 8);
+	} else {
+		len = copy_record(d, st, s->data, src, flags);
+	}
+	*(__u64 *)s->data = (__u64)d->id | (__u64)(__u32)pid_tgid << 32;
+	return len;
+}
+
+SEC("tracepoint")
+int trace_event_class(void *ctx)
+{
+	__u32 slot = bpf_get_attach_cookie(ctx), zero = 0, flags = 0;
+	__u64 len;		/* 64-bit: no zero-extension for the verifier to lose */
+	__u64 pid_tgid = bpf_get_current_pid_tgid();
+	struct event_desc *d;
+	struct event_stats *st;
+	struct scratch *s;
+	bool early;
+
+	d = class_head(slot, pid_tgid, &st);
+	if (!d)
+		return PASS_ON;
+	/* A compiled filter decides from here, and the accept program
+	 * finishes what it keeps. No entry: on to the interpreter. */
+	if (d->n_insns)
+		bpf_tail_call(ctx, &filters, slot);
+	s = bpf_map_lookup_elem(&scratch, &zero);
+	if (!s)
+		return PASS_ON;
+
+	/* Decide first when the filter reads only the start of the record:
+	 * what it rejects is neither copied whole nor its payload read. The
+	 * daemon sets filter_span only for a filter of the fixed part, or for
+	 * an aggregating slot whose filter, keys and sums all lie there. */
+	early = d->filter_span;
+	len = class_copy(d, st, s, ctx, pid_tgid, &flags, early);
+	/* One call of filter_match(), so one copy of its bpf_loop() calls. */
+	if (d->n_insns && !filter_match(d, s->data, len, pid_tgid, &s->filter)) {
+		st->filtered++;
+		return PASS_ON;
+	}
+	class_accept(ctx, slot, d, st, s, pid_tgid, len, flags, early);
+	return PASS_ON;
+}
+
+/* Where a compiled filter goes with a record it keeps (filters[
+ * TRACERD_ACCEPT_PROG]): the class program's tail, after its hit was
+ * counted and its filter passed. An aggregating slot copies the prefix
+ * its keys and sums read (filter_span), like the class program. */
+SEC("tracepoint")
+int trace_event_accept(void *ctx)
+{
+	__u32 slot = bpf_get_attach_cookie(ctx), zero = 0, flags = 0;
+	__u64 pid_tgid = bpf_get_current_pid_tgid(), len;
+	struct event_desc *d = bpf_map_lookup_elem(&events, &slot);
+	struct event_stats *st = bpf_map_lookup_elem(&stats, &slot);
+	struct scratch *s = bpf_map_lookup_elem(&scratch, &zero);
+
+	if (!d || !st || !s)
+		return PASS_ON;
+	len = class_copy(d, st, s, ctx, pid_tgid, &flags, d->agg && d->filter_span);
+	class_accept(ctx, slot, d, st, s, pid_tgid, len, flags, false);
 	return PASS_ON;
 }

@@ -187,6 +187,7 @@ struct sel_build {
 	size_t n_events;
 	struct event_desc *descs;
 	struct hist **hists;		/* Aggregate=, per event; NULL: none */
+	struct sel_emit emit;		/* Filter= as BPF programs, or why not */
 };
 
 static int fill_desc(const struct tp_event *e, const struct selection *s,
@@ -241,6 +242,7 @@ static void build_free(struct sel_build *b)
 	free(b->hists);
 	free(b->events);
 	free(b->descs);
+	sel_emit_free(&b->emit);
 }
 
 static bool str_same(const char *a, const char *b)
@@ -267,7 +269,8 @@ static bool same_attachments(const struct selection *a, const struct selection *
 /* Resolves and compiles one selection; touches nothing in the kernel.
  * An unchanged one of sels is kept instead. */
 static int build_selection(struct registry *reg, struct sel_state **sels, size_t n_sels,
-			   const struct selection *s, struct sel_build *b, struct diag *d)
+			   const struct selection *s, const struct filter_emit_maps *m,
+			   struct sel_build *b, struct diag *d)
 {
 	int r;
 
@@ -293,7 +296,7 @@ static int build_selection(struct registry *reg, struct sel_state **sels, size_t
 		if (r < 0)
 			return r;
 	}
-	return 0;
+	return sel_emit_build(&b->emit, s, b->descs, b->n_events, m);
 }
 
 /* The index of the Events= word naming e outright, or -1 if only globs matched it. */
@@ -310,8 +313,8 @@ static int named_explicitly(const struct selection *s, const struct tp_event *e)
 
 /* Returns -errno; *refused tells that the kernel refused the attachment. */
 static int slot_attach(struct tracer *t, struct sel_state *st, struct tp_event *e,
-		       const struct event_desc *desc, struct hist **hist, bool *refused,
-		       struct diag *d)
+		       const struct event_desc *desc, int filter_fd, struct hist **hist,
+		       bool *refused, struct diag *d)
 {
 	struct trace_slot *slot;
 	int id = consumer_slot_alloc(t->cons), r;
@@ -326,6 +329,8 @@ static int slot_attach(struct tracer *t, struct sel_state *st, struct tp_event *
 	r = 0;
 	if (*hist)	/* before the descriptor that sends events to it */
 		r = hist_slot_setup(&t->hist_maps, id, &(*hist)->desc);
+	if (r >= 0)
+		r = loader_set_filter(t->ld, id, filter_fd);
 	if (r >= 0)
 		r = loader_set_slot(t->ld, id, desc);
 	if (r < 0) {
@@ -370,13 +375,16 @@ static int attach_selection(struct tracer *t, struct sel_build *b, struct sel_st
 		.per_sec = s->rate_limit, .burst = s->rate_burst, .tokens = s->rate_burst,
 	};
 	*ret = st;
+	r = sel_emit_load(t->ld, &b->emit, s, &st->filter_progs, &st->n_filter_progs);
+	sel_emit_log(&b->emit, s);
 	for (size_t i = 0; i < b->n_events && r >= 0; i++) {
 		struct tp_event *e = b->events[i];
 		bool refused = false;
 		int gi;
 
 		loader_progress(t->ld, i, b->n_events);
-		r = slot_attach(t, st, e, &b->descs[i], &b->hists[i], &refused, d);
+		r = slot_attach(t, st, e, &b->descs[i], b->emit.fd ? b->emit.fd[i] : -1,
+				&b->hists[i], &refused, d);
 		if (r >= 0 || !refused)
 			continue;
 		/* An event a glob matched may be one the kernel keeps from BPF
@@ -420,6 +428,12 @@ static void sel_state_retire(struct tracer *t, struct sel_state *st, unsigned id
 		     (r = sel_past_move(into, &st->past)) < 0))
 		log_warning("selection %s: cannot keep what its replaced events counted (%s): "
 			    "the summary leaves it out", st->conf->name, strerror(-r));
+	/* Their compiled filters go with them; the array forgets them. */
+	for (size_t i = 0; i < st->n_slots; i++)
+		loader_set_filter(t->ld, st->slots[i]->id, -1);
+	for (size_t i = 0; i < st->n_filter_progs; i++)
+		loader_filter_close(t->ld, st->filter_progs[i]);
+	free(st->filter_progs);
 	for (size_t i = 0; i < st->n_slots; i++) {
 		hist_out_last(t, st, st->slots[i], "replaced");
 		consumer_slot_clear(t->cons, st->slots[i]->id);
@@ -573,9 +587,12 @@ int tracer_check(struct registry *reg, const struct config *cfg, struct diag *d)
 	int r = 0;
 
 	for (size_t i = 0; i < cfg->n_sels && r >= 0; i++) {
+		struct filter_emit_maps m = { .stats_fd = -1, .filters_fd = -1 };
 		struct sel_build b = { 0 };
 
-		r = build_selection(reg, NULL, 0, &cfg->sels[i], &b, d);
+		r = build_selection(reg, NULL, 0, &cfg->sels[i], &m, &b, d);
+		if (r >= 0)
+			sel_emit_log(&b.emit, &cfg->sels[i]);
 		build_free(&b);
 	}
 	return r;
@@ -587,9 +604,11 @@ int tracer_apply(struct tracer *t, struct config *cfg, struct diag *d)
 	struct sel_build *b = calloc(n ? n : 1, sizeof(*b));
 	struct sel_state **fresh = calloc(n ? n : 1, sizeof(*fresh));
 	int r = b && fresh ? 0 : -ENOMEM;
+	struct filter_emit_maps m;
 
+	loader_filter_maps(t->ld, &m);
 	for (size_t i = 0; i < n && r >= 0; i++)
-		r = build_selection(t->reg, t->sels, t->n_sels, &cfg->sels[i], &b[i], d);
+		r = build_selection(t->reg, t->sels, t->n_sels, &cfg->sels[i], &m, &b[i], d);
 	if (r >= 0)
 		r = check_hist_room(t, b, n, d);
 	/* New attachments first: an event in both old and new config is then

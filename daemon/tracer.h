@@ -42,6 +42,8 @@ struct sel_state {
 	uint64_t hist_due_usec;		/* the next AggregateIntervalSec= dump, 0: none */
 	unsigned hist_interval_sec;	/* what hist_due_usec was set for */
 	struct sel_past past;		/* the slots earlier states of this Name= had */
+	int *filter_progs;		/* compiled filters its slots run (tracer_emit.c) */
+	size_t n_filter_progs;
 };
 
 struct tracer {
@@ -126,6 +128,28 @@ void hist_out_tick(struct tracer *t, uint64_t now_usec);
 void hist_out_last(struct tracer *t, const struct sel_state *st, struct trace_slot *slot,
 		   const char *why);
 void hist_out_stop(struct tracer *t);
+
+/* tracer_emit.c: a selection's filter as emitted BPF programs, or the
+ * reason it runs in the interpreter. */
+struct sel_emit {
+	size_t n;			/* events */
+	struct bpf_insn **code;		/* per event; NULL: no filter */
+	size_t *n_code;
+	int *fd;			/* per event, after sel_emit_load(); -1: none */
+	bool compiled;			/* false: the interpreter runs it (why) */
+	char why[400];
+};
+/* Emits every event's filter with m's maps (fds -1 to check only). */
+int sel_emit_build(struct sel_emit *se, const struct selection *s, const struct event_desc *descs,
+		   size_t n, const struct filter_emit_maps *m);
+/* Loads each distinct program once; *progs, the fds, to close with
+ * loader_filter_close(). A refusal logs the verifier's message and leaves
+ * the selection to the interpreter: never an error. */
+int sel_emit_load(struct loader *l, struct sel_emit *se, const struct selection *s,
+		  int **progs, size_t *n_progs);
+/* Says at start, reload and --check-config how the filter runs. */
+void sel_emit_log(const struct sel_emit *se, const struct selection *s);
+void sel_emit_free(struct sel_emit *se);
 
 /* Resolves every selection and compiles its filters against reg,
  * attaching nothing. */

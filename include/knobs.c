@@ -17,6 +17,9 @@ static const char *const knob_names[_KNOB_MAX] = {
 	[KNOB_TEST_CONSUMER_DELAY_US] = "TRACERD_TEST_CONSUMER_DELAY_US",
 	/* Queue writer sleep per record, to fill the queue on purpose. */
 	[KNOB_TEST_SINK_DELAY_US] = "TRACERD_TEST_SINK_DELAY_US",
+	/* Selection names (comma-separated; "*": all) whose Filter= the
+	 * interpreter runs instead of emitted BPF: the differential test. */
+	[KNOB_TEST_INTERPRET] = "TRACERD_TEST_INTERPRET",
 };
 
 const char *knob_str(enum knob k)

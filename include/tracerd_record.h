@@ -12,6 +12,9 @@
 /* perf's tracepoint buffer is 8 KiB (PERF_MAX_TRACE_SIZE): no record is larger. */
 #define TRACERD_MAX_RECORD	8192
 #define TRACERD_MAX_EVENTS	4096
+/* The class program's `filters` program array: a slot's compiled filter at
+ * the slot's index; the program a compiled filter hands a kept record to. */
+#define TRACERD_ACCEPT_PROG	TRACERD_MAX_EVENTS
 #define TRACERD_MAX_DYN		8	/* __data_loc fields per event */
 #define TRACERD_FILTER_INSNS	64	/* filter bytecode per event */
 #define TRACERD_FILTER_STR	64	/* bytes of a string constant, NUL included */

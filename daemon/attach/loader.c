@@ -49,6 +49,8 @@ static int load_bpf(struct loader *l, uint64_t ring_size, uint64_t wakeup_bytes,
 		l->skel->rodata->self_tgid = tgid;
 		r = tracerd_bpf__load(l->skel);
 	}
+	if (r >= 0)
+		r = loader_filters_init(l);
 	if (r < 0) {
 		diag_set(d, NULL, 0, 0, "cannot load the BPF program: %s%s", strerror(-r),
 			 r == -EPERM ? " (tracerd needs CAP_BPF and CAP_PERFMON)" : "");
@@ -225,14 +227,13 @@ void loader_stop_programs(struct loader *l)
 
 int loader_prog_count(struct loader *l)
 {
-	int n = 0;
-	struct bpf_program *p;
+	/* The class program (its accept half is one with it), its copies,
+	 * and the compiled filters. */
+	int n = bpf_program__fd(l->skel->progs.trace_event_class) >= 0;
 
-	bpf_object__for_each_program(p, l->skel->obj)
-		n += bpf_program__fd(p) >= 0;
 	for (unsigned k = 1; k < TRACERD_PROG_INSTANCES; k++)
 		n += l->extra[k] != NULL;
-	return n;
+	return n + l->n_filter_progs;
 }
 
 /* Copy k of the class program, sharing every map with the first. */
@@ -255,6 +256,7 @@ struct bpf_program *loader_instance(struct loader *l, unsigned k, int *err)
 	    bpf_map__reuse_fd(s->maps.stats, bpf_map__fd(l->skel->maps.stats)) ||
 	    bpf_map__reuse_fd(s->maps.lost_total, bpf_map__fd(l->skel->maps.lost_total)) ||
 	    bpf_map__reuse_fd(s->maps.scratch, bpf_map__fd(l->skel->maps.scratch)) ||
+	    bpf_map__reuse_fd(s->maps.filters, bpf_map__fd(l->skel->maps.filters)) ||
 	    bpf_map__reuse_fd(s->maps.agg_descs, bpf_map__fd(l->skel->maps.agg_descs)) ||
 	    bpf_map__reuse_fd(s->maps.agg_budgets, bpf_map__fd(l->skel->maps.agg_budgets)) ||
 	    bpf_map__reuse_fd(s->maps.agg_small, bpf_map__fd(l->skel->maps.agg_small)) ||

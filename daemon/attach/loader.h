@@ -12,6 +12,7 @@
 #include "kernel-events/events.h"
 #include "tracerd_record.h"
 #include "aggregate/hist_map.h"
+#include "filter/filter_emit.h"
 
 struct bpf_link;
 struct loader;
@@ -59,6 +60,18 @@ int loader_prog_count(struct loader *l);
 /* Events the kernel did not run the program for (bpf_prog_info.recursion_misses,
  * summed over every copy, freed ones too): a BPF program already ran on that CPU. */
 uint64_t loader_skipped(struct loader *l);
+
+/* filter_prog.c: compiled filters. The maps an emitted program uses. */
+void loader_filter_maps(struct loader *l, struct filter_emit_maps *m);
+/* Loads emitted code; returns the program's fd, or -errno with why (the
+ * verifier's message) filled. */
+int loader_filter_load(struct loader *l, const struct bpf_insn *code, size_t n, char *why,
+		       size_t why_size);
+/* A program of loader_filter_load() no slot uses now (the filters array
+ * may hold it until its entry changes). */
+void loader_filter_close(struct loader *l, int fd);
+/* Slot id's filter runs as program prog_fd from now on; -1: interpreted. */
+int loader_set_filter(struct loader *l, unsigned id, int prog_fd);
 
 /* attach.c: returns -errno: the kernel (or loading a copy) refused. */
 int loader_attach(struct loader *l, const struct tp_event *e, unsigned id, struct attachment *a);

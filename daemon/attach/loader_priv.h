@@ -16,6 +16,7 @@ struct loader {
 	struct tracerd_bpf *skel;
 	struct tracerd_bpf *extra[TRACERD_PROG_INSTANCES];	/* [0] unused: skel */
 	unsigned extra_users[TRACERD_PROG_INSTANCES];
+	unsigned n_filter_progs;	/* compiled filters loaded (filter_prog.c) */
 	uint64_t skipped_retired;	/* kernel skips of program copies since freed */
 	struct event_stats *snap;	/* the last loader_read_stats(): [slot][cpu] */
 	unsigned snap_n, snap_cap;	/* slots read, slots allocated */
@@ -23,6 +24,9 @@ struct loader {
 	void *progress_userdata;
 	uint64_t progress_last_usec;
 };
+
+/* Puts the accept program in the filters array (filter_prog.c). */
+int loader_filters_init(struct loader *l);
 
 /* Copy k (>= 1) of the class program, loaded on first use. */
 struct bpf_program *loader_instance(struct loader *l, unsigned k, int *err);

@@ -1,0 +1,98 @@
+// SPDX-License-Identifier: GPL-2.0
+/* Compiled filters (filter/filter_emit.c) loaded as programs, and put in
+ * the class program's `filters` array at their slots: what the class
+ * program tail-calls after it counted a hit. */
+#include <bpf/bpf.h>
+#include <bpf/libbpf.h>
+#include "attach/loader_priv.h"
+#include <unistd.h>
+#include "util.h"
+
+void loader_filter_maps(struct loader *l, struct filter_emit_maps *m)
+{
+	m->stats_fd = bpf_map__fd(l->skel->maps.stats);
+	m->filters_fd = bpf_map__fd(l->skel->maps.filters);
+}
+
+/* The verifier's last line that says something: its verdict, not the
+ * instruction listing before it. */
+static void verifier_message(const char *log, char *why, size_t size)
+{
+	const char *end = log + strlen(log), *p;
+
+	while (end > log && (end[-1] == '\n' || end[-1] == ' '))
+		end--;
+	for (p = end; p > log && p[-1] != '\n'; p--)
+		;
+	/* "processed N insns ..." comes after the verdict: skip it */
+	if (!strncmp(p, "processed ", 10) && p > log) {
+		end = p - 1;
+		for (p = end; p > log && p[-1] != '\n'; p--)
+			;
+	}
+	snprintf(why, size, "%.*s", (int)(end - p), p);
+}
+
+int loader_filter_load(struct loader *l, const struct bpf_insn *code, size_t n, char *why,
+		       size_t why_size)
+{
+	LIBBPF_OPTS(bpf_prog_load_opts, opts);
+	_cleanup_free_ char *log = NULL;
+	int fd, r;
+
+	fd = bpf_prog_load(BPF_PROG_TYPE_TRACEPOINT, "tracerd_filter", "GPL", code, n, &opts);
+	if (fd >= 0) {
+		l->n_filter_progs++;
+		return fd;
+	}
+	r = -errno;
+	/* Again with the verifier's log, for its message. */
+	log = malloc(1 << 20);
+	if (!log) {
+		snprintf(why, why_size, "%s", strerror(-r));
+		return r;
+	}
+	log[0] = 0;
+	opts.log_buf = log;
+	opts.log_size = 1 << 20;
+	opts.log_level = 1;
+	fd = bpf_prog_load(BPF_PROG_TYPE_TRACEPOINT, "tracerd_filter", "GPL", code, n, &opts);
+	if (fd >= 0) {	/* loaded this time: keep it */
+		l->n_filter_progs++;
+		return fd;
+	}
+	verifier_message(log, why, why_size);
+	if (!why[0])
+		snprintf(why, why_size, "%s", strerror(-r));
+	return r;
+}
+
+void loader_filter_close(struct loader *l, int fd)
+{
+	if (fd < 0)
+		return;
+	close(fd);
+	l->n_filter_progs--;
+}
+
+int loader_set_filter(struct loader *l, unsigned id, int prog_fd)
+{
+	int fd = bpf_map__fd(l->skel->maps.filters);
+
+	if (prog_fd >= 0)
+		return bpf_map_update_elem(fd, &id, &prog_fd, BPF_ANY) < 0 ? -errno : 0;
+	if (bpf_map_delete_elem(fd, &id) < 0 && errno != ENOENT)
+		return -errno;
+	return 0;
+}
+
+/* The accept program, where a compiled filter sends what it keeps. */
+int loader_filters_init(struct loader *l)
+{
+	__u32 k = TRACERD_ACCEPT_PROG;
+	int fd = bpf_program__fd(l->skel->progs.trace_event_accept);
+
+	if (bpf_map_update_elem(bpf_map__fd(l->skel->maps.filters), &k, &fd, BPF_ANY) < 0)
+		return -errno;
+	return 0;
+}

@@ -1,0 +1,678 @@
+// SPDX-License-Identifier: GPL-2.0
+/* The filter emitter: an event's filter as BPF instructions.
+ *
+ * filter_compile.c resolves a Filter= against one event (fields to source,
+ * offset, size and sign through kernel-events/field_source.c; values read by
+ * the field's type) and writes postfix bytecode, which bpf/filter.bpf.h
+ * interprets: a bpf_loop() step per instruction, over a copy of the record.
+ * This file turns the same bytecode into straight BPF code for the event's
+ * layout, so that the values and the resolving are the interpreter's, and
+ * only the running differs:
+ *
+ *  1. The postfix code becomes a tree again: a compare is a leaf, NOT wraps
+ *     the top, ANDSC/ORSC (a short-circuit over the next imm instructions)
+ *     joins the top with what those instructions push.
+ *  2. The tree becomes jumps, as a C compiler does for && and ||: each node
+ *     is emitted with a label to go to when it is true and one for false;
+ *     a && b is "a, false: to F; b", a || b "a, true: to T; b", !a swaps.
+ *  3. A numeric leaf loads its field from ctx at the field's constant
+ *     offset and compares with one conditional jump. The kernel lets a
+ *     tracepoint program read its ctx only at offsets >= 8 and aligned to
+ *     the access size (tp_prog_is_valid_access), so an unaligned field is
+ *     read a byte at a time. Bytes 0-7 (common_type, common_pid...) are
+ *     overwritten before the program runs: common_type is the event's id,
+ *     a constant here; common_pid, cpu and comm come from helpers, called
+ *     once in the prologue when a leaf needs them.
+ *  4. A string leaf compares in straight-line code, a byte per compare:
+ *     `==` and a glob without metacharacters the whole string, a glob
+ *     `abc*` its start. A char array is read from ctx, comm from the stack,
+ *     a __data_loc string with bpf_probe_read_kernel() (its offset is in
+ *     the record, not constant). Other globs (`*abc`, `a?c`, classes) and a
+ *     syscall's user strings (appended by the class program, not in ctx)
+ *     are not emitted: the selection stays with the interpreter, and
+ *     filter_emit() says why.
+ *  5. Both ends are shared: rejected, the slot's `filtered` is counted
+ *     (slot = the BPF cookie); kept, the program tail-calls the class
+ *     program's accept half, which copies and writes (or aggregates) as the
+ *     class program would have.
+ *
+ * The emitted code depends on the layout only (offsets, sizes) and on the
+ * filter's values, so the events of one class with one Filter= emit the
+ * same code, and the loader loads it once (attach/filter_prog.c).
+ *
+ * Worked example: sched_process_wait's "pid == 1 || comm ~ "sys*"" (pid
+ * is an int at offset 24). Bytecode: CMP(pid EQ 1) ORSC(+1)
+ * STRCMP(comm GLOB "sys*"): the tree OR(pid == 1, comm ~ "sys*"):
+ *
+ *	r6 = r1				ctx
+ *	r1 = r10 - 24; r2 = 16		comm, for the glob
+ *	call bpf_get_current_comm
+ *	r0 = *(s32 *)(r6 + 24)		the leaf pid == 1:
+ *	r0 <<= 32; r0 s>>= 32		  int, widened as the interpreter does
+ *	if r0 == 1 goto accept		  true: the || is true
+ *	goto L1
+ *  L1:	r1 = *(u8 *)(r10 - 24)		the leaf comm ~ "sys*", a prefix:
+ *	if r1 != 's' goto reject
+ *	... 'y', 's'
+ *	goto accept
+ *  reject: stats[cookie].filtered++; return 1
+ *  accept: tail call filters[TRACERD_ACCEPT_PROG]; (failed) stats.lost++
+ */
+#include <errno.h>
+#include <stdarg.h>
+#include <stdbool.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <string.h>
+#include "filter_emit.h"
+
+/* The stack: the cookie for the map lookups, comm, a string's bytes. */
+#define FP_KEY		(-8)
+#define FP_COMM		(-24)
+#define FP_STR		(-96)	/* TRACERD_FILTER_STR + 8 bytes, up to FP_COMM */
+
+#define R0 BPF_REG_0
+#define R1 BPF_REG_1
+#define R2 BPF_REG_2
+#define R3 BPF_REG_3
+#define R_CTX BPF_REG_6
+#define R_PIDTGID BPF_REG_7
+#define R_CPU BPF_REG_8
+#define R_FP BPF_REG_10
+
+#define MAX_NODES (2 * TRACERD_FILTER_INSNS)
+#define MAX_LABELS (2 * MAX_NODES + 2)
+
+enum enode_kind { EN_LEAF, EN_TRUE, EN_NOT, EN_AND, EN_OR };
+
+struct enode {
+	enum enode_kind kind;
+	int insn;		/* EN_LEAF: index into d->insns */
+	int l, r;		/* children, node indices */
+};
+
+struct emitter {
+	const struct event_desc *d;
+	const struct filter_emit_maps *m;
+	struct bpf_insn *out;
+	int n;
+	struct enode nodes[MAX_NODES];
+	int n_nodes;
+	int label_at[MAX_LABELS];	/* instruction index, -1: not placed */
+	int n_labels;
+	int jump_label[FILTER_EMIT_MAX];	/* the label a jump goes to, -1: none */
+	char *why;
+	size_t why_size;
+	int err;
+};
+
+static int unsupported(struct emitter *e, const char *fmt, ...)
+	__attribute__((format(printf, 2, 3)));
+static int unsupported(struct emitter *e, const char *fmt, ...)
+{
+	va_list ap;
+
+	if (e->err)
+		return e->err;
+	va_start(ap, fmt);
+	vsnprintf(e->why, e->why_size, fmt, ap);
+	va_end(ap);
+	return e->err = -EOPNOTSUPP;
+}
+
+/* ---- instructions ---- */
+
+static void put(struct emitter *e, struct bpf_insn in, int label)
+{
+	if (e->n >= FILTER_EMIT_MAX) {
+		unsupported(e, "the filter needs more than %d BPF instructions", FILTER_EMIT_MAX);
+		return;
+	}
+	e->jump_label[e->n] = label;
+	e->out[e->n++] = in;
+}
+
+static struct bpf_insn insn(uint8_t code, uint8_t dst, uint8_t src, int16_t off, int32_t imm)
+{
+	return (struct bpf_insn){ .code = code, .dst_reg = dst, .src_reg = src, .off = off,
+				  .imm = imm };
+}
+
+static void mov_reg(struct emitter *e, int dst, int src)
+{
+	put(e, insn(BPF_ALU64 | BPF_MOV | BPF_X, dst, src, 0, 0), -1);
+}
+
+static void mov_imm(struct emitter *e, int dst, int32_t imm)
+{
+	put(e, insn(BPF_ALU64 | BPF_MOV | BPF_K, dst, 0, 0, imm), -1);
+}
+
+static void alu_imm(struct emitter *e, int op, int dst, int32_t imm)
+{
+	put(e, insn(BPF_ALU64 | op | BPF_K, dst, 0, 0, imm), -1);
+}
+
+static void alu_reg(struct emitter *e, int op, int dst, int src)
+{
+	put(e, insn(BPF_ALU64 | op | BPF_X, dst, src, 0, 0), -1);
+}
+
+/* dst = imm, 64 bits: two instruction slots. */
+static void ld_imm64(struct emitter *e, int dst, int src, uint64_t imm)
+{
+	put(e, insn(BPF_LD | BPF_DW | BPF_IMM, dst, src, 0, (int32_t)(uint32_t)imm), -1);
+	put(e, insn(0, 0, 0, 0, (int32_t)(uint32_t)(imm >> 32)), -1);
+}
+
+static void ldx(struct emitter *e, int size, int dst, int src, int16_t off)
+{
+	put(e, insn(BPF_LDX | BPF_MEM | size, dst, src, off, 0), -1);
+}
+
+static void call(struct emitter *e, int helper)
+{
+	put(e, insn(BPF_JMP | BPF_CALL, 0, 0, 0, helper), -1);
+}
+
+static void jmp_imm(struct emitter *e, int op, int dst, int32_t imm, int label)
+{
+	put(e, insn(BPF_JMP | op | BPF_K, dst, 0, 0, imm), label);
+}
+
+static void jmp_reg(struct emitter *e, int op, int dst, int src, int label)
+{
+	put(e, insn(BPF_JMP | op | BPF_X, dst, src, 0, 0), label);
+}
+
+static void jump(struct emitter *e, int label)
+{
+	put(e, insn(BPF_JMP | BPF_JA, 0, 0, 0, 0), label);
+}
+
+static void ret1(struct emitter *e)
+{
+	mov_imm(e, R0, 1);
+	put(e, insn(BPF_JMP | BPF_EXIT, 0, 0, 0, 0), -1);
+}
+
+static int label_new(struct emitter *e)
+{
+	if (e->n_labels >= MAX_LABELS) {
+		unsupported(e, "the filter has too many branches");
+		return 0;
+	}
+	e->label_at[e->n_labels] = -1;
+	return e->n_labels++;
+}
+
+static void label_place(struct emitter *e, int label)
+{
+	e->label_at[label] = e->n;
+}
+
+/* Every jump's offset, now that every label is placed. */
+static int resolve_jumps(struct emitter *e)
+{
+	for (int i = 0; i < e->n; i++) {
+		int l = e->jump_label[i], to;
+
+		if (l < 0)
+			continue;
+		to = e->label_at[l];
+		if (to < 0 || to - (i + 1) > INT16_MAX)
+			return unsupported(e, "a jump of the filter's code is out of range");
+		e->out[i].off = to - (i + 1);
+	}
+	return 0;
+}
+
+/* ---- the tree ---- */
+
+static int node_new(struct emitter *e, enum enode_kind k, int insn_idx, int l, int r)
+{
+	if (e->n_nodes >= MAX_NODES)
+		return unsupported(e, "the filter has too many terms");
+	e->nodes[e->n_nodes] = (struct enode){ .kind = k, .insn = insn_idx, .l = l, .r = r };
+	return e->n_nodes++;
+}
+
+/* Postfix bytecode to a tree; returns the root's index. A pending
+ * short-circuit joins the top two entries once its right side ends. */
+static int build_tree(struct emitter *e)
+{
+	const struct event_desc *d = e->d;
+	int stack[TRACERD_FILTER_INSNS + 1], sp = 0;
+	struct { uint8_t op; uint32_t end; } pend[TRACERD_FILTER_INSNS];
+	int np = 0, x;
+
+	for (uint32_t pc = 0; pc <= d->n_insns && !e->err; pc++) {
+		while (np && pend[np - 1].end == pc && sp >= 2) {
+			np--;
+			x = node_new(e, pend[np].op == FOP_ANDSC ? EN_AND : EN_OR, -1,
+				     stack[sp - 2], stack[sp - 1]);
+			stack[sp-- - 2] = x;
+		}
+		if (pc == d->n_insns)
+			break;
+		const struct filter_insn *in = &d->insns[pc];
+
+		switch (in->op) {
+		case FOP_CMP:
+		case FOP_STRCMP:
+		case FOP_TRUE:
+			if (sp > TRACERD_FILTER_INSNS)
+				return unsupported(e, "malformed filter code");
+			stack[sp++] = node_new(e, in->op == FOP_TRUE ? EN_TRUE : EN_LEAF, pc, -1, -1);
+			break;
+		case FOP_NOT:
+			if (sp < 1)
+				return unsupported(e, "malformed filter code");
+			stack[sp - 1] = node_new(e, EN_NOT, -1, stack[sp - 1], -1);
+			break;
+		case FOP_AND:
+		case FOP_OR:
+			if (sp < 2)
+				return unsupported(e, "malformed filter code");
+			x = node_new(e, in->op == FOP_AND ? EN_AND : EN_OR, -1, stack[sp - 2],
+				     stack[sp - 1]);
+			stack[sp-- - 2] = x;
+			break;
+		case FOP_ANDSC:
+		case FOP_ORSC:
+			if (np && pc + 1 + in->imm > pend[np - 1].end)
+				return unsupported(e, "malformed filter code");
+			pend[np].op = in->op == FOP_ANDSC ? FOP_ANDSC : FOP_ORSC;
+			pend[np++].end = pc + 1 + in->imm;
+			break;
+		default:
+			return unsupported(e, "unknown filter instruction %u", in->op);
+		}
+	}
+	if (e->err)
+		return e->err;
+	if (sp != 1 || np)
+		return unsupported(e, "malformed filter code");
+	return stack[0];
+}
+
+/* ---- leaves ---- */
+
+static bool fits_imm32(uint64_t v)
+{
+	return (uint64_t)(int64_t)(int32_t)(uint32_t)v == v;
+}
+
+/* r0 = the record's number at off, widened to 64 bits as tracerd_load()
+ * does. Unaligned: byte by byte, little endian. */
+static void load_ctx_number(struct emitter *e, unsigned off, unsigned size, bool is_signed)
+{
+	static const int bpf_size[9] = { [1] = BPF_B, [2] = BPF_H, [4] = BPF_W, [8] = BPF_DW };
+
+	if (off % size == 0) {
+		ldx(e, bpf_size[size], R0, R_CTX, off);
+	} else {
+		ldx(e, BPF_B, R0, R_CTX, off);
+		for (unsigned i = 1; i < size; i++) {
+			ldx(e, BPF_B, R1, R_CTX, off + i);
+			alu_imm(e, BPF_LSH, R1, 8 * i);
+			alu_reg(e, BPF_OR, R0, R1);
+		}
+	}
+	if (is_signed && size < 8) {
+		alu_imm(e, BPF_LSH, R0, 64 - 8 * size);
+		alu_imm(e, BPF_ARSH, R0, 64 - 8 * size);
+	}
+}
+
+/* The value of bytes [off, off + size) of the rebuilt common fields,
+ * which the interpreter reads from its copy: common_type is the id. */
+static int common_constant(struct emitter *e, const struct filter_insn *in, uint64_t *v)
+{
+	uint8_t hdr[8] = { 0 };
+	uint64_t x = 0;
+
+	if (in->off + in->size > 4)
+		return unsupported(e, "the filter reads bytes %u-%u of the common fields, "
+				   "which only the interpreter rebuilds", in->off,
+				   in->off + in->size - 1);
+	memcpy(hdr, &e->d->id, sizeof(e->d->id));
+	memcpy(&x, hdr + in->off, in->size);
+	if (in->is_signed && in->size < 8 && (x >> (in->size * 8 - 1)) & 1)
+		x |= ~0ULL << (in->size * 8);
+	*v = x;
+	return 0;
+}
+
+/* What cmp_num() (bpf/filter.bpf.h) decides for a known value. */
+static bool cmp_constant(const struct filter_insn *in, uint64_t v)
+{
+	uint64_t imm = in->imm;
+
+	switch (in->cmp) {
+	case FCMP_EQ: return v == imm;
+	case FCMP_NE: return v != imm;
+	case FCMP_BAND: return (v & imm) != 0;
+	case FCMP_BALL: return (v & imm) == imm;
+	case FCMP_LT: return in->is_signed ? (int64_t)v < (int64_t)imm : v < imm;
+	case FCMP_LE: return in->is_signed ? (int64_t)v <= (int64_t)imm : v <= imm;
+	case FCMP_GT: return in->is_signed ? (int64_t)v > (int64_t)imm : v > imm;
+	case FCMP_GE: return in->is_signed ? (int64_t)v >= (int64_t)imm : v >= imm;
+	}
+	return false;
+}
+
+static int jmp_op(const struct filter_insn *in)
+{
+	bool s = in->is_signed;
+
+	switch (in->cmp) {
+	case FCMP_EQ: return BPF_JEQ;
+	case FCMP_NE: return BPF_JNE;
+	case FCMP_LT: return s ? BPF_JSLT : BPF_JLT;
+	case FCMP_LE: return s ? BPF_JSLE : BPF_JLE;
+	case FCMP_GT: return s ? BPF_JSGT : BPF_JGT;
+	case FCMP_GE: return s ? BPF_JSGE : BPF_JGE;
+	case FCMP_BAND: return BPF_JSET;
+	}
+	return -1;
+}
+
+static int emit_number(struct emitter *e, const struct filter_insn *in, int t, int f)
+{
+	uint64_t v = 0;
+	int op;
+
+	switch (in->src) {
+	case SRC_PID:
+		put(e, insn(BPF_ALU | BPF_MOV | BPF_X, R0, R_PIDTGID, 0, 0), -1);
+		break;
+	case SRC_TGID:
+		mov_reg(e, R0, R_PIDTGID);
+		alu_imm(e, BPF_RSH, R0, 32);
+		break;
+	case SRC_CPU:
+		mov_reg(e, R0, R_CPU);
+		break;
+	case SRC_RECORD:
+		if (in->size != 1 && in->size != 2 && in->size != 4 && in->size != 8)
+			return unsupported(e, "a number of %u bytes", in->size);
+		if (in->off < 8) {
+			if (common_constant(e, in, &v) < 0)
+				return e->err;
+			jump(e, cmp_constant(in, v) ? t : f);
+			return 0;
+		}
+		load_ctx_number(e, in->off, in->size, in->is_signed);
+		break;
+	default:
+		return unsupported(e, "a number from source %u", in->src);
+	}
+	if (in->cmp == FCMP_BALL) {	/* (v & imm) == imm */
+		if (fits_imm32(in->imm)) {
+			alu_imm(e, BPF_AND, R0, (int32_t)in->imm);
+			jmp_imm(e, BPF_JEQ, R0, (int32_t)in->imm, t);
+		} else {
+			ld_imm64(e, R1, 0, in->imm);
+			alu_reg(e, BPF_AND, R0, R1);
+			jmp_reg(e, BPF_JEQ, R0, R1, t);
+		}
+		jump(e, f);
+		return 0;
+	}
+	op = jmp_op(in);
+	if (op < 0)
+		return unsupported(e, "compare %u on a number", in->cmp);
+	if (fits_imm32(in->imm)) {
+		jmp_imm(e, op, R0, (int32_t)in->imm, t);
+	} else {
+		ld_imm64(e, R1, 0, in->imm);
+		jmp_reg(e, op, R0, R1, t);
+	}
+	jump(e, f);
+	return 0;
+}
+
+/* How a pattern compares: the whole string, or its start. */
+enum str_match { SM_WHOLE, SM_PREFIX };
+
+static int classify(struct emitter *e, const struct filter_insn *in, const char *pat,
+		    enum str_match *how, size_t *len)
+{
+	size_t n = strlen(pat), meta;
+
+	*how = SM_WHOLE;
+	*len = n;
+	if (in->cmp == FCMP_EQ || in->cmp == FCMP_NE)
+		return 0;
+	meta = strcspn(pat, "*?[\\");
+	if (meta == n)
+		return 0;
+	if (meta == n - 1 && pat[meta] == '*') {
+		*how = SM_PREFIX;
+		*len = n - 1;
+		return 0;
+	}
+	return unsupported(e, "the glob \"%s\" (only \"abc\" and \"abc*\" are compiled)", pat);
+}
+
+/* Byte i of the string against c: for a byte at base + i of base_reg. */
+static void byte_ne(struct emitter *e, int base_reg, int off, uint8_t c, int f)
+{
+	ldx(e, BPF_B, R1, base_reg, off);
+	jmp_imm(e, BPF_JNE, R1, c, f);
+}
+
+/* A string of n bytes at a constant place (a char array in ctx, comm on
+ * the stack): bytes past n are NUL, as str_byte() reads them. */
+static void str_fixed(struct emitter *e, int base_reg, int off, unsigned n, const char *pat,
+		      size_t len, enum str_match how, int t, int f)
+{
+	if (len > n) {		/* a pattern byte against the NUL past the end */
+		jump(e, f);
+		return;
+	}
+	for (size_t i = 0; i < len; i++)
+		byte_ne(e, base_reg, off + i, (uint8_t)pat[i], f);
+	if (how == SM_WHOLE && len < n)
+		byte_ne(e, base_reg, off + len, 0, f);
+	jump(e, t);
+}
+
+/* A __data_loc string: (len << 16 | offset) at in->off; its bytes read to
+ * the stack. Only the bytes the string has are looked at. */
+static int str_data_loc(struct emitter *e, const struct filter_insn *in, const char *pat,
+			size_t len, enum str_match how, int t, int f)
+{
+	size_t want = len + (how == SM_WHOLE);
+	int have_all = label_new(e), done = label_new(e), capped = label_new(e);
+
+	load_ctx_number(e, in->off, 4, false);
+	mov_reg(e, R3, R0);
+	alu_imm(e, BPF_AND, R3, 0xffff);		/* r3 = offset */
+	if (in->src == SRC_REL_LOC)
+		alu_imm(e, BPF_ADD, R3, in->off + 4);
+	alu_imm(e, BPF_RSH, R0, 16);			/* r0 = length */
+	/* Cut at TRACERD_MAX_RECORD, as the interpreter's copy is. */
+	mov_imm(e, R2, TRACERD_MAX_RECORD);
+	jmp_reg(e, BPF_JGT, R2, R3, have_all);
+	mov_imm(e, R0, 0);
+	jump(e, done);
+	label_place(e, have_all);
+	alu_reg(e, BPF_SUB, R2, R3);			/* r2 = room left */
+	jmp_reg(e, BPF_JGE, R2, R0, done);
+	mov_reg(e, R0, R2);
+	label_place(e, done);
+	/* r0 = the string's bytes n: fewer than the pattern's cannot match. */
+	jmp_imm(e, BPF_JLT, R0, len, f);
+	put(e, insn(BPF_STX | BPF_MEM | BPF_DW, R_FP, R0, FP_KEY, 0), -1);	/* n */
+	/* Read min(n, want) bytes: none past the string. */
+	mov_reg(e, R2, R0);
+	jmp_imm(e, BPF_JLE, R2, want, capped);
+	mov_imm(e, R2, want);
+	label_place(e, capped);
+	mov_reg(e, R1, R_FP);
+	alu_imm(e, BPF_ADD, R1, FP_STR);
+	alu_reg(e, BPF_ADD, R3, R_CTX);
+	call(e, BPF_FUNC_probe_read_kernel);
+	for (size_t i = 0; i < len; i++)
+		byte_ne(e, R_FP, FP_STR + i, (uint8_t)pat[i], f);
+	if (how == SM_WHOLE) {
+		/* n == len: the string ends with the pattern; longer: a NUL next. */
+		ldx(e, BPF_DW, R0, R_FP, FP_KEY);
+		jmp_imm(e, BPF_JEQ, R0, len, t);
+		byte_ne(e, R_FP, FP_STR + len, 0, f);
+	}
+	jump(e, t);
+	return 0;
+}
+
+static int emit_string(struct emitter *e, const struct filter_insn *in, int t, int f)
+{
+	const char *pat = e->d->strs[in->str % TRACERD_FILTER_STRS];
+	enum str_match how;
+	size_t len;
+
+	if (strnlen(pat, TRACERD_FILTER_STR) == TRACERD_FILTER_STR)
+		return unsupported(e, "malformed filter string");
+	if (classify(e, in, pat, &how, &len) < 0)
+		return e->err;
+	if (in->cmp == FCMP_NE || in->cmp == FCMP_NGLOB) {
+		int x = t;
+
+		t = f;
+		f = x;
+	}
+	switch (in->src) {
+	case SRC_STR:
+		if (in->off < 8)
+			return unsupported(e, "a string in the common fields");
+		str_fixed(e, R_CTX, in->off, in->imm, pat, len, how, t, f);
+		return 0;
+	case SRC_COMM:
+		str_fixed(e, R_FP, FP_COMM, TRACERD_COMM_LEN, pat, len, how, t, f);
+		return 0;
+	case SRC_DATA_LOC:
+	case SRC_REL_LOC:
+		return str_data_loc(e, in, pat, len, how, t, f);
+	case SRC_USER_STR:
+		return unsupported(e, "a syscall's user string (the class program reads it, "
+				   "after the filter)");
+	}
+	return unsupported(e, "a string from source %u", in->src);
+}
+
+/* ---- the program ---- */
+
+static int emit_node(struct emitter *e, int x, int t, int f)
+{
+	const struct enode *nd = &e->nodes[x];
+	int mid;
+
+	if (e->err)
+		return e->err;
+	switch (nd->kind) {
+	case EN_TRUE:
+		jump(e, t);
+		return 0;
+	case EN_NOT:
+		return emit_node(e, nd->l, f, t);
+	case EN_AND:
+	case EN_OR:
+		mid = label_new(e);
+		if (nd->kind == EN_AND)
+			emit_node(e, nd->l, mid, f);
+		else
+			emit_node(e, nd->l, t, mid);
+		label_place(e, mid);
+		return emit_node(e, nd->r, t, f);
+	case EN_LEAF:
+		if (e->d->insns[nd->insn].op == FOP_CMP)
+			return emit_number(e, &e->d->insns[nd->insn], t, f);
+		return emit_string(e, &e->d->insns[nd->insn], t, f);
+	}
+	return unsupported(e, "malformed filter tree");
+}
+
+/* The helpers a leaf needs, called once before the first. */
+static void prologue(struct emitter *e)
+{
+	bool pid = false, cpu = false, comm = false;
+
+	for (uint32_t i = 0; i < e->d->n_insns; i++) {
+		const struct filter_insn *in = &e->d->insns[i];
+
+		if (in->op != FOP_CMP && in->op != FOP_STRCMP)
+			continue;
+		pid |= in->src == SRC_PID || in->src == SRC_TGID;
+		cpu |= in->src == SRC_CPU;
+		comm |= in->src == SRC_COMM;
+	}
+	mov_reg(e, R_CTX, R1);
+	if (pid) {
+		call(e, BPF_FUNC_get_current_pid_tgid);
+		mov_reg(e, R_PIDTGID, R0);
+	}
+	if (cpu) {
+		call(e, BPF_FUNC_get_smp_processor_id);
+		mov_reg(e, R_CPU, R0);
+	}
+	if (comm) {
+		mov_reg(e, R1, R_FP);
+		alu_imm(e, BPF_ADD, R1, FP_COMM);
+		mov_imm(e, R2, TRACERD_COMM_LEN);
+		call(e, BPF_FUNC_get_current_comm);
+	}
+}
+
+/* stats[cookie].<counter>++ (this CPU's), then return 1: pass the event on
+ * to perf's other users, as the class program does. */
+static void count_and_return(struct emitter *e, size_t counter)
+{
+	int out = label_new(e);
+
+	mov_reg(e, R1, R_CTX);
+	call(e, BPF_FUNC_get_attach_cookie);
+	put(e, insn(BPF_STX | BPF_MEM | BPF_W, R_FP, R0, FP_KEY, 0), -1);
+	ld_imm64(e, R1, BPF_PSEUDO_MAP_FD, (uint32_t)e->m->stats_fd);
+	mov_reg(e, R2, R_FP);
+	alu_imm(e, BPF_ADD, R2, FP_KEY);
+	call(e, BPF_FUNC_map_lookup_elem);
+	jmp_imm(e, BPF_JEQ, R0, 0, out);
+	ldx(e, BPF_DW, R1, R0, counter);
+	alu_imm(e, BPF_ADD, R1, 1);
+	put(e, insn(BPF_STX | BPF_MEM | BPF_DW, R0, R1, counter, 0), -1);
+	label_place(e, out);
+	ret1(e);
+}
+
+int filter_emit(const struct event_desc *d, const struct filter_emit_maps *m,
+		struct bpf_insn *out, char *why, size_t why_size)
+{
+	static __thread struct emitter e;
+	int root, accept, reject;
+
+	e = (struct emitter){ .d = d, .m = m, .out = out, .why = why, .why_size = why_size };
+	if (!d->n_insns || d->n_insns > TRACERD_FILTER_INSNS)
+		return unsupported(&e, "no filter");
+	root = build_tree(&e);
+	if (root < 0)
+		return root;
+	accept = label_new(&e);
+	reject = label_new(&e);
+	prologue(&e);
+	emit_node(&e, root, accept, reject);
+	label_place(&e, reject);
+	count_and_return(&e, offsetof(struct event_stats, filtered));
+	label_place(&e, accept);
+	mov_reg(&e, R1, R_CTX);
+	ld_imm64(&e, R2, BPF_PSEUDO_MAP_FD, (uint32_t)m->filters_fd);
+	mov_imm(&e, R3, TRACERD_ACCEPT_PROG);
+	call(&e, BPF_FUNC_tail_call);
+	/* Only if the accept program is missing: a hit neither filtered
+	 * nor written, so counted lost. */
+	count_and_return(&e, offsetof(struct event_stats, lost));
+	if (!e.err)
+		resolve_jumps(&e);
+	return e.err ? e.err : e.n;
+}

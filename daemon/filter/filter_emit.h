@@ -1,0 +1,29 @@
+/* SPDX-License-Identifier: GPL-2.0 */
+/* The filter emitter: one event's compiled filter (event_desc.insns, from
+ * filter_compile.c) to a BPF tracepoint program that decides at constant
+ * offsets of the record, for the class program to tail-call. */
+#ifndef TRACERD_FILTER_EMIT_H
+#define TRACERD_FILTER_EMIT_H
+
+#include <linux/bpf.h>
+#include <stddef.h>
+#include "tracerd_record.h"
+
+/* Instructions of an emitted program, at most. */
+#define FILTER_EMIT_MAX 4096
+
+/* The class program's maps that the emitted program uses: the per-slot
+ * counters (a rejected record is `filtered`) and the program array (a
+ * kept one goes to its TRACERD_ACCEPT_PROG). -1 when only checking. */
+struct filter_emit_maps {
+	int stats_fd;
+	int filters_fd;
+};
+
+/* Emits d's filter (d->n_insns > 0) into out[FILTER_EMIT_MAX]; returns the
+ * number of instructions, or -EOPNOTSUPP with why (a sentence for the log:
+ * what the interpreter runs instead) filled. */
+int filter_emit(const struct event_desc *d, const struct filter_emit_maps *m,
+		struct bpf_insn *out, char *why, size_t why_size);
+
+#endif

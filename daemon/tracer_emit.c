@@ -1,0 +1,162 @@
+// SPDX-License-Identifier: GPL-2.0
+/* Which selections' filters run as emitted BPF programs (filter/
+ * filter_emit.c), and which the interpreter runs, with the reason: per
+ * selection, so that all events of one selection decide alike. Events
+ * whose emitted code is the same (a class's events; any that read only
+ * common_pid, cpu or comm) share one loaded program. */
+#include "knobs.h"
+#include "log.h"
+#include "tracer.h"
+#include "util.h"
+
+void sel_emit_free(struct sel_emit *se)
+{
+	for (size_t i = 0; se->code && i < se->n; i++)
+		free(se->code[i]);
+	free(se->code);
+	free(se->n_code);
+	free(se->fd);
+	se->code = NULL;
+	se->n_code = NULL;
+	se->fd = NULL;
+}
+
+/* TRACERD_TEST_INTERPRET: selection names, comma-separated ("*": all),
+ * whose filters the interpreter runs: one side of the differential test. */
+static bool forced_interpreted(const char *name)
+{
+	const char *k = knob_str(KNOB_TEST_INTERPRET), *p;
+	size_t n = strlen(name);
+
+	if (!k)
+		return false;
+	if (!strcmp(k, "*"))
+		return true;
+	for (p = k; (p = strstr(p, name)); p += n)
+		if ((p == k || p[-1] == ',') && (p[n] == ',' || !p[n]))
+			return true;
+	return false;
+}
+
+static int emit_one(struct sel_emit *se, size_t i, const struct event_desc *d,
+		    const struct filter_emit_maps *m, struct bpf_insn *buf)
+{
+	int n = filter_emit(d, m, buf, se->why, sizeof(se->why));
+
+	if (n < 0)
+		return n;
+	se->code[i] = malloc(n * sizeof(*buf));
+	if (!se->code[i])
+		return -ENOMEM;
+	memcpy(se->code[i], buf, n * sizeof(*buf));
+	se->n_code[i] = n;
+	return 0;
+}
+
+int sel_emit_build(struct sel_emit *se, const struct selection *s, const struct event_desc *descs,
+		   size_t n, const struct filter_emit_maps *m)
+{
+	_cleanup_free_ struct bpf_insn *buf = NULL;
+	int r = 0;
+
+	*se = (struct sel_emit){ .n = n };
+	if (!s->filter || !*s->filter)
+		return 0;
+	if (forced_interpreted(s->name)) {
+		snprintf(se->why, sizeof(se->why), "TRACERD_TEST_INTERPRET names it");
+		return 0;
+	}
+	buf = calloc(FILTER_EMIT_MAX, sizeof(*buf));
+	se->code = calloc(n ? n : 1, sizeof(*se->code));
+	se->n_code = calloc(n ? n : 1, sizeof(*se->n_code));
+	if (!buf || !se->code || !se->n_code)
+		return -ENOMEM;
+	for (size_t i = 0; i < n && r >= 0; i++)
+		if (descs[i].n_insns)
+			r = emit_one(se, i, &descs[i], m, buf);
+	if (r == -EOPNOTSUPP) {
+		sel_emit_free(se);
+		return 0;
+	}
+	if (r < 0)
+		return r;
+	se->compiled = true;
+	return 0;
+}
+
+static bool same_code(const struct sel_emit *se, size_t a, size_t b)
+{
+	return se->n_code[a] == se->n_code[b] &&
+	       !memcmp(se->code[a], se->code[b], se->n_code[a] * sizeof(struct bpf_insn));
+}
+
+static void close_all(struct loader *l, int *fds, size_t n)
+{
+	for (size_t i = 0; i < n; i++)
+		loader_filter_close(l, fds[i]);
+}
+
+int sel_emit_load(struct loader *l, struct sel_emit *se, const struct selection *s,
+		  int **progs, size_t *n_progs)
+{
+	_cleanup_free_ int *fds = NULL;
+	size_t k = 0;
+
+	*progs = NULL;
+	*n_progs = 0;
+	if (!se->compiled)
+		return 0;
+	se->fd = malloc(se->n * sizeof(*se->fd));
+	fds = malloc((se->n ? se->n : 1) * sizeof(*fds));
+	if (!se->fd || !fds)
+		return -ENOMEM;
+	for (size_t i = 0; i < se->n; i++) {
+		size_t j;
+
+		se->fd[i] = -1;
+		if (!se->code[i])
+			continue;
+		for (j = 0; j < i && !(se->code[j] && same_code(se, i, j)); j++)
+			;
+		if (j < i) {
+			se->fd[i] = se->fd[j];
+			continue;
+		}
+		se->fd[i] = loader_filter_load(l, se->code[i], se->n_code[i], se->why,
+					       sizeof(se->why));
+		if (se->fd[i] < 0) {
+			/* A bug of the emitter's; the interpreter still works. */
+			log_warning("selection %s: the kernel refused its compiled filter (%s); "
+				    "the interpreter runs it", s->name, se->why);
+			close_all(l, fds, k);
+			se->compiled = false;
+			for (size_t x = 0; x < se->n; x++)
+				se->fd[x] = -1;
+			return 0;
+		}
+		fds[k++] = se->fd[i];
+	}
+	*progs = TAKE_PTR(fds);
+	*n_progs = k;
+	return 0;
+}
+
+void sel_emit_log(const struct sel_emit *se, const struct selection *s)
+{
+	size_t n_progs = 0;
+
+	if (!s->filter || !*s->filter)
+		return;
+	for (size_t i = 0; se->compiled && i < se->n; i++) {
+		size_t j;
+
+		for (j = 0; j < i && !(se->code[j] && se->code[i] && same_code(se, i, j)); j++)
+			;
+		n_progs += se->code[i] && j == i;
+	}
+	if (se->compiled)
+		log_info("selection %s: Filter= compiled to BPF: %zu program(s) for %zu events",
+			 s->name, n_progs, se->n);
+	else
+		log_info("selection %s: Filter= runs in the interpreter: %s", s->name, se->why);
+}
