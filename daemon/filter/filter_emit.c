@@ -21,7 +21,8 @@
  *     the access size (tp_prog_is_valid_access), so an unaligned field is
  *     read a byte at a time. Bytes 0-7 (common_type, common_pid...) are
  *     overwritten before the program runs: common_type is the event's id,
- *     a constant here; common_pid, cpu and comm come from helpers, called
+ *     a constant here (loaded, still compared: the verifier refuses code
+ *     that no jump reaches); common_pid, cpu and comm come from helpers, called
  *     once in the prologue when a leaf needs them.
  *  4. A string leaf compares in straight-line code, a byte per compare:
  *     `==` and a glob without metacharacters the whole string, a glob
@@ -190,6 +191,16 @@ static void jump(struct emitter *e, int label)
 	put(e, insn(BPF_JMP | BPF_JA, 0, 0, 0, 0), label);
 }
 
+/* A decision known here, made at run time all the same: the verifier
+ * refuses code that no jump reaches, and a plain jump would leave the
+ * other side of an && or || unreached. */
+static void const_branch(struct emitter *e, bool v, int t, int f)
+{
+	mov_imm(e, R0, 0);
+	jmp_imm(e, BPF_JEQ, R0, 0, v ? t : f);
+	jump(e, v ? f : t);
+}
+
 static void ret1(struct emitter *e)
 {
 	mov_imm(e, R0, 1);
@@ -344,24 +355,6 @@ static int common_constant(struct emitter *e, const struct filter_insn *in, uint
 	return 0;
 }
 
-/* What cmp_num() (bpf/filter.bpf.h) decides for a known value. */
-static bool cmp_constant(const struct filter_insn *in, uint64_t v)
-{
-	uint64_t imm = in->imm;
-
-	switch (in->cmp) {
-	case FCMP_EQ: return v == imm;
-	case FCMP_NE: return v != imm;
-	case FCMP_BAND: return (v & imm) != 0;
-	case FCMP_BALL: return (v & imm) == imm;
-	case FCMP_LT: return in->is_signed ? (int64_t)v < (int64_t)imm : v < imm;
-	case FCMP_LE: return in->is_signed ? (int64_t)v <= (int64_t)imm : v <= imm;
-	case FCMP_GT: return in->is_signed ? (int64_t)v > (int64_t)imm : v > imm;
-	case FCMP_GE: return in->is_signed ? (int64_t)v >= (int64_t)imm : v >= imm;
-	}
-	return false;
-}
-
 static int jmp_op(const struct filter_insn *in)
 {
 	bool s = in->is_signed;
@@ -398,10 +391,12 @@ static int emit_number(struct emitter *e, const struct filter_insn *in, int t, i
 		if (in->size != 1 && in->size != 2 && in->size != 4 && in->size != 8)
 			return unsupported(e, "a number of %u bytes", in->size);
 		if (in->off < 8) {
+			/* A constant, compared at run time all the same: the
+			 * verifier refuses code that no jump reaches. */
 			if (common_constant(e, in, &v) < 0)
 				return e->err;
-			jump(e, cmp_constant(in, v) ? t : f);
-			return 0;
+			ld_imm64(e, R0, 0, v);
+			break;
 		}
 		load_ctx_number(e, in->off, in->size, in->is_signed);
 		break;
@@ -469,7 +464,11 @@ static void str_fixed(struct emitter *e, int base_reg, int off, unsigned n, cons
 		      size_t len, enum str_match how, int t, int f)
 {
 	if (len > n) {		/* a pattern byte against the NUL past the end */
-		jump(e, f);
+		const_branch(e, false, t, f);
+		return;
+	}
+	if (!len && how == SM_PREFIX) {	/* "*": any string */
+		const_branch(e, true, t, f);
 		return;
 	}
 	for (size_t i = 0; i < len; i++)
@@ -573,7 +572,7 @@ static int emit_node(struct emitter *e, int x, int t, int f)
 		return e->err;
 	switch (nd->kind) {
 	case EN_TRUE:
-		jump(e, t);
+		const_branch(e, true, t, f);
 		return 0;
 	case EN_NOT:
 		return emit_node(e, nd->l, f, t);
@@ -662,6 +661,16 @@ int filter_emit(const struct event_desc *d, const struct filter_emit_maps *m,
 	reject = label_new(&e);
 	prologue(&e);
 	emit_node(&e, root, accept, reject);
+	if (m->verdict) {
+		label_place(&e, reject);
+		mov_imm(&e, R0, 0);
+		put(&e, insn(BPF_JMP | BPF_EXIT, 0, 0, 0, 0), -1);
+		label_place(&e, accept);
+		ret1(&e);
+		if (!e.err)
+			resolve_jumps(&e);
+		return e.err ? e.err : e.n;
+	}
 	label_place(&e, reject);
 	count_and_return(&e, offsetof(struct event_stats, filtered));
 	label_place(&e, accept);

@@ -6,6 +6,7 @@
 #define TRACERD_FILTER_EMIT_H
 
 #include <linux/bpf.h>
+#include <stdbool.h>
 #include <stddef.h>
 #include "tracerd_record.h"
 
@@ -18,6 +19,10 @@
 struct filter_emit_maps {
 	int stats_fd;
 	int filters_fd;
+	/* The decision alone: return 1 kept, 0 rejected, touching no map.
+	 * For the tests and the fuzzer, which run the code as a
+	 * BPF_PROG_TYPE_SYSCALL program on records of their own. */
+	bool verdict;
 };
 
 /* Emits d's filter (d->n_insns > 0) into out[FILTER_EMIT_MAX]; returns the

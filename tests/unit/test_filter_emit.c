@@ -1,0 +1,395 @@
+// SPDX-License-Identifier: GPL-2.0
+/* The emitted filters (daemon/filter/filter_emit.c) against the interpreter
+ * (bpf/filter.bpf.h, run in userspace by store_filter_match()) as the
+ * reference: generated filters over the fields of many classes of the
+ * captured formats, each compiled, emitted, loaded by the kernel (as the
+ * tracepoint program tracerd attaches, and as a BPF_PROG_TYPE_SYSCALL
+ * program that returns its verdict) and run by BPF_PROG_TEST_RUN on
+ * generated records: every verdict must be the interpreter's. Real
+ * tracepoints: tests/integration/filter_pair.sh. */
+#include <bpf/bpf.h>
+#include <sched.h>
+#include <sys/prctl.h>
+#include <unistd.h>
+#include "test.h"
+#include "fx_events.h"
+#include "filter/filter.h"
+#include "filter/filter_emit.h"
+#include "kernel-events/field_source.h"
+#include "store/store_filter.h"
+
+#define RECS 12		/* records per event */
+#define REC_SIZE 1024	/* fixed part and strings */
+#define WANT_FILTERS 10000
+#define WANT_CLASSES 20
+
+static const char *const words[] = {
+	"", "a", "sh", "bash", "ls", "lo", "eth0", "kworker/0:1", "systemd-journal",
+	"/bin/true", "/usr/bin/env", "sleep", "abcdefghijklmnopqrstuvwxyz0123456789",
+	"R", "WS", "xfs", "sd", "s",
+};
+#define N_WORDS (sizeof(words) / sizeof(words[0]))
+
+struct gen_event {
+	struct tp_event *e;
+	struct field_source f[64];
+	size_t n_f;
+	uint8_t rec[RECS][REC_SIZE] __attribute__((aligned(8)));
+	uint32_t len[RECS];
+};
+
+static uint64_t rng = 0x9e3779b97f4a7c15ull;
+
+static uint64_t rnd(void)
+{
+	rng ^= rng << 13;
+	rng ^= rng >> 7;
+	rng ^= rng << 17;
+	return rng;
+}
+
+static uint64_t rnd_below(uint64_t n)
+{
+	return n ? rnd() % n : 0;
+}
+
+/* Values that catch sign and size mistakes, and some of anything. */
+static uint64_t edge_value(const struct field_source *s)
+{
+	unsigned bits = s->size * 8;
+	uint64_t mask = bits == 64 ? ~0ull : (1ull << bits) - 1;
+
+	switch (rnd_below(8)) {
+	case 0: return 0;
+	case 1: return 1;
+	case 2: return mask;			/* -1 */
+	case 3: return mask >> 1;		/* max */
+	case 4: return (mask >> 1) + 1;		/* min */
+	case 5: return rnd_below(300);
+	default: return rnd() & mask;
+	}
+}
+
+static bool usable(const struct tp_event *e, const char *name, struct field_source *s)
+{
+	return field_source_resolve(e, name, s) == 0 && s->src != SRC_USER_STR;
+}
+
+static void fill_record(struct gen_event *g, int k, uint32_t tid)
+{
+	uint8_t *r = g->rec[k];
+	uint32_t end = g->e->fixed_size;
+
+	memset(r, 0, REC_SIZE);
+	for (size_t i = 0; i < REC_SIZE; i++)
+		r[i] = rnd();
+	/* The common fields as the class program rebuilds them. */
+	memcpy(r, &(uint16_t){ g->e->id }, 2);
+	memset(r + 2, 0, 2);
+	memcpy(r + 4, &tid, 4);
+	for (size_t i = 0; i < g->e->n_fields; i++) {
+		const struct tp_field *f = &g->e->fields[i];
+		const char *w = words[rnd_below(N_WORDS)];
+		size_t n = strlen(w);
+
+		if (f->is_common)
+			continue;
+		if (f->kind == TP_FIELD_DATA_LOC || f->kind == TP_FIELD_REL_LOC) {
+			uint32_t len = f->is_string && rnd_below(8) ? n + 1 : rnd_below(6);
+			uint32_t at = end, off = f->kind == TP_FIELD_REL_LOC ? at - f->offset - 4 : at;
+
+			if (end + len > REC_SIZE)
+				len = 0;
+			if (f->is_string && len == n + 1)
+				memcpy(r + at, w, len);
+			end += len;
+			memcpy(r + f->offset, &(uint32_t){ len << 16 | off }, 4);
+		} else if (f->is_string) {
+			memset(r + f->offset, 0, f->size);
+			memcpy(r + f->offset, w, n < f->size ? n : f->size);
+		} else if (f->size <= 8) {
+			struct field_source s;
+			uint64_t v;
+
+			if (!usable(g->e, f->name, &s))
+				continue;
+			v = edge_value(&s);
+			memcpy(r + f->offset, &v, f->size);
+		}
+	}
+	g->len[k] = end;
+}
+
+static void gen_event_init(struct gen_event *g, struct tp_event *e, uint32_t tid)
+{
+	static const char *const common[] = { "common_pid", "cpu", "comm", "common_type" };
+
+	g->e = e;
+	g->n_f = 0;
+	for (size_t i = 0; i < e->n_fields && g->n_f < 60; i++)
+		if (!e->fields[i].is_common && usable(e, e->fields[i].name, &g->f[g->n_f]))
+			g->n_f++;
+	for (size_t i = 0; i < 4; i++)
+		if (usable(e, common[i], &g->f[g->n_f]))
+			g->n_f++;
+	for (int k = 0; k < RECS; k++)
+		fill_record(g, k, tid);
+}
+
+/* A value of a record for the field, so that compares hit as well as miss. */
+static uint64_t record_value(const struct gen_event *g, const struct field_source *s)
+{
+	uint64_t v = 0;
+
+	if (s->src != SRC_RECORD)
+		return rnd_below(4);
+	memcpy(&v, g->rec[rnd_below(RECS)] + s->off, s->size);
+	if (s->is_signed && s->size < 8 && (v >> (s->size * 8 - 1)) & 1)
+		v |= ~0ull << (s->size * 8);
+	return v;
+}
+
+static int gen_number(char *buf, size_t size, const struct gen_event *g, const struct field_source *s)
+{
+	static const char *const ops[] = { "==", "!=", "<", "<=", ">", ">=", "&", "&=" };
+	uint64_t v = rnd_below(2) ? record_value(g, s) : edge_value(s);
+	char val[64];
+
+	if (s->is_signed)
+		snprintf(val, sizeof(val), "%lld", (long long)v);
+	else
+		snprintf(val, sizeof(val), rnd_below(3) ? "%llu" : "0x%llx", (unsigned long long)v);
+	if (!rnd_below(8))
+		return snprintf(buf, size, "%s in (%s, %llu, 1)", s->name, val,
+				(unsigned long long)rnd_below(100));
+	return snprintf(buf, size, "%s %s %s", s->name, ops[rnd_below(8)], val);
+}
+
+static int gen_string(char *buf, size_t size, const struct field_source *s)
+{
+	const char *w = words[rnd_below(N_WORDS)];
+	char pat[80];
+
+	switch (rnd_below(6)) {
+	case 0: snprintf(pat, sizeof(pat), "%.*s*", (int)rnd_below(strlen(w) + 1), w); break;
+	case 1: snprintf(pat, sizeof(pat), "*%s", w); break;	/* the interpreter's */
+	case 2: snprintf(pat, sizeof(pat), "%s", w); break;
+	default:
+		return snprintf(buf, size, "%s %s \"%s\"", s->name, rnd_below(2) ? "==" : "!=", w);
+	}
+	return snprintf(buf, size, "%s ~ \"%s\"", s->name, pat);
+}
+
+static int gen_expr(char *buf, size_t size, const struct gen_event *g, int depth)
+{
+	const struct field_source *s = &g->f[rnd_below(g->n_f)];
+	int n, m;
+
+	switch (depth > 0 ? rnd_below(5) : 4) {
+	case 0:
+	case 1:
+		n = snprintf(buf, size, "(");
+		n += gen_expr(buf + n, size - n, g, depth - 1);
+		n += snprintf(buf + n, size - n, ") %s (", rnd_below(2) ? "&&" : "||");
+		n += gen_expr(buf + n, size - n, g, depth - 1);
+		return n + snprintf(buf + n, size - n, ")");
+	case 2:
+		n = snprintf(buf, size, "!(");
+		n += gen_expr(buf + n, size - n, g, depth - 1);
+		return n + snprintf(buf + n, size - n, ")");
+	default:
+		m = s->is_string ? gen_string(buf, size, s) : gen_number(buf, size, g, s);
+		return m;
+	}
+}
+
+/* The maps a tracepoint filter refers to, for the kernel to check it. */
+static int stats_fd = -1, filters_fd = -1;
+
+static bool load_as_tracepoint(const struct event_desc *d, char *why, size_t why_size)
+{
+	struct filter_emit_maps m = { .stats_fd = stats_fd, .filters_fd = filters_fd };
+	static struct bpf_insn code[FILTER_EMIT_MAX];
+	LIBBPF_OPTS(bpf_prog_load_opts, opts);
+	static char log[1 << 16];
+	int n = filter_emit(d, &m, code, why, why_size), fd;
+
+	if (n < 0)
+		return false;
+	opts.log_buf = log;
+	opts.log_size = sizeof(log);
+	opts.log_level = 0;
+	fd = bpf_prog_load(BPF_PROG_TYPE_TRACEPOINT, "t", "GPL", code, n, &opts);
+	if (fd < 0) {
+		opts.log_level = 1;
+		fd = bpf_prog_load(BPF_PROG_TYPE_TRACEPOINT, "t", "GPL", code, n, &opts);
+		snprintf(why, why_size, "%.300s", log + (strlen(log) > 300 ? strlen(log) - 300 : 0));
+		return false;
+	}
+	close(fd);
+	return true;
+}
+
+static int load_verdict(const struct event_desc *d, char *why, size_t why_size)
+{
+	struct filter_emit_maps m = { .stats_fd = -1, .filters_fd = -1, .verdict = true };
+	static struct bpf_insn code[FILTER_EMIT_MAX];
+	LIBBPF_OPTS(bpf_prog_load_opts, opts, .prog_flags = BPF_F_SLEEPABLE);
+	static char log[1 << 16];
+	int n = filter_emit(d, &m, code, why, why_size), fd;
+
+	if (n < 0)
+		return n;
+	fd = bpf_prog_load(BPF_PROG_TYPE_SYSCALL, "v", "GPL", code, n, &opts);
+	if (fd < 0) {
+		opts.log_buf = log;
+		opts.log_size = sizeof(log);
+		opts.log_level = 1;
+		fd = bpf_prog_load(BPF_PROG_TYPE_SYSCALL, "v", "GPL", code, n, &opts);
+		snprintf(why, why_size, "%.300s", log + (strlen(log) > 300 ? strlen(log) - 300 : 0));
+		return -EINVAL;
+	}
+	return fd;
+}
+
+struct tally {
+	size_t filters, fallbacks, refused, records, disagree, accepted, classes;
+	bool shown;
+};
+
+static void run_one(struct gen_event *g, const char *expr, const struct trace_rec_hdr *h,
+		    struct tally *t)
+{
+	struct event_desc desc = { .fixed_size = g->e->fixed_size, .id = g->e->id };
+	struct diag d = { 0 };
+	char why[400] = "";
+	int fd;
+
+	if (filter_compile(expr, g->e, NULL, &desc, &d) < 0 || !desc.n_insns)
+		return;		/* out of range and the like: the compiler's to refuse */
+	fd = load_verdict(&desc, why, sizeof(why));
+	if (fd == -EOPNOTSUPP) {
+		EXPECT(why[0], "%s: fell back without a reason", expr);
+		t->fallbacks++;
+		return;
+	}
+	if (fd < 0 || !load_as_tracepoint(&desc, why, sizeof(why))) {
+		EXPECT(0, "%s:%s: %s: the kernel refused the emitted code: %s", g->e->system,
+		       g->e->name, expr, why);
+		t->refused++;
+		if (fd >= 0)
+			close(fd);
+		return;
+	}
+	t->filters++;
+	for (int k = 0; k < RECS; k++) {
+		LIBBPF_OPTS(bpf_test_run_opts, run, .ctx_in = g->rec[k],
+			    .ctx_size_in = g->len[k] < 64 ? 64 : g->len[k]);
+		bool want = store_filter_match(&desc, h, g->rec[k], g->len[k]);
+
+		if (bpf_prog_test_run_opts(fd, &run) < 0) {
+			EXPECT(0, "BPF_PROG_TEST_RUN: %s", strerror(errno));
+			break;
+		}
+		t->records++;
+		t->accepted += want;
+		if ((run.retval != 0) != want) {
+			t->disagree++;
+			if (!t->shown)
+				EXPECT(0, "%s:%s: %s: record %d: emitted %u, interpreter %d",
+				       g->e->system, g->e->name, expr, k, run.retval, want);
+			t->shown = true;
+		}
+	}
+	close(fd);
+}
+
+/* One event per class, as far as the fixture tells (same fields, same
+ * offsets): those with strings first, then any with numbers. */
+static bool same_layout(const struct tp_event *a, const struct tp_event *b)
+{
+	if (a->n_fields != b->n_fields || a->fixed_size != b->fixed_size)
+		return false;
+	for (size_t i = 0; i < a->n_fields; i++)
+		if (strcmp(a->fields[i].name, b->fields[i].name) ||
+		    a->fields[i].offset != b->fields[i].offset)
+			return false;
+	return true;
+}
+
+static size_t pick_events(struct tp_event **out, size_t max)
+{
+	size_t n = 0;
+
+	fx_load();
+	for (int pass = 0; pass < 3; pass++)
+		for (size_t i = 0; i < fx_n && n < max; i++) {
+			struct tp_event *e = fx_events[i];
+			bool dl = false, arr = false, dup = false;
+
+			for (size_t k = 0; k < e->n_fields; k++) {
+				dl |= e->fields[k].kind == TP_FIELD_DATA_LOC && e->fields[k].is_string;
+				arr |= e->fields[k].kind != TP_FIELD_DATA_LOC && e->fields[k].is_string &&
+				       !e->fields[k].is_common;
+			}
+			if ((pass == 0 && !dl) || (pass == 1 && !arr) || (pass < 2 && n >= max / 3 * (pass + 1)))
+				continue;
+			if (e->fixed_size + 200 > REC_SIZE || (!strcmp(e->system, "syscalls") && pass < 2))
+				continue;
+			for (size_t k = 0; k < n && !dup; k++)
+				dup = out[k] == e || same_layout(out[k], e);
+			if (!dup)
+				out[n++] = e;
+		}
+	return n;
+}
+
+static void test_emitted_equals_interpreted(void)
+{
+	static struct gen_event g;
+	struct tp_event *ev[48];
+	size_t n_ev = pick_events(ev, 48);
+	struct trace_rec_hdr h = { .pid = getpid(), .tid = gettid() };
+	struct tally t = { 0 };
+	cpu_set_t cpus;
+	char expr[2048];
+
+	/* One CPU, for cpu == N to mean the same on both sides. */
+	CPU_ZERO(&cpus);
+	CPU_SET(0, &cpus);
+	EXPECT(sched_setaffinity(0, sizeof(cpus), &cpus) == 0, "sched_setaffinity: %m");
+	h.cpu = 0;
+	stats_fd = bpf_map_create(BPF_MAP_TYPE_PERCPU_ARRAY, NULL, 4, sizeof(struct event_stats),
+				  TRACERD_MAX_EVENTS, NULL);
+	filters_fd = bpf_map_create(BPF_MAP_TYPE_PROG_ARRAY, NULL, 4, 4, TRACERD_MAX_EVENTS + 1,
+				    NULL);
+	EXPECT(stats_fd >= 0 && filters_fd >= 0, "bpf_map_create: %m");
+	EXPECT(n_ev >= WANT_CLASSES, "%zu classes", n_ev);
+	for (size_t i = 0; stats_fd >= 0 && i < n_ev * 1000 && t.filters < WANT_FILTERS; i++) {
+		if (i % 250 == 0) {	/* another comm, other records */
+			prctl(PR_SET_NAME, words[rnd_below(N_WORDS)]);
+			prctl(PR_GET_NAME, h.comm);
+		}
+		if (i % 25 == 0)
+			gen_event_init(&g, ev[(i / 25) % n_ev], h.tid);
+		gen_expr(expr, sizeof(expr), &g, 1 + rnd_below(3));
+		run_one(&g, expr, &h, &t);
+		if (t.refused > 5 || t.disagree > 50)
+			break;
+	}
+	printf("# %zu classes, %zu filters emitted and run on %zu records (%zu accepted by the "
+	       "interpreter), %zu fell back to the interpreter, %zu refused, %zu disagreements\n",
+	       n_ev, t.filters, t.records, t.accepted, t.fallbacks, t.refused, t.disagree);
+	EXPECT(t.filters >= WANT_FILTERS, "only %zu filters", t.filters);
+	EXPECT(!t.disagree && !t.refused, "%zu disagreements, %zu refused", t.disagree, t.refused);
+	EXPECT(t.accepted > t.records / 10 && t.accepted < t.records * 9 / 10,
+	       "the filters decide both ways: %zu of %zu accepted", t.accepted, t.records);
+	close(stats_fd);
+	close(filters_fd);
+}
+
+int main(void)
+{
+	RUN(test_emitted_equals_interpreted);
+	return tests_failed ? 1 : 0;
+}
