@@ -10,8 +10,10 @@
 
 void loader_filter_maps(struct loader *l, struct filter_emit_maps *m)
 {
-	m->stats_fd = bpf_map__fd(l->skel->maps.stats);
-	m->filters_fd = bpf_map__fd(l->skel->maps.filters);
+	*m = (struct filter_emit_maps){
+		.stats_fd = bpf_map__fd(l->skel->maps.stats),
+		.filters_fd = bpf_map__fd(l->skel->maps.filters),
+	};
 }
 
 /* The verifier's last line that says something: its verdict, not the

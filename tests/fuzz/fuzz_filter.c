@@ -2,10 +2,45 @@
 /* libFuzzer: the filter parser and compiler, against real event formats.
  * Input: 2 bytes choose the event, the rest is the Filter= expression. The
  * compiler either fills a descriptor the BPF side can run (bounded insns,
- * offsets inside the record) or fails with a diagnostic. */
+ * offsets inside the record) or fails with a diagnostic. What it accepts
+ * the emitter (filter/filter_emit.c) either emits as code the kernel loads
+ * as a tracepoint program (as root: the verifier checks it) or leaves to
+ * the interpreter with a reason. */
+#include <bpf/bpf.h>
 #include <stdint.h>
+#include <unistd.h>
 #include "filter/filter.h"
+#include "filter/filter_emit.h"
 #include "fx_events.h"
+
+/* The maps the emitted code refers to; -1 without privileges: emit only. */
+static struct filter_emit_maps maps = { .stats_fd = -2 };
+
+static void emit_and_load(const struct event_desc *desc)
+{
+	static struct bpf_insn code[FILTER_EMIT_MAX];
+	char why[400] = "";
+	int n, fd;
+
+	if (maps.stats_fd == -2) {
+		maps.stats_fd = bpf_map_create(BPF_MAP_TYPE_PERCPU_ARRAY, NULL, 4,
+					       sizeof(struct event_stats), TRACERD_MAX_EVENTS, NULL);
+		maps.filters_fd = bpf_map_create(BPF_MAP_TYPE_PROG_ARRAY, NULL, 4, 4,
+						 TRACERD_MAX_EVENTS + 1, NULL);
+	}
+	n = filter_emit(desc, &maps, code, why, sizeof(why));
+	if (n == -EOPNOTSUPP && why[0])
+		return;		/* the interpreter runs it, and the log says why */
+	if (n <= 0 || n > FILTER_EMIT_MAX)
+		__builtin_trap();
+	if (maps.stats_fd < 0 || maps.filters_fd < 0)
+		return;
+	fd = bpf_prog_load(BPF_PROG_TYPE_TRACEPOINT, "fuzz", "GPL", code, n, NULL);
+	if (fd < 0 && errno != EPERM && errno != ENOMEM && errno != EAGAIN)
+		__builtin_trap();	/* the verifier refused emitted code */
+	if (fd >= 0)
+		close(fd);
+}
 
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 {
@@ -27,6 +62,7 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 	expr[size - 2] = 0;
 	memset(&desc, 0, sizeof(desc));
 	desc.fixed_size = e->fixed_size;
+	desc.id = e->id;
 	r = filter_compile(expr, e, &pos, &desc, &d);
 	if (r < 0) {
 		if (r == -EINVAL && !d.msg[0])
@@ -43,5 +79,7 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 		if (in->op == FOP_STRCMP && in->str >= TRACERD_FILTER_STRS)
 			__builtin_trap();
 	}
+	if (desc.n_insns)
+		emit_and_load(&desc);
 	return 0;
 }

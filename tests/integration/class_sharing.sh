@@ -12,8 +12,8 @@ n=$(wc -w <<<"$events")
 note "$CLASS: $n events"
 check "$CLASS has at least 10 events" [ "$n" -ge 10 ]
 
-progs_for() { # CONFIG-EVENTS -> programs held by tracerd
-	printf '[Selection]\nName=xfs\nEvents=%s\n' "$1" >"$TMP/c.conf"
+progs_for() { # CONFIG-EVENTS [FILTER] -> programs held by tracerd
+	printf '[Selection]\nName=xfs\nEvents=%s\n%s\n' "$1" "${2:+Filter=$2}" >"$TMP/c.conf"
 	start_tracerd "$TMP/c.conf" "$TMP/o" || return 1
 	bpf_progs_of "$TRACERD_PID"
 	stop_tracerd
@@ -22,6 +22,12 @@ one=$(progs_for "$(cut -d' ' -f1 <<<"$events")")
 all=$(progs_for "$events")
 note "BPF programs with 1 event: $one, with $n events: $all"
 check "same programs for 1 and $n events of $CLASS" [ "${one:-0}" -ge 1 -a "$one" = "$all" ]
+# With a Filter=, one emitted program for the class, not one per event.
+filt="ino > 1 && namelen < 200 && name ~ \"file*\""
+fall=$(progs_for "$events" "$filt")
+note "BPF programs with $n events and Filter=$filt: $fall"
+check "the class's $n events with a filter: one emitted program more" [ "$fall" = $((all + 1)) ]
+check "the filter was emitted, not interpreted" grep -q "Filter= compiled to BPF: 1 program(s) for $n events" "$TMP/o.err"
 
 mount_image xfs 320M || { not_ok "xfs image"; exit 0; }
 make_instance "tracerd-class-$$" || { not_ok "tracefs instance"; exit 0; }

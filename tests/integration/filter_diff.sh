@@ -174,6 +174,7 @@ check "at least 60 expressions over at least 12 events" [ "$n" -ge 60 -a "$event
 # kernel's ring buffer and as tracerd saw them.
 make_instance "tracerd-filter-$$-all" || { not_ok "tracefs instance"; exit 0; }
 BASE=$INSTANCE
+echo 16384 >"$BASE/buffer_size_kb"
 echo 0 >"$BASE/options/irq-info"
 on_exit "echo 0 > $BASE/events/enable"
 # Addresses raw, as the kernel prints them: records pair by every number they print.
@@ -204,13 +205,25 @@ for ((r = 0; r < rounds; r++)); do
 			"$event" "$expr" >>"$TMP/round-$r.conf"
 		printf '%s\t%s\t%s\t%s\t%s\t%s\t%s\n' "$r" "$event" "$expr" "$kexpr" "$INSTANCE/trace" \
 			"$TMP/round-$r.out" "$TMP/round-$r.out.err" >>"$TMP/spec"
+		# The same filter in the interpreter (TRACERD_TEST_INTERPRET), on the
+		# same records: the emitted programs' reference.
+		printf '%s\t%s\t%s\t%s\t%s\t%s\t%s\n' "$r" "$event" "$expr [interpreted]" "$kexpr" \
+			"$INSTANCE/trace" "$TMP/round-$r-i.out" "$TMP/round-$r-i.out.err" >>"$TMP/spec"
 	done <"$TMP/corpus"
 	start_tracerd "$TMP/round-$r.conf" "$TMP/round-$r.out" || { not_ok "tracerd round $r attaches"; exit 0; }
 	eval "TRACERD_PID_$r=$TRACERD_PID"
+	TRACERD_TEST_INTERPRET='*' start_tracerd "$TMP/round-$r.conf" "$TMP/round-$r-i.out" ||
+		{ not_ok "tracerd round $r (interpreted) attaches"; exit 0; }
+	eval "TRACERD_PID_I_$r=$TRACERD_PID"
 done
+compiled=$(cat "$TMP"/round-[0-9].out.err "$TMP"/round-[0-9][0-9].out.err 2>/dev/null | grep -c "Filter= compiled to BPF")
+interp=$(cat "$TMP"/round-*-i.out.err | grep -c "Filter= runs in the interpreter: TRACERD_TEST_INTERPRET")
+note "$compiled of $n filters emitted as BPF; $interp run by the interpreter on the same records"
+check "most filters are emitted as BPF ($compiled of $n)" [ $((compiled * 10)) -ge $((n * 6)) ]
+check "TRACERD_TEST_INTERPRET keeps every filter in the interpreter ($interp of $n)" [ "$interp" = "$n" ]
 
 # tracerd does not trace its own threads: leave their records out.
-for p in $BASE_PID $(for ((r = 0; r < rounds; r++)); do v=TRACERD_PID_$r; echo "${!v}"; done); do
+for p in $BASE_PID $(for ((r = 0; r < rounds; r++)); do v=TRACERD_PID_$r w=TRACERD_PID_I_$r; echo "${!v} ${!w}"; done); do
 	ls "/proc/$p/task"
 done >"$TMP/tracerd-tids"
 sleep 0.2
@@ -222,6 +235,9 @@ for ((r = 0; r < rounds; r++)); do echo 0 >"$TRACEFS/instances/tracerd-filter-$$
 echo 0 >"$BASE/events/enable"
 for ((r = 0; r < rounds; r++)); do
 	pid_var=TRACERD_PID_$r
+	TRACERD_PID=${!pid_var}
+	stop_tracerd
+	pid_var=TRACERD_PID_I_$r
 	TRACERD_PID=${!pid_var}
 	stop_tracerd
 done
