@@ -189,7 +189,7 @@ BASE_PID=$TRACERD_PID
 # Set every round up: an instance with the kernel's filters, a tracerd.
 for ((r = 0; r < rounds; r++)); do
 	make_instance "tracerd-filter-$$-$r" || { not_ok "tracefs instance"; exit 0; }
-	echo 4096 >"$INSTANCE/buffer_size_kb"
+	echo 8192 >"$INSTANCE/buffer_size_kb"
 	echo 0 >"$INSTANCE/options/irq-info"
 	on_exit "echo 0 > $INSTANCE/events/enable"
 	printf '[Daemon]\nRawPointers=yes\nRingBufferSize=32M\nStatsIntervalSec=0\n' >"$TMP/round-$r.conf"
