@@ -244,8 +244,10 @@ int trace_event_class(void *ctx)
 	if (!d)
 		return PASS_ON;
 	/* A compiled filter decides from here, and the accept program
-	 * finishes what it keeps. No entry: on to the interpreter. */
-	if (d->n_insns)
+	 * finishes what it keeps. No entry: on to the interpreter. A lone
+	 * numeric compare is never emitted (daemon/tracer_emit.c): it runs
+	 * inline below, without even a failed tail call. */
+	if (d->n_insns > 1 || (d->n_insns && d->insns[0].op != FOP_CMP))
 		bpf_tail_call(ctx, &filters, slot);
 	s = bpf_map_lookup_elem(&scratch, &zero);
 	if (!s)
