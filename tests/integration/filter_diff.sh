@@ -174,7 +174,6 @@ check "at least 60 expressions over at least 12 events" [ "$n" -ge 60 -a "$event
 # kernel's ring buffer and as tracerd saw them.
 make_instance "tracerd-filter-$$-all" || { not_ok "tracefs instance"; exit 0; }
 BASE=$INSTANCE
-echo 16384 >"$BASE/buffer_size_kb"
 echo 0 >"$BASE/options/irq-info"
 on_exit "echo 0 > $BASE/events/enable"
 # Addresses raw, as the kernel prints them: records pair by every number they print.
