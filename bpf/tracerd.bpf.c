@@ -175,10 +175,15 @@ int trace_event_class(void *ctx)
 		return PASS_ON;
 	}
 	if (d->agg) {
-		if (aggregate(slot, s->data, ctx, pid_tgid, &s->agg))
+		int r = aggregate(slot, s->data, ctx, pid_tgid, &s->agg);
+
+		if (r == AGG_COUNTED) {
 			st->aggregated++;
-		else
+		} else {
 			st->agg_dropped++;
+			if (r == AGG_NO_STACK)
+				st->agg_nostack++;
+		}
 		return PASS_ON;
 	}
 	if (early) {

@@ -52,7 +52,8 @@ static void format_losses(struct tracer *t, const struct sel_totals *sum, char *
 		{ sum->lost, "lost (ring buffer full)" },
 		{ sum->sink_errors, "sink errors" },
 		{ sum->suppressed, "suppressed (rate limit)" },
-		{ sum->agg_dropped, "dropped (histogram full)" },
+		{ sum->agg_dropped - sum->agg_nostack, "dropped (histogram full)" },
+		{ sum->agg_nostack, "dropped (no stack)" },
 		{ tracer_skipped(t), "skipped by the kernel" },
 		{ tracer_record_counts(t)->malformed + tracer_record_counts(t)->late, "malformed" },
 	};

@@ -25,6 +25,7 @@ static void add_bpf(const struct event_stats *bpf, struct sel_totals *tot)
 	tot->truncated += bpf->truncated;
 	tot->aggregated += bpf->aggregated;
 	tot->agg_dropped += bpf->agg_dropped;
+	tot->agg_nostack += bpf->agg_nostack;
 	tot->unreadable += bpf->ustr_unreadable;
 }
 
@@ -128,6 +129,7 @@ void tracer_all_totals(struct tracer *t, struct sel_totals *sum)
 			/* As of the last stats read (per report, not per STATUS). */
 			loader_slot_stats(t->ld, slot->id, &bpf);
 			sum->agg_dropped += bpf.agg_dropped;
+			sum->agg_nostack += bpf.agg_nostack;
 		}
 		sel_past_totals(&t->sels[i]->past, sum);
 	}
@@ -152,8 +154,8 @@ const struct record_counts *tracer_record_counts(struct tracer *t)
 static void report_selection(struct tracer *t, const char *name, const struct sel_totals *tot,
 			     size_t n_events, bool final, bool removed, uint64_t skipped)
 {
-	char f[15][160], errs[128];
-	const char *fields[15];
+	char f[16][160], errs[128];
+	const char *fields[16];
 
 	sink_errnos_format(tot->errnos, errs, sizeof(errs));
 	snprintf(f[0], sizeof(f[0]), "TRACE_STATS=1");
@@ -174,16 +176,22 @@ static void report_selection(struct tracer *t, const char *name, const struct se
 	snprintf(f[13], sizeof(f[13]), "TRACE_STATS_REMOVED=%d", removed);
 	snprintf(f[14], sizeof(f[14]), "TRACE_STATS_UNREADABLE_STRINGS=%llu",
 		 (unsigned long long)tot->unreadable);
+	/* Of AGG_DROPPED: events of a common_stacktrace key that the kernel
+	 * gave no stack for (the rest found the histogram full). */
+	snprintf(f[15], sizeof(f[15]), "TRACE_STATS_AGG_NO_STACK=%llu",
+		 (unsigned long long)tot->agg_nostack);
 	for (size_t i = 0; i < ARRAY_SIZE(f); i++)
 		fields[i] = f[i];
 	sink_message(t->sink, LOG_INFO, fields, ARRAY_SIZE(fields),
-		     "%s: selection %s%s: %llu delivered, %llu lost, %llu suppressed, %llu sink errors%s%s%s, %llu filtered out, %llu aggregated, %llu dropped (histogram full); %llu syscall strings unreadable",
+		     "%s: selection %s%s: %llu delivered, %llu lost, %llu suppressed, %llu sink errors%s%s%s, %llu filtered out, %llu aggregated, %llu dropped (histogram full: %llu, no stack: %llu); %llu syscall strings unreadable",
 		     final ? "summary" : "stats", name, removed ? " (removed by a reload)" : "",
 		     (unsigned long long)tot->delivered, (unsigned long long)tot->lost,
 		     (unsigned long long)tot->suppressed, (unsigned long long)tot->sink_errors,
 		     errs[0] ? " (" : "", errs, errs[0] ? ")" : "",
 		     (unsigned long long)tot->filtered, (unsigned long long)tot->aggregated,
-		     (unsigned long long)tot->agg_dropped, (unsigned long long)tot->unreadable);
+		     (unsigned long long)tot->agg_dropped,
+		     (unsigned long long)(tot->agg_dropped - tot->agg_nostack),
+		     (unsigned long long)tot->agg_nostack, (unsigned long long)tot->unreadable);
 }
 
 void report_stats(struct tracer *t, bool final)
@@ -237,12 +245,13 @@ static void event_line(FILE *out, const char *sel, const struct tp_event *e,
 {
 	if (!tot->hits && !tot->delivered)
 		return;
-	fprintf(out, "tracerd:   %-12s %s:%s delivered=%llu lost=%llu suppressed=%llu sink_errors=%llu filtered=%llu aggregated=%llu agg_dropped=%llu unreadable=%llu\n",
+	fprintf(out, "tracerd:   %-12s %s:%s delivered=%llu lost=%llu suppressed=%llu sink_errors=%llu filtered=%llu aggregated=%llu agg_dropped=%llu agg_no_stack=%llu unreadable=%llu\n",
 		sel, e->system, e->name,
 		(unsigned long long)tot->delivered, (unsigned long long)tot->lost,
 		(unsigned long long)tot->suppressed, (unsigned long long)tot->sink_errors,
 		(unsigned long long)tot->filtered, (unsigned long long)tot->aggregated,
-		(unsigned long long)tot->agg_dropped, (unsigned long long)tot->unreadable);
+		(unsigned long long)tot->agg_dropped, (unsigned long long)tot->agg_nostack,
+		(unsigned long long)tot->unreadable);
 }
 
 /* Adds what p's entries for e counted to tot. */
@@ -366,7 +375,8 @@ static void put_entry(struct tracer *t, const struct sel_state *st, const struct
 {
 	const struct hist *h = slot->hist;
 	const struct hist_format_opts o = { .raw_pointers = t->cfg.raw_pointers };
-	char f[HIST_FIELDS][320], name[128];
+	/* a common_stacktrace key's frames, a line each: ~16 x 70 bytes */
+	char f[HIST_FIELDS][2048], name[128];
 	const char *fields[HIST_FIELDS];
 	struct strbuf v = { 0 }, msg = { 0 };
 	size_t n = 0;
@@ -387,10 +397,11 @@ static void put_entry(struct tracer *t, const struct sel_state *st, const struct
 	}
 	for (size_t i = 0; i < n; i++)
 		fields[i] = f[i];
-	hist_format(h, e, 1, 0, &o, &msg);	/* the line is the one after the header */
+	hist_format(h, e, 1, 0, &o, &msg);	/* the entry is after the header */
 	{
+		/* its lines (a stack key's several) end before Totals' blank line */
 		const char *line = strstr(sb_str(&msg), "\n{ ");
-		const char *end = line ? strchr(line + 1, '\n') : NULL;
+		const char *end = line ? strstr(line + 1, "\n\n") : NULL;
 
 		sink_message(t->sink, st->conf->priority, fields, n, "%.*s",
 			     line && end ? (int)(end - line - 1) : 0, line ? line + 1 : "");

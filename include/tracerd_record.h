@@ -156,6 +156,8 @@ enum trace_src {
 	SRC_PID_COMM,		/* Aggregate='s common_pid.execname: the tid, then comm */
 	SRC_USER_STR,		/* a syscall's user string: off is its word after the
 				 * fixed part; unreadable or absent: no string at all */
+	SRC_STACKTRACE,		/* Aggregate='s common_stacktrace: the kernel call
+				 * path, TRACERD_STACK_FRAMES return addresses */
 };
 
 struct filter_insn {
@@ -209,6 +211,7 @@ struct event_stats {
 	__u64 aggregated;	/* counted in a histogram entry */
 	__u64 agg_dropped;	/* no histogram entry could be placed */
 	__u64 ustr_unreadable;	/* a user string that could not be read */
+	__u64 agg_nostack;	/* of agg_dropped: the kernel gave no stack (its error) */
 };
 
 /* Aggregation (Aggregate=, the kernel's hist trigger language): per slot an
@@ -220,6 +223,13 @@ struct event_stats {
 #define TRACERD_AGG_SMALL	24	/* key bytes of the small map */
 #define TRACERD_AGG_LARGE	256	/* key bytes of the large map */
 #define TRACERD_AGG_STR		128	/* bytes of a __data_loc string key, NUL included */
+/* A common_stacktrace key: the kernel hist's HIST_STACKTRACE_DEPTH frames
+ * from the tracepoint's caller on, and room for the tracing machinery's
+ * own frames in front (kernel-events/stack_skip.c: __traceiter_<event>
+ * when a tracepoint has several probes, perf_syscall_enter) and for one
+ * more frame, which tells a deeper stack, cut, from a whole one. */
+#define TRACERD_STACK_DEPTH	16
+#define TRACERD_STACK_FRAMES	(TRACERD_STACK_DEPTH + 2)
 /* Entries of each (preallocated) map, both generations of every
  * aggregating slot: about 7 and 3 MiB. */
 #define TRACERD_AGG_SMALL_ENTRIES	(1u << 16)

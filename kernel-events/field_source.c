@@ -26,6 +26,11 @@ static int resolve_common(const char *name, struct field_source *s)
 		*s = (struct field_source){ .src = SRC_COMM, .is_string = true,
 					    .str_size = TRACERD_COMM_LEN, .ustr = -1 };
 		snprintf(s->type, sizeof(s->type), "char[%d]", TRACERD_COMM_LEN);
+	} else if (name_is(name, "common_stacktrace", "stacktrace", "STACKTRACE")) {
+		/* The kernel's hist key (stacktrace and STACKTRACE are its older
+		 * names): neither a number nor a string, a key of Aggregate= only. */
+		*s = (struct field_source){ .src = SRC_STACKTRACE, .ustr = -1 };
+		snprintf(s->type, sizeof(s->type), "unsigned long[%d]", TRACERD_STACK_DEPTH);
 	} else {
 		return -ENOENT;
 	}

@@ -86,6 +86,34 @@ static void put_symbolic(const struct hist *h, const struct hist_key *k, uint64_
 	sb_free(&text);
 }
 
+/* A frame as the kernel's %pS prints it, "func+0xoff/0xsize [module]";
+ * an address in no symbol is hashed, as %p is, unless RawPointers=yes. */
+static void put_frame(uint64_t ip, const struct hist_format_opts *o, struct strbuf *out)
+{
+	if (kallsyms_lookup_print(ip, true, out))
+		return;
+	if (o->raw_pointers)
+		sb_printf(out, "0x%" PRIx64, ip);
+	else
+		render_plain_pointer(ip, false, out);
+}
+
+/* A common_stacktrace key (hist_stack.c made it): the frames, each after
+ * sep, and a line that says so where the stack was cut at the depth. */
+static void put_stack(const struct hist_key *k, const uint8_t *key, const char *sep,
+		      const struct hist_format_opts *o, struct strbuf *out)
+{
+	uint64_t f[TRACERD_STACK_FRAMES];
+
+	memcpy(f, key + k->key_off, sizeof(f));
+	for (size_t i = 0; i < TRACERD_STACK_DEPTH && f[i]; i++) {
+		sb_puts(out, sep);
+		put_frame(f[i], o, out);
+	}
+	if (f[TRACERD_STACK_DEPTH] == HIST_STACK_CUT)
+		sb_printf(out, "%s... (cut at %d frames)", sep, TRACERD_STACK_DEPTH);
+}
+
 static void put_value(const struct hist *h, const struct hist_key *k, const uint8_t *key,
 		      const struct hist_format_opts *o, struct strbuf *out)
 {
@@ -136,6 +164,14 @@ static void put_value(const struct hist *h, const struct hist_key *k, const uint
 void hist_format_key_kernel(const struct hist *h, size_t i, const uint8_t *key,
 			    const struct hist_format_opts *o, struct strbuf *out)
 {
+	/* hist_trigger_print_key(): the name, then a frame per line after 9
+	 * spaces ("%*c" of 1 + 8), whatever alias the trigger used */
+	if (h->keys[i].is_stack) {
+		sb_puts(out, "common_stacktrace:");
+		put_stack(&h->keys[i], key, "\n         ", o, out);
+		sb_putc(out, '\n');
+		return;
+	}
 	sb_printf(out, "%s: ", h->keys[i].name);
 	put_value(h, &h->keys[i], key, o, out);
 }
@@ -147,6 +183,12 @@ void hist_format_key(const struct hist *h, size_t i, const uint8_t *key,
 	size_t start = out->len;
 	bool space = false;
 
+	if (h->keys[i].is_stack) {	/* a frame per line */
+		put_stack(&h->keys[i], key, "\n", o, &t);
+		sb_puts(out, sb_str(&t) + (t.len ? 1 : 0));
+		sb_free(&t);
+		return;
+	}
 	/* The kernel's text, its padding taken out: "bash [1234]", "~ 2^10". */
 	put_value(h, &h->keys[i], key, o, &t);
 	for (const char *s = sb_str(&t); *s; s++) {
@@ -165,13 +207,17 @@ void hist_format_key(const struct hist *h, size_t i, const uint8_t *key,
 static void format_entry(const struct hist *h, const struct hist_entry *e,
 			 const struct hist_format_opts *o, struct strbuf *out)
 {
+	bool multiline = false;
+
 	sb_puts(out, "{ ");
 	for (size_t i = 0; i < h->n_keys; i++) {
 		if (i)
 			sb_puts(out, ", ");
 		hist_format_key_kernel(h, i, e->key, o, out);
+		multiline |= h->keys[i].is_stack;
 	}
-	sb_printf(out, " } hitcount: %10" PRIu64, e->hitcount);
+	/* The kernel leaves the space out after a stack's last line. */
+	sb_printf(out, "%s} hitcount: %10" PRIu64, multiline ? "" : " ", e->hitcount);
 	for (size_t i = 0; i < h->n_vals; i++)
 		sb_printf(out, h->vals[i].hex ? "  %s: %10" PRIx64 : "  %s: %10" PRIu64,
 			  h->vals[i].name, e->sums[i]);
@@ -203,6 +249,8 @@ static int cmp_key(const struct hist_key *k, const uint8_t *a, const uint8_t *b)
 
 	if (k->is_string)
 		return strncmp((const char *)a + k->key_off, (const char *)b + k->key_off, k->width);
+	if (k->is_stack)
+		return memcmp(a + k->key_off, b + k->key_off, k->width);
 	x = key_num(k, a);
 	y = key_num(k, b);
 	if (k->is_signed && k->mod != HM_LOG2)

@@ -195,6 +195,7 @@ void loader_slot_stats(struct loader *l, unsigned id, struct event_stats *sum)
 		sum->truncated += v->truncated;
 		sum->aggregated += v->aggregated;
 		sum->agg_dropped += v->agg_dropped;
+		sum->agg_nostack += v->agg_nostack;
 		sum->ustr_unreadable += v->ustr_unreadable;
 	}
 }

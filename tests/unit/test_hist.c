@@ -59,6 +59,25 @@ static __u32 bpf_get_smp_processor_id(void)
 	return cur_cpu;
 }
 
+/* The kernel's stack for the next event: frames, or an error. */
+static __u64 cur_stack[TRACERD_STACK_FRAMES + 4];
+static long cur_stack_err;
+
+static long bpf_get_stack(void *ctx, void *buf, __u32 size, __u64 flags)
+{
+	__u32 n = 0;
+
+	(void)ctx;
+	(void)flags;
+	if (cur_stack_err)
+		return cur_stack_err;
+	while (n < size / 8 && cur_stack[n])
+		n++;
+	memcpy(buf, cur_stack, n * 8);
+	memset((__u8 *)buf + n * 8, 0, size - n * 8);
+	return n * 8;
+}
+
 #include "../../bpf/aggregate.bpf.h"
 
 static size_t map_key_size(const void *map)
@@ -185,7 +204,7 @@ static bool fire(void)
 {
 	static struct agg_scratch a;
 
-	return aggregate(1, rec.data, rec.data, (__u64)4242 << 32 | 4243, &a);
+	return aggregate(1, rec.data, rec.data, (__u64)4242 << 32 | 4243, &a) == AGG_COUNTED;
 }
 
 /* What the daemon dumps and prints. */
