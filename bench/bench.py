@@ -306,7 +306,8 @@ class Bpftrace:
         text = read(self.out) + read(f"{self.tmp}/bpftrace.err")
         lost = sum(int(x) for x in re.findall(r"Lost (\d+) events", text))
         if self.key:
-            delivered = sum(int(x) for x in re.findall(r"^@n\[.*\]: (\d+)$", text, re.M))
+            # "@n[key]: N", or a kstack key's frames on lines of their own, then "]: N"
+            delivered = sum(int(x) for x in re.findall(r"^(?:@n\[.*)?\]: (\d+)$", text, re.M))
         elif self.count:
             m = re.search(r"@n: (\d+)", text)
             delivered = int(m.group(1)) if m else 0

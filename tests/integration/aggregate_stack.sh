@@ -1,0 +1,101 @@
+#!/usr/bin/env bash
+# Aggregate=hist:keys=common_stacktrace against the kernel's own stacks of the
+# same events taken one by one: a tracefs instance with the `stacktrace`
+# trigger (trace_clock mono, sym-offset) on the same four events of four
+# subsystems, filtered to the same task, while tests/tools/stack_paths fires
+# each a known number of times from known call paths (two paths for two of
+# them). Per event, tracerd's count for each stack (16 frames from the
+# tracepoint's caller on) must equal the kernel's number of records with that
+# stack, and the workload's count; hitcounts + Dropped = Hits. Run twice:
+# with kallsyms, and without its addresses as the service runs (the kernel's
+# own %pB through BPF). Then the journal's entry of a stack.
+. "$(dirname "$0")/../lib.sh"
+need_root aggregate_stack
+CMP=$(dirname "$0")/agg_stack_compare.py
+W=$PWD/${BUILD:-build}/tests/tools/stack_paths
+N=500
+EVENTS="filelock/fcntl_setlk sched/sched_process_wait syscalls/sys_enter_getppid task/task_rename"
+
+run() { # NAME [ENV...]: one run of both tracers over the workload
+	local name=$1 pid d; shift
+	make_instance "tracerd-aggstack-$name-$$" || { not_ok "$name: instance"; return; }
+	echo 1 >"$INSTANCE/options/sym-offset"
+	echo 0 >"$INSTANCE/tracing_on"
+	coproc WL { "$W" "$N"; }
+	read -r -u "${WL[0]}" pid
+	for e in $EVENTS; do
+		echo "common_pid == $pid" >"$INSTANCE/events/$e/filter"
+		echo 1 >"$INSTANCE/events/$e/enable"
+		echo "stacktrace if common_pid == $pid" >"$INSTANCE/events/$e/trigger"
+		on_exit "echo '!stacktrace if common_pid == $pid' >$INSTANCE/events/$e/trigger"
+	done
+	cat >"$TMP/$name.conf" <<EOF2
+[Daemon]
+Output=stdout
+[Selection]
+Name=setlk
+Events=filelock:fcntl_setlk
+Filter=common_pid == $pid
+Aggregate=hist:keys=common_stacktrace:vals=hitcount:sort=hitcount.descending:size=512
+AggregateIntervalSec=0
+[Selection]
+Name=wait
+Events=sched:sched_process_wait
+Filter=common_pid == $pid
+Aggregate=hist:keys=stacktrace:sort=hitcount.descending:size=512
+AggregateIntervalSec=0
+[Selection]
+Name=getppid
+Events=syscalls:sys_enter_getppid
+Filter=common_pid == $pid
+Aggregate=hist:keys=common_stacktrace:size=512
+AggregateIntervalSec=0
+[Selection]
+Name=rename
+Events=task:task_rename
+Filter=common_pid == $pid
+Aggregate=hist:keys=common_stacktrace:sort=hitcount.descending:size=512
+AggregateIntervalSec=0
+EOF2
+	env "$@" "$TRACERD" --config "$TMP/$name.conf" --foreground >"$TMP/$name.out" 2>"$TMP/$name.err" &
+	TRACERD_PID=$!
+	on_exit "kill -INT $TRACERD_PID 2>/dev/null; wait $TRACERD_PID"
+	for ((i = 0; i < 300; i++)); do grep -q attached "$TMP/$name.err" && break; sleep 0.05; done
+	echo 1 >"$INSTANCE/tracing_on"
+	echo go >&"${WL[1]}"
+	read -r -u "${WL[0]}" d
+	echo 0 >"$INSTANCE/tracing_on"
+	exec {WL[1]}>&-
+	wait "$WL_PID" 2>/dev/null
+	stop_tracerd
+	rc=$?
+	check "$name: tracerd exits 0 at stop ($rc)" [ $rc = 0 ]
+	[ $rc = 0 ] || sed "s/^/# /" "$TMP/$name.err"
+	cat "$INSTANCE/trace" >"$TMP/$name.trace"
+	overrun=$(awk '/^overrun:/ {n += $2} END {print n + 0}' "$INSTANCE"/per_cpu/cpu*/stats)
+	check "$name: the kernel's instance kept every record (overrun $overrun)" [ "$overrun" = 0 ]
+	python3 "$CMP" "$TMP/$name.out" "$TMP/$name.trace" \
+		"setlk|filelock:fcntl_setlk|fcntl_setlk:|$N" \
+		"wait|sched:sched_process_wait|sched_process_wait:|$((3 * N))" \
+		"getppid|syscalls:sys_enter_getppid|sys_getppid(|$((3 * N))" \
+		"rename|task:task_rename|task_rename:|$((2 * N))" | sed "s/^\(\(not \)\?ok - \)/\1$name: /"
+	check "$name: the summary counts every event aggregated, none dropped" \
+		[ "$(grep -c "aggregated=[1-9][0-9]* agg_dropped=0 agg_no_stack=0" "$TMP/$name.err")" = 4 ]
+	check "$name: no raw kernel address in the dumps" bash -c "! grep -q ffffffff $TMP/$name.out"
+}
+
+run kallsyms
+run no-kallsyms TRACERD_KALLSYMS=/dev/null
+
+bad() {
+	printf '[Selection]\nName=b\nEvents=kmem:kmalloc\n%s\n' "$2" >"$TMP/bad.conf"
+	"$TRACERD" --check-config "$TMP/bad.conf" >/dev/null 2>"$TMP/bad.err"
+	local rc=$? got
+	got=$(grep -v '^libbpf: ' "$TMP/bad.err" | head -1)
+	if [ "$rc" != 0 ] && [ "$got" = "$TMP/bad.conf$3" ]; then ok "bad input: $1"; else
+		not_ok "bad input: $1"; note "want: $TMP/bad.conf$3"; note "got ($rc): $got"; fi
+}
+bad "a modifier on common_stacktrace" "Aggregate=hist:keys=common_stacktrace.hex" \
+	":4:39: common_stacktrace takes no modifier: it prints as the kernel's hist file prints it, a frame per line"
+bad "common_stacktrace in a filter" "Filter=common_stacktrace == 1" \
+	":4:8: common_stacktrace is the event's call path: a key of Aggregate= (keys=common_stacktrace), not a value a filter compares"
