@@ -387,7 +387,9 @@ static void put_entry(struct tracer *t, const struct sel_state *st, const struct
 	for (size_t i = 0; i < h->n_keys; i++) {
 		sb_reset(&v);
 		hist_format_key(h, i, e->key, &o, &v);
-		journal_field_name(h->keys[i].name, name, sizeof(name));
+		/* TRACE_COMMON_STACKTRACE=, whatever alias the trigger used */
+		journal_field_name(h->keys[i].is_stack ? "common_stacktrace" : h->keys[i].name,
+				   name, sizeof(name));
 		snprintf(f[n++], sizeof(f[0]), "%s=%s", name, sb_str(&v));
 	}
 	snprintf(f[n++], sizeof(f[0]), "TRACE_HITCOUNT=%" PRIu64, e->hitcount);

@@ -87,6 +87,36 @@ EOF2
 run kallsyms
 run no-kallsyms TRACERD_KALLSYMS=/dev/null
 
+# The journal: an entry per stack, TRACE_COMMON_STACKTRACE= a frame per
+# line (as the stdout dump's), MESSAGE the kernel's whole entry.
+printf '[Daemon]\nOutput=journal\n[Selection]\nName=jstack\nEvents=filelock:fcntl_setlk\nFilter=comm == "stackw"\nAggregate=hist:keys=stacktrace\nAggregateIntervalSec=0\n' >"$TMP/j.conf"
+unshare -m bash -c "
+	mkdir -p /run/systemd && mount -t tmpfs none /run/systemd && mkdir /run/systemd/journal || exit 1
+	python3 $(dirname "$0")/agg_journal.py /run/systemd/journal/socket $TMP/j.txt & J=\$!
+	for ((i = 0; i < 50; i++)); do [ -S /run/systemd/journal/socket ] && break; sleep 0.02; done
+	$TRACERD --config $TMP/j.conf >$TMP/j.err 2>&1 & P=\$!
+	for ((i = 0; i < 100; i++)); do grep -q attached $TMP/j.err && break; sleep 0.05; done
+	echo go | $W 7 >/dev/null
+	kill -INT \$P; wait \$P
+	sleep 0.2; kill \$J
+"
+python3 - "$TMP/j.txt" "$TMP/kallsyms.out" <<'EOF2'
+import ast, sys
+ents = [ast.literal_eval(l) for l in open(sys.argv[1]) if "TRACE_HIST" in l]
+keys = [e for e in ents if e.get("TRACE_HIST") == "jstack" and "TRACE_HITCOUNT" in e]
+out = open(sys.argv[2]).read()
+i = out.index("{ common_stacktrace:\n", out.index("# selection: setlk,"))
+entry = out[i:out.index("\n", out.index("} hitcount:", i))]
+frames = "\n".join(l.strip() for l in entry.splitlines()[1:-1])
+ok = len(keys) == 1 and keys[0]["TRACE_HITCOUNT"] == "7" and \
+    keys[0].get("TRACE_COMMON_STACKTRACE") == frames and \
+    keys[0]["MESSAGE"] == entry.replace("hitcount:        500", "hitcount:          7")
+print(("ok - " if ok else "not ok - ") + "journal: TRACE_COMMON_STACKTRACE= a frame per line, "
+      f"MESSAGE the kernel's entry ({len(keys)} entries)")
+if not ok:
+    print("# " + repr(keys) + "\n# want " + repr(frames))
+EOF2
+
 bad() {
 	printf '[Selection]\nName=b\nEvents=kmem:kmalloc\n%s\n' "$2" >"$TMP/bad.conf"
 	"$TRACERD" --check-config "$TMP/bad.conf" >/dev/null 2>"$TMP/bad.err"
