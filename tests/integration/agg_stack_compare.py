@@ -4,6 +4,7 @@ the same events, taken one by one (a tracefs instance's `stacktrace` trigger,
 options/sym-offset), and with the workload's known counts.
 
   agg_stack_compare.py TRACERD_OUT TRACE 'SEL|EVENT|LINE_PREFIX|COUNT'...
+  agg_stack_compare.py --same TRACERD_OUT TRACERD_OUT
 
 For each selection SEL (one event), the kernel's records whose line starts
 with LINE_PREFIX ("fcntl_setlk:", "sys_getppid(") are the event's; each is
@@ -82,7 +83,22 @@ def kernel_stacks(path, prefixes):
     return out
 
 
+def same(a, b):
+    """--same A B: tracerd's dumps A and B hold the same stacks and counts."""
+    ha, hb = tracerd_hists(a)[0], tracerd_hists(b)[0]
+    ok = ha == hb and all(ha.values())
+    print(f"{'ok' if ok else 'not ok'} - one probe on the tracepoints (no __traceiter_ frame) "
+          f"gives the same stacks and counts as two ({sum(len(h) for h in ha.values())} stacks)")
+    if not ok:
+        for sel in sorted(set(ha) | set(hb)):
+            if ha.get(sel) != hb.get(sel):
+                print(f"# {sel}: {ha.get(sel)} vs {hb.get(sel)}")
+    return 0 if ok else 1
+
+
 def main():
+    if sys.argv[1] == "--same":
+        return same(sys.argv[2], sys.argv[3])
     out, trace, specs = sys.argv[1], sys.argv[2], sys.argv[3:]
     parsed = [s.split("|") for s in specs]  # SEL, EVENT, PREFIX, COUNT
     hists, totals = tracerd_hists(out)

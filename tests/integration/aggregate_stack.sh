@@ -89,6 +89,23 @@ EOF2
 run kallsyms
 run no-kallsyms TRACERD_KALLSYMS=/dev/null
 
+# tracerd alone, one probe on each tracepoint: the static call goes straight
+# to perf_trace_<class>, no __traceiter_<event> frame leads (beside the
+# instance above, one did). The dump must be the same.
+coproc WL { ASAN_OPTIONS=detect_leaks=0 "$W" "$N"; }
+read -r -u "${WL[0]}" pid
+sed "s/common_pid == [0-9]*/common_pid == $pid/" "$TMP/kallsyms.conf" >"$TMP/alone.conf"
+if start_tracerd "$TMP/alone.conf" "$TMP/alone.out"; then
+	echo go >&"${WL[1]}"
+	read -r -u "${WL[0]}" d
+	exec {WL[1]}>&-
+	wait "$WL_PID" 2>/dev/null
+	stop_tracerd
+	python3 "$CMP" --same "$TMP/kallsyms.out" "$TMP/alone.out"
+else
+	not_ok "alone: tracerd starts"
+fi
+
 # The journal: an entry per stack, TRACE_COMMON_STACKTRACE= a frame per
 # line (as the stdout dump's), MESSAGE the kernel's whole entry.
 printf '[Daemon]\nOutput=journal\n[Selection]\nName=jstack\nEvents=filelock:fcntl_setlk\nFilter=comm == "stackw"\nAggregate=hist:keys=stacktrace\nAggregateIntervalSec=0\n' >"$TMP/j.conf"
