@@ -9,6 +9,8 @@
 
 #include <stdbool.h>
 #include <stddef.h>
+#include <stdint.h>
+#include "strbuf.h"
 
 /* Is func (a symbol name, "name" or "name [module]", a compiler suffix such
  * as ".isra.0" allowed) a frame of the tracing machinery when it leads a
@@ -17,8 +19,13 @@
  * perf_trace_event_unreg is a call path like any other). */
 bool stack_frame_is_tracing(const char *func);
 
-/* The number of leading frames of a stack to take off: names[i] is frame
- * i's function, NULL when it has no symbol (never taken off). */
-size_t stack_skip(const char *const *names, size_t n);
+/* Puts the function of ip ("name" or "name [module]", no offset) in out;
+ * false when no symbol holds it. */
+typedef bool (*stack_symbol_fn)(uint64_t ip, struct strbuf *out);
+
+/* The number of leading frames of ips (n return addresses, the innermost
+ * first) to take off, their functions given by sym; a frame in no symbol
+ * ends them. */
+size_t stack_skip(const uint64_t *ips, size_t n, stack_symbol_fn sym);
 
 #endif

@@ -11,20 +11,10 @@
 #include "render/render_priv.h"
 #include "util.h"
 
-/* The leading frames of stack (n frames) that are the tracing machinery's. */
-static size_t machinery(const uint64_t *stack, size_t n)
+/* %ps: kallsyms, or without its addresses the kernel's own printf. */
+static bool function_of(uint64_t ip, struct strbuf *out)
 {
-	struct strbuf sb = { 0 };
-	size_t i = 0;
-
-	for (; i < n; i++) {
-		sb_reset(&sb);
-		if (!kallsyms_lookup_print(stack[i], false, &sb) || sb.oom ||
-		    !stack_frame_is_tracing(sb_str(&sb)))
-			break;
-	}
-	sb_free(&sb);
-	return i;
+	return kallsyms_lookup_print(ip, false, out);
 }
 
 /* One key's frames, in place: frames 0..DEPTH-1 from the caller on, then
@@ -38,7 +28,7 @@ static void canon_stack(uint8_t *p)
 	memcpy(f, p, sizeof(f));
 	while (n < TRACERD_STACK_FRAMES && f[n])
 		n++;
-	skip = machinery(f, n);
+	skip = stack_skip(f, n, function_of);
 	keep = n - skip;
 	memset(p, 0, sizeof(f));
 	memcpy(p, f + skip, (keep < TRACERD_STACK_DEPTH ? keep : TRACERD_STACK_DEPTH) * 8);
