@@ -198,7 +198,7 @@ static int map_elf(struct ustack_syms *s, pid_t tgid, struct ustack_map *m)
 
 static void put_raw(struct strbuf *out, uint64_t ip, const char *why)
 {
-	sb_printf(out, "  <%016llx>%s", (unsigned long long)ip, why);
+	sb_printf(out, "<%016llx>%s", (unsigned long long)ip, why);
 }
 
 static void put_unresolved(struct ustack_syms *s, const struct proc *p, uint64_t ip,
@@ -209,7 +209,7 @@ static void put_unresolved(struct ustack_syms *s, const struct proc *p, uint64_t
 		put_raw(out, ip, " (process exited)");
 	} else if (p->err < 0) {
 		s->stats.unreadable++;
-		sb_printf(out, "  <%016llx> (maps unreadable: %s)", (unsigned long long)ip,
+		sb_printf(out, "<%016llx> (maps unreadable: %s)", (unsigned long long)ip,
 			  strerror(-p->err));
 	} else {
 		s->stats.unmapped++;
@@ -219,14 +219,18 @@ static void put_unresolved(struct ustack_syms *s, const struct proc *p, uint64_t
 
 int ustack_format_frame(struct ustack_syms *s, pid_t tgid, __u64 ip, struct strbuf *out)
 {
-	struct proc *p = proc_slot(s, tgid);
+	struct proc *p;
 	struct ustack_map *m;
 	const char *sym;
 	uint64_t off;
 
+	if (!s) {
+		put_raw(out, ip, "");
+		return 0;
+	}
+	p = proc_slot(s, tgid);
 	s->stats.frames++;
 	p->used = ++s->tick;
-	sb_puts(out, " =>");
 	m = find_map(s, p, ip);
 	if (!m) {
 		put_unresolved(s, p, ip, out);
@@ -237,7 +241,6 @@ int ustack_format_frame(struct ustack_syms *s, pid_t tgid, __u64 ip, struct strb
 		put_raw(out, ip, "");
 		return 0;
 	}
-	sb_putc(out, ' ');
 	sb_puts(out, m->path);
 	sb_printf(out, "[+0x%llx]", (unsigned long long)(ip - m->start));
 	if (map_elf(s, tgid, m) < 0 || !m->elf ||

@@ -1,11 +1,12 @@
 /* SPDX-License-Identifier: GPL-2.0 */
 /* User stack frames to text, in ftrace's sym-userobj form plus the symbol:
- *   " => /usr/lib/x86_64-linux-gnu/libc.so.6[+0x8f1d7] __libc_start_call_main+0x7a"
- * The bracket is ftrace's exactly (kernel/trace/trace_output.c,
- * seq_print_user_ip): the IP's offset into its mapping (ip - the mapping's
- * start), not into the file. A frame with no file (anonymous memory, JIT
- * code, [vdso]) is " =>  <00007f...>", as ftrace prints it; a frame of a
- * process that has exited " =>  <00007f...> (process exited)".
+ *   "/usr/lib/x86_64-linux-gnu/libc.so.6[+0x8f1d7] __libc_start_call_main+0x7a"
+ * (the text block puts " => " before it). The bracket is ftrace's exactly
+ * (kernel/trace/trace_output.c, seq_print_user_ip): the IP's offset into
+ * its mapping (ip - the mapping's start), not into the file. A frame with
+ * no file (anonymous memory, JIT code, [vdso]) is "<00007f...>", as ftrace
+ * prints it (after one space more); a frame of a process that has exited
+ * "<00007f...> (process exited)".
  * Resolution reads /proc/TGID/maps while the process lives, so it must
  * happen soon after the event (the consumer), never at --read time. */
 #ifndef TRACERD_USTACK_H
@@ -44,9 +45,9 @@ struct ustack_syms *ustack_syms_free(struct ustack_syms *s);
 static inline void ustack_syms_freep(struct ustack_syms **s) { ustack_syms_free(*s); }
 #define _cleanup_ustack_syms_ _cleanup_(ustack_syms_freep)
 
-/* Appends one frame line without its newline: " => " and what the frame
- * is. Returns 0: what cannot be named is printed raw, with the reason, and
- * counted in the stats. */
+/* Appends what one frame is, without " => " or a newline. Returns 0: what
+ * cannot be named is printed raw, with the reason, and counted in the
+ * stats. s NULL: the raw address, counted nowhere. */
 int ustack_format_frame(struct ustack_syms *s, pid_t tgid, __u64 ip, struct strbuf *out);
 void ustack_syms_stats(const struct ustack_syms *s, struct ustack_stats *st);
 

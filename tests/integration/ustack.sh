@@ -53,11 +53,12 @@ wait
 n=$(wc -l <"$TMP/kernel")
 [ "$(grep -c "^$pid1 " "$TMP/kernel")" -ge 60 ] && [ "$(grep -c "^$pid2 " "$TMP/kernel")" -ge 20 ] ||
 	{ not_ok "ustack: ftrace recorded too few frames ($n)"; exit 0; }
-# Same FILE[+0xOFF] (ours then names the symbol), or the same raw address.
+# Same FILE[+0xOFF] (ours then names the symbol), or the same raw address
+# (ftrace puts two spaces before it, tracerd one).
 # An IP in no mapping is left out: ftrace's find_vma() then takes the next
 # mapping up and prints an offset outside it, tracerd says "(not mapped)".
 paste -d'\t' "$TMP/kernel" "$TMP/ours" | awk -F'\t' '
-	{ k = $1; sub(/^[0-9]+ [0-9a-f]+ /, "", k); o = $2 }
+	{ k = $1; sub(/^[0-9]+ [0-9a-f]+ /, "", k); sub(/^ =>  </, " => <", k); o = $2 }
 	o ~ /\(not mapped\)$/ { skipped++; next }
 	{ sub(/\] .*/, "]", o); if (o != k) { bad++; if (bad <= 5) print "# kernel: " k "\n# ours:   " $2 } else good++ }
 	END { printf "# %d frames equal, %d differ, %d not mapped left out\n", good, bad, skipped

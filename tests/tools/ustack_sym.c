@@ -1,7 +1,8 @@
 // SPDX-License-Identifier: GPL-2.0
 /* The user stack symbolizer (render/ustack.c) from the command line, for
  * tests/integration/ustack.sh to hold against ftrace's userstacktrace:
- * reads "TGID IP" lines (IP in hex) and prints each frame as tracerd does. */
+ * reads "TGID IP" lines (IP in hex) and prints each frame as tracerd's
+ * <user stack trace> block does (" => FRAME"). */
 #include <stdio.h>
 #include "render/ustack.h"
 
@@ -16,6 +17,7 @@ int main(void)
 		return 1;
 	while (scanf("%d %llx", &tgid, &ip) == 2) {
 		sb_reset(&sb);
+		sb_puts(&sb, " => ");
 		ustack_format_frame(s, tgid, ip, &sb);
 		puts(sb_str(&sb));
 	}

@@ -71,14 +71,14 @@ static char *frame(struct ustack_syms *s, pid_t pid, unsigned long ip)
 	return r;
 }
 
-/* " => /abs/path/ustack_prog[+0x...] b+0xOFF": the file's offset is
+/* "/abs/path/ustack_prog[+0x...] b+0xOFF": the file's offset is
  * checked against the kernel's in tests/integration/ustack.sh. */
 static void expect_named(struct ustack_syms *s, const struct prog *p, int i, const char *fn)
 {
 	_cleanup_free_ char *got = frame(s, p->pid, p->ip[i]);
 	char want_file[PATH_MAX + 16], want_sym[64];
 
-	snprintf(want_file, sizeof(want_file), " => %s[+0x", p->path);
+	snprintf(want_file, sizeof(want_file), "%s[+0x", p->path);
 	snprintf(want_sym, sizeof(want_sym), "] %s+0x%lx", fn, p->ip[i] - p->fn[i]);
 	EXPECT(got && !strncmp(got, want_file, strlen(want_file)), "frame %d: got '%s', want '%s...'",
 	       i, got, want_file);
@@ -91,7 +91,7 @@ static void expect_exited(struct ustack_syms *s, pid_t pid, unsigned long ip)
 	_cleanup_free_ char *got = frame(s, pid, ip);
 	char want[64];
 
-	snprintf(want, sizeof(want), " =>  <%016lx> (process exited)", ip);
+	snprintf(want, sizeof(want), "<%016lx> (process exited)", ip);
 	EXPECT_STREQ(got, want);
 }
 
@@ -149,7 +149,7 @@ static void test_new_mapping(void)
 	if (m == MAP_FAILED)
 		return;
 	after = frame(s, getpid(), (unsigned long)m + 0x10);
-	snprintf(want, sizeof(want), " => %s[+0x10]", path);
+	snprintf(want, sizeof(want), "%s[+0x10]", path);
 	EXPECT(after && !strncmp(after, want, strlen(want)), "got '%s', want '%s...'", after, want);
 	EXPECT(before && strstr(before, "libc.so.6[+0x") && strstr(before, "] __getpid+0x0"),
 	       "before: '%s'", before);
