@@ -28,7 +28,7 @@ static const struct bad {
 	{ "[Selection]\nEvent=sched:sched_switch\n", NULL,
 	  "t.conf:2:1: unknown key 'Event' in [Selection]; did you mean 'Events'?" },
 	{ "[Selection]\nName=a\nEvents=x:y\nAggregate=hist:keys=cpu\n  StackTrace=kernel\n", NULL,
-	  "t.conf:5:3: StackTrace= adds stacks to records, and a selection with Aggregate= writes none; "
+	  "t.conf:5:14: StackTrace= adds stacks to records, and a selection with Aggregate= writes none; "
 	  "expected StackTrace=no here (a histogram takes keys=common_stacktrace)" },
 	{ "[Selection]\nName=a\nEvents=x:y\nStackTrace=all\n", NULL,
 	  "t.conf:4:12: expected 'no', 'kernel', 'user' or 'both', got 'all'" },
