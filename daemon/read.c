@@ -184,7 +184,7 @@ static void print_json(struct reader_ctx *ctx, const struct store_rec *r,
 		((int64_t)r->hdr.ts_ns + r->file->realtime_offset_ns) / 1000);
 	render_fields(e, &ctx->ropts, r->data, r->len, json_field, &jf);
 	render_user_strings(e, r->data, r->len, json_user_string, &jf);
-	render_stacks_fields(stacks, &r->hdr, &ctx->ropts, json_kv_n, sb);
+	render_stacks_fields(stacks, &ctx->ropts, json_kv_n, sb);
 	sb_puts(sb, "}\n");
 }
 

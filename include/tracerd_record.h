@@ -106,6 +106,9 @@ TRACERD_INLINE __u32 tracerd_ustr_words(__u32 fixed_size)
 /* Record flags set by the BPF side. */
 #define TRACERD_REC_TRUNCATED	(1u << 0)	/* dynamic payload ran past MAX_RECORD */
 #define TRACERD_REC_STACKS	(1u << 1)	/* the record ends in stack frames (below) */
+/* Set by the consumer, never by BPF: after its stacks the record holds its
+ * user frames' text, resolved live (daemon/render/ustack_text.h). */
+#define TRACERD_REC_USTACK_TEXT	(1u << 2)
 
 /* Stack traces (StackTrace=, event_desc.stack): a record flagged
  * TRACERD_REC_STACKS ends, after its own bytes (the fixed part, the

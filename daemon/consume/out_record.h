@@ -44,6 +44,8 @@ struct out_record {
 	const uint8_t *rec;
 	size_t len;			/* the record proper: without its stacks */
 	struct rec_stacks stacks;	/* StackTrace=: the frames after it */
+	size_t full_len;		/* rec's bytes with its stacks and their user
+					 * text: what the store and the queue keep */
 	const char *text;		/* what the kernel prints after "event_name: " */
 	size_t text_len;
 	int64_t realtime_offset_ns;	/* CLOCK_REALTIME - CLOCK_MONOTONIC */

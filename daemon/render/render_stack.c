@@ -5,6 +5,7 @@
  * pointer unless RawPointers=yes. */
 #include <string.h>
 #include "render/render_stack.h"
+#include "render/ustack_text.h"
 #include "render_priv.h"
 #include "util.h"
 
@@ -13,6 +14,9 @@ size_t rec_stacks_split(uint32_t flags, const uint8_t *rec, size_t len, struct r
 	uint32_t off;
 
 	memset(s, 0, sizeof(*s));
+	if ((flags & TRACERD_REC_USTACK_TEXT) && (flags & TRACERD_REC_STACKS) &&
+	    !ustack_text_split(rec, len, &len, &s->user_text, &s->user_text_len))
+		return len;
 	if (!(flags & TRACERD_REC_STACKS) || len > UINT32_MAX ||
 	    !tracerd_stacks_split(rec, len, &s->tail, &off)) {
 		memset(s, 0, sizeof(*s));
@@ -84,6 +88,21 @@ static unsigned kstack_first(const struct rec_stacks *s)
 	return i;
 }
 
+/* User frame i: as it was resolved when the record was read, else (the
+ * record had no room for its line, or came without) its address, marked. */
+static void user_frame(const struct rec_stacks *s, unsigned i, struct strbuf *out)
+{
+	size_t n;
+	const char *t = s->user_text ? ustack_text_line(s->user_text, s->user_text_len, i, &n) : NULL;
+
+	if (t) {
+		sb_put(out, t, n);
+		return;
+	}
+	ustack_format_frame(NULL, 0, rec_stack_frame(s, true, i), out);
+	sb_puts(out, " (not resolved)");
+}
+
 static void kernel_frame(uint64_t addr, bool with_offset, const struct render_opts *o,
 			 struct strbuf *out)
 {
@@ -112,9 +131,8 @@ static void text_state(unsigned state, unsigned err, struct strbuf *out)
 		sb_printf(out, " => ... (lost: %s)\n", errname(err, num, sizeof(num)));
 }
 
-void render_stacks_text(const struct rec_stacks *s, const struct trace_rec_hdr *h,
-			const struct render_opts *o, const char *prefix, size_t prefix_len,
-			struct strbuf *out)
+void render_stacks_text(const struct rec_stacks *s, const struct render_opts *o,
+			const char *prefix, size_t prefix_len, struct strbuf *out)
 {
 	const struct trace_stack_tail *t = &s->tail;
 
@@ -133,7 +151,7 @@ void render_stacks_text(const struct rec_stacks *s, const struct trace_rec_hdr *
 		sb_puts(out, "<user stack trace>\n");
 		for (unsigned i = 0; i < t->n_user; i++) {
 			sb_put(out, " => ", 4);
-			ustack_format_frame(NULL, h->pid, rec_stack_frame(s, true, i), out);
+			user_frame(s, i, out);
 			sb_putc(out, '\n');
 		}
 		text_state(t->user, t->user_err, out);
@@ -141,8 +159,8 @@ void render_stacks_text(const struct rec_stacks *s, const struct trace_rec_hdr *
 }
 
 /* One stack's fields: NAME= the frames, one a line; NAME_CUT=1 or NAME_LOST=errno. */
-static void stack_fields(const struct rec_stacks *s, const struct trace_rec_hdr *h,
-			 const struct render_opts *o, bool user, render_kv_fn kv, void *ctx)
+static void stack_fields(const struct rec_stacks *s, const struct render_opts *o, bool user,
+			 render_kv_fn kv, void *ctx)
 {
 	const char *name = user ? "TRACE_USER_STACK" : "TRACE_STACK";
 	unsigned state = user ? s->tail.user : s->tail.kern;
@@ -158,7 +176,7 @@ static void stack_fields(const struct rec_stacks *s, const struct trace_rec_hdr 
 		if (sb.len)
 			sb_putc(&sb, '\n');
 		if (user)
-			ustack_format_frame(NULL, h->pid, ip, &sb);
+			user_frame(s, i, &sb);
 		else
 			kernel_frame(ip, true, o, &sb);
 	}
@@ -176,9 +194,9 @@ static void stack_fields(const struct rec_stacks *s, const struct trace_rec_hdr 
 	sb_free(&sb);
 }
 
-void render_stacks_fields(const struct rec_stacks *s, const struct trace_rec_hdr *h,
-			  const struct render_opts *o, render_kv_fn kv, void *ctx)
+void render_stacks_fields(const struct rec_stacks *s, const struct render_opts *o,
+			  render_kv_fn kv, void *ctx)
 {
-	stack_fields(s, h, o, false, kv, ctx);
-	stack_fields(s, h, o, true, kv, ctx);
+	stack_fields(s, o, false, kv, ctx);
+	stack_fields(s, o, true, kv, ctx);
 }

@@ -14,11 +14,16 @@
 struct rec_stacks {
 	struct trace_stack_tail tail;
 	const uint8_t *frames;		/* n_kern kernel frames, then n_user user frames */
+	/* The user frames resolved as the record was read, a line each
+	 * (render/ustack_text.h); NULL: not resolved, printed as addresses. */
+	const char *user_text;
+	size_t user_text_len;
 };
 
 /* Splits a record of len bytes with hdr flags into the record proper,
- * whose length it returns, and its stacks. A record whose tail does not
- * fit is taken whole, without stacks. */
+ * whose length it returns, and its stacks (with their user frames' text
+ * under TRACERD_REC_USTACK_TEXT). A record whose tail does not fit is
+ * taken whole, without stacks. */
 size_t rec_stacks_split(uint32_t flags, const uint8_t *rec, size_t len, struct rec_stacks *s);
 
 /* Frame i of the kernel's (user: false) or the user's stack. */
@@ -36,21 +41,15 @@ bool kstack_machinery_name(const char *name, size_t len);
 /* The blocks the kernel's trace prints after an event's line: "<stack
  * trace>" and " => func" lines, then "<user stack trace>" and " => frame"
  * lines; prefix is the line's own "comm-tid [cpu] secs.usecs: ". */
-void render_stacks_text(const struct rec_stacks *s, const struct trace_rec_hdr *h,
-			const struct render_opts *o, const char *prefix, size_t prefix_len,
-			struct strbuf *out);
+void render_stacks_text(const struct rec_stacks *s, const struct render_opts *o,
+			const char *prefix, size_t prefix_len, struct strbuf *out);
 
 /* The journal's and --json's fields: TRACE_STACK= and TRACE_USER_STACK=,
  * one frame a line ("func+0xoff/0xsize"), and TRACE_STACK_CUT=1 or
  * TRACE_STACK_LOST=<errno> (and the TRACE_USER_STACK_ twins). */
 typedef void (*render_kv_fn)(void *ctx, const char *key, const char *value, size_t n);
-void render_stacks_fields(const struct rec_stacks *s, const struct trace_rec_hdr *h,
-			  const struct render_opts *o, render_kv_fn kv, void *ctx);
+void render_stacks_fields(const struct rec_stacks *s, const struct render_opts *o,
+			  render_kv_fn kv, void *ctx);
 
-/* A user frame's text. The ustack helper's symbolizer (daemon/render/ustack.h)
- * replaces this file's: until then the address, as ftrace prints an
- * unresolved one, "<00007f2f0b0e4a7e>". 0, or -errno. */
-struct ustack_syms;
-int ustack_format_frame(struct ustack_syms *s, pid_t tgid, __u64 ip, struct strbuf *out);
 
 #endif

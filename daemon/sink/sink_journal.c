@@ -444,7 +444,7 @@ static int journal_emit(struct sink *s, const struct out_record *r)
 	 * (MESSAGE) is the consumer's rendering. */
 	render_fields(e, &r->render, r->rec, r->len, add_field, j);
 	render_user_strings(e, r->rec, r->len, add_user_string, j);
-	render_stacks_fields(&r->stacks, h, &r->render, add_kv_n, j);
+	render_stacks_fields(&r->stacks, &r->render, add_kv_n, j);
 	return send_collected(j, fixed, ARRAY_SIZE(fixed));
 }
 

@@ -143,7 +143,7 @@ static void stdout_format(struct sink *s, const struct out_record *r, struct str
 		if (prefix_len > sizeof(prefix))
 			prefix_len = sizeof(prefix);
 		memcpy(prefix, l->buf + start, prefix_len);
-		render_stacks_text(&r->stacks, h, &r->render, prefix, prefix_len, l);
+		render_stacks_text(&r->stacks, &r->render, prefix, prefix_len, l);
 	}
 }
 

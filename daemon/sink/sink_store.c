@@ -95,7 +95,8 @@ static int store_emit(struct sink *sk, const struct out_record *r)
 		if (k < 0)
 			return k;
 	}
-	k = store_writer_append(s->w, c->id, r->hdr, r->rec, r->len);
+	/* With its stacks and their user frames' text: --read prints them. */
+	k = store_writer_append(s->w, c->id, r->hdr, r->rec, r->full_len);
 	return k < 0 ? k : 1;	/* counted by store_done() */
 }
 
