@@ -11,6 +11,7 @@
 #include "sink/sink.h"
 #include "util.h"
 #include "aggregate/hist_map.h"
+#include "render/ustack.h"
 #include "log.h"
 #include "tracer.h"
 
@@ -191,6 +192,26 @@ static void report_selection(struct tracer *t, const char *name, const struct se
 		     (unsigned long long)tot->stack_cut, (unsigned long long)tot->stack_lost);
 }
 
+/* What became of the user stack frames (StackTrace=user): each is named,
+ * or printed as its address with the reason, and counted here. */
+static void report_user_frames(struct tracer *t, const struct record_counts *c, bool final)
+{
+	struct ustack_stats u;
+
+	ustack_syms_stats(t->cons->ustack, &u);
+	if (!u.frames && !c->ustack_unresolved)
+		return;
+	sink_message(t->sink, u.frames == u.named ? LOG_INFO : LOG_NOTICE, NULL, 0,
+		     "%s: user stack frames: %llu named, %llu in a file without a symbol for them, %llu "
+		     "without a file, %llu not mapped, %llu of exited processes, %llu of processes "
+		     "whose maps tracerd cannot read; %llu not resolved (record full); "
+		     "/proc/PID/maps read %llu times",
+		     final ? "summary" : "stats", (unsigned long long)u.named, (unsigned long long)u.file_only,
+		     (unsigned long long)u.no_file, (unsigned long long)u.unmapped,
+		     (unsigned long long)u.exited, (unsigned long long)u.unreadable,
+		     (unsigned long long)c->ustack_unresolved, (unsigned long long)u.maps_reads);
+}
+
 void report_stats(struct tracer *t, bool final)
 {
 	const struct record_counts *c = tracer_record_counts(t);
@@ -235,6 +256,7 @@ void report_stats(struct tracer *t, bool final)
 			     (unsigned long long)c->short_records,
 			     (unsigned long long)c->bad_dyn_records,
 			     (unsigned long long)c->truncated_records);
+	report_user_frames(t, c, final);
 }
 
 static void event_line(FILE *out, const char *sel, const struct tp_event *e,
