@@ -10,8 +10,10 @@
 #include <sys/mman.h>
 #include <sys/sysmacros.h>
 #include <sys/wait.h>
+#include "render/render_stack.h"
 #include "render/ustack.h"
 #include "render/ustack_maps.h"
+#include "render/ustack_text.h"
 #include "test.h"
 #include "util.h"
 
@@ -177,6 +179,76 @@ static void test_bounded(void)
 	sb_free(&sb);
 }
 
+/* A record's bytes as the BPF side writes them with StackTrace=user: 16
+ * bytes of its own, the three frames, the tail. */
+static size_t make_record(const struct prog *p, uint8_t *rec)
+{
+	struct trace_stack_tail t = { .n_user = 3, .user = TRACERD_STACK_WHOLE };
+	uint64_t ip;
+
+	memset(rec, 'r', 16);
+	for (int i = 0; i < 3; i++) {
+		ip = p->ip[i];
+		memcpy(rec + 16 + 8 * i, &ip, 8);
+	}
+	memcpy(rec + 16 + 24, &t, sizeof(t));
+	return 16 + 24 + sizeof(t);
+}
+
+static char *block(const uint8_t *wire, size_t len)
+{
+	struct render_opts o = { 0 };
+	struct rec_stacks st;
+	struct strbuf sb = { 0 };
+	char *r;
+
+	EXPECT(rec_stacks_split(TRACERD_REC_STACKS | TRACERD_REC_USTACK_TEXT, wire, len, &st) == 16,
+	       "the record proper is 16 bytes");
+	render_stacks_text(&st, &o, "p: ", 3, &sb);
+	r = strdup(sb_str(&sb));
+	sb_free(&sb);
+	return r;
+}
+
+/* The consumer's text kept with the record, as the store keeps it and
+ * --read prints it; frames past the record's room print as addresses. */
+static void test_record_text(void)
+{
+	_cleanup_ustack_syms_ struct ustack_syms *s = NULL;
+	_cleanup_free_ char *whole = NULL, *cut = NULL;
+	struct prog p = { .in = -1 };
+	struct strbuf wire = { 0 };
+	uint8_t rec[64];
+	char want[128];
+	size_t len, line0;
+	int done;
+
+	EXPECT(prog_start(&p) == 0 && ustack_syms_new(&s) == 0, "cannot run %s", p.path);
+	if (test_failed_now) {
+		prog_stop(&p);
+		return;
+	}
+	len = make_record(&p, rec);
+	done = ustack_text_attach(s, p.pid, rec, len, rec + 16, 3, TRACERD_MAX_RECORD, &wire);
+	prog_stop(&p);	/* what follows reads the record alone */
+	EXPECT(done == 3, "%d frames resolved", done);
+	whole = block((const uint8_t *)wire.buf, wire.len);
+	EXPECT(whole && strstr(whole, "] b+0x") && strstr(whole, "] a+0x") &&
+	       strstr(whole, "] main+0x") && !strstr(whole, "not resolved"), "got '%s'", whole);
+	/* Room for the first frame's line only. */
+	line0 = strcspn(wire.buf + len, "\n");
+	done = ustack_text_attach(s, p.pid, rec, len, rec + 16, 3, len + line0 + 4, &wire);
+	EXPECT(done == 1, "%d frames resolved", done);
+	cut = block((const uint8_t *)wire.buf, wire.len);
+	snprintf(want, sizeof(want), " => <%016lx> (not resolved)\n => <%016lx> (not resolved)\n",
+		 p.ip[1], p.ip[2]);
+	EXPECT(cut && strstr(cut, "] b+0x") && strstr(cut, want), "got '%s', want '...%s'", cut,
+	       want);
+	EXPECT(ustack_text_attach(s, p.pid, rec, len, rec + 16, 3, len + 3, &wire) == -E2BIG,
+	       "a record without room for the length");
+	sb_free(&wire);
+}
+
 static void test_maps_line(void)
 {
 	struct ustack_map m;
@@ -200,6 +272,7 @@ int main(void)
 	RUN(test_live_then_exited);
 	RUN(test_new_mapping);
 	RUN(test_bounded);
+	RUN(test_record_text);
 	RUN(test_maps_line);
 	return TEST_EXIT();
 }
