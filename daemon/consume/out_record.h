@@ -49,6 +49,13 @@ struct out_record {
 	int64_t realtime_offset_ns;	/* CLOCK_REALTIME - CLOCK_MONOTONIC */
 };
 
+/* The record's bytes as the ring buffer held them, its stacks included
+ * (len is the record proper's). */
+static inline size_t out_record_whole(const struct out_record *r)
+{
+	return r->hdr->flags & TRACERD_REC_STACKS && r->hdr->len > r->len ? r->hdr->len : r->len;
+}
+
 int out_slot_new(struct out_slot **ret, unsigned id, const struct tp_event *e,
 		 const char *selection, int priority);
 struct out_slot *out_slot_ref(const struct out_slot *s);

@@ -10,11 +10,22 @@
 #include "render/render.h"
 #include "tracerd_record.h"
 
+/* Where a kernel frame's symbol comes from when not from this kernel: a
+ * store file's KSYMS ("func+0xoff/0xsize", "" for none; NULL: not said). */
+typedef const char *(*rec_ksym_fn)(const void *ctx, uint64_t addr);
+
 /* A record's stacks; tail all zero (both TRACERD_STACK_NONE) when it has none. */
 struct rec_stacks {
 	struct trace_stack_tail tail;
 	const uint8_t *frames;		/* n_kern kernel frames, then n_user user frames */
+	rec_ksym_fn ksym;		/* NULL: this kernel's symbols */
+	const void *ksym_ctx;
 };
+
+/* A kernel address's symbol as %pS prints it ("func+0xoff/0xsize"), from
+ * this kernel (kallsyms, or its own printf without CAP_SYSLOG); false if no
+ * symbol holds it. */
+bool render_kernel_symbol(uint64_t addr, struct strbuf *out);
 
 /* Splits a record of len bytes with hdr flags into the record proper,
  * whose length it returns, and its stacks. A record whose tail does not
