@@ -266,6 +266,13 @@ static void use_file_key(struct reader_ctx *ctx, const struct store_file_info *f
 	}
 }
 
+/* A kernel frame as the file's writer named it (KSYMS): a store read on
+ * another boot or machine shows the writing kernel's symbols. */
+static const char *file_ksym(const void *ctx, uint64_t addr)
+{
+	return store_file_ksym(ctx, addr);
+}
+
 static int read_all(struct reader_ctx *ctx, struct store_reader *sr)
 {
 	const struct read_opts *o = ctx->o;
@@ -278,6 +285,8 @@ static int read_all(struct reader_ctx *ctx, struct store_reader *sr)
 
 		/* The record proper, as the live path renders it; its stacks apart. */
 		r.len = rec_stacks_split(r.hdr.flags, r.data, r.len, &stacks);
+		stacks.ksym = file_ksym;
+		stacks.ksym_ctx = r.file;
 		if (!in_range(o, &r) || !store_filter_match(&re->desc, &r.hdr, r.data, r.len))
 			continue;
 		use_file_key(ctx, r.file);

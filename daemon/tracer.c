@@ -11,6 +11,7 @@
 #include "log.h"
 #include "render/render.h"
 #include "sink/sink.h"
+#include "knobs.h"
 #include "tracer.h"
 #include "util.h"
 
@@ -217,6 +218,8 @@ static int fill_desc(const struct tp_event *e, const struct selection *s,
 	if (s->syscall_strings && (!s->aggregate || !*s->aggregate))
 		event_desc_user_strings(e, desc);
 	desc->stack = s->stack_trace;	/* enum stack_trace is TRACERD_STACK_* bits */
+	if (desc->stack)
+		desc->stack |= (knob_num(KNOB_TEST_STACK_DEPTH, 0) & 0xff) << TRACERD_STACK_DEPTH_SHIFT;
 	return filter_compile(s->filter, e, &s->filter_pos, desc, d);
 }
 

@@ -127,6 +127,10 @@ TRACERD_INLINE __u32 tracerd_ustr_words(__u32 fixed_size)
 #define TRACERD_STACK_DEPTH	64
 #define TRACERD_STACK_KERNEL	(1u << 0)	/* event_desc.stack: what to take */
 #define TRACERD_STACK_USER	(1u << 1)
+/* The most a record's stacks add to it: both walks whole, and the tail. */
+#define TRACERD_MAX_STACKS	(2 * 8 * TRACERD_STACK_DEPTH + 8)
+/* event_desc.stack's bits 8-15: a lower depth (tests: TRACERD_TEST_STACK_DEPTH); 0: the limit. */
+#define TRACERD_STACK_DEPTH_SHIFT 8
 /* Frames bpf_get_stack() skips: none, the walk starts at the registers
  * perf_trace_<class> took of its caller (perf_fetch_caller_regs); measured
  * on 6.18, with kstack_machinery_name()'s rule (render_stack.c). */
@@ -249,7 +253,7 @@ struct event_desc {
 	 * program reads and appends (SyscallStrings=); 0 ends the list, so
 	 * ustr_off[0] == 0 for every other event costs one branch. */
 	__u16 ustr_off[TRACERD_MAX_USTR];
-	__u32 stack;		/* StackTrace=: TRACERD_STACK_KERNEL | _USER */
+	__u32 stack;		/* StackTrace=: TRACERD_STACK_KERNEL | _USER, and a depth */
 	struct filter_insn insns[TRACERD_FILTER_INSNS];
 	char strs[TRACERD_FILTER_STRS][TRACERD_FILTER_STR];
 };

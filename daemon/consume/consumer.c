@@ -148,8 +148,9 @@ static void resolve_user_frames(struct consumer *c, struct out_record *r)
 	unsigned n = r->stacks.tail.n_user;
 	int done;
 
-	done = ustack_text_attach(c->ustack, h->pid, r->rec, h->len, user, n, TRACERD_MAX_RECORD,
-				  &c->wire);
+	/* Within what the store takes (store_writer_append()). */
+	done = ustack_text_attach(c->ustack, h->pid, r->rec, h->len, user, n,
+				  TRACERD_MAX_RECORD + TRACERD_MAX_STACKS, &c->wire);
 	if (done < 0 || c->wire.oom) {
 		c->counts.ustack_unresolved += n;
 		return;
@@ -160,8 +161,7 @@ static void resolve_user_frames(struct consumer *c, struct out_record *r)
 	c->wire_hdr.len = c->wire.len;
 	r->hdr = &c->wire_hdr;
 	r->rec = (const uint8_t *)c->wire.buf;
-	r->full_len = c->wire.len;
-	r->len = rec_stacks_split(r->hdr->flags, r->rec, r->full_len, &r->stacks);
+	r->len = rec_stacks_split(r->hdr->flags, r->rec, c->wire.len, &r->stacks);
 }
 
 int consumer_on_record(void *ctx, void *data, size_t size)
@@ -196,7 +196,6 @@ int consumer_on_record(void *ctx, void *data, size_t size)
 		.realtime_offset_ns = c->realtime_offset_ns,
 	};
 	r.len = rec_stacks_split(h->flags, r.rec, h->len, &r.stacks);
-	r.full_len = h->len;
 	if (r.stacks.tail.n_user)
 		resolve_user_frames(c, &r);
 	check_record(c, slot->event, r.rec, r.len, h->flags);

@@ -36,7 +36,7 @@ struct record_counts {
 	uint64_t bad_dyn_records;	/* a __data_loc/__rel_loc past the record */
 	uint64_t truncated_records;	/* cut at TRACERD_MAX_RECORD by the BPF side */
 	/* User frames printed as bare addresses because their text did not
-	 * fit the record (TRACERD_MAX_RECORD) or memory ran out. */
+	 * fit the record (what the store takes) or memory ran out. */
 	uint64_t ustack_unresolved;
 };
 

@@ -62,29 +62,51 @@ unsigned kstack_trim(const uint64_t *frames, unsigned n,
 	return i;
 }
 
+bool render_kernel_symbol(uint64_t addr, struct strbuf *out)
+{
+	return kallsyms_lookup_print(addr, true, out);
+}
+
+/* addr's symbol, from the record's source (a store file) or this kernel. */
+static bool frame_symbol(const struct rec_stacks *s, uint64_t addr, bool with_offset,
+			 struct strbuf *out)
+{
+	const char *t = s->ksym ? s->ksym(s->ksym_ctx, addr) : NULL;
+
+	if (!t)
+		return kallsyms_lookup_print(addr, with_offset, out);
+	if (!*t)
+		return false;
+	sb_put(out, t, with_offset ? strlen(t) : strcspn(t, "+ "));
+	return true;
+}
+
+struct trim_ctx {
+	const struct rec_stacks *s;
+	struct strbuf sb;
+};
+
 static bool machinery_addr(uint64_t addr, void *ctx)
 {
-	struct strbuf *sb = ctx;
-	size_t n;
+	struct trim_ctx *c = ctx;
 
-	sb_reset(sb);
-	if (!kallsyms_lookup_print(addr, false, sb))
+	sb_reset(&c->sb);
+	if (!frame_symbol(c->s, addr, false, &c->sb))
 		return false;
-	n = strcspn(sb_str(sb), " ");
-	return kstack_machinery_name(sb_str(sb), n);
+	return kstack_machinery_name(sb_str(&c->sb), c->sb.len);
 }
 
 /* The index of the first kernel frame shown. */
 static unsigned kstack_first(const struct rec_stacks *s)
 {
 	uint64_t f[TRACERD_STACK_DEPTH];
-	struct strbuf sb = { 0 };
+	struct trim_ctx c = { .s = s };
 	unsigned n = s->tail.n_kern < TRACERD_STACK_DEPTH ? s->tail.n_kern : TRACERD_STACK_DEPTH, i;
 
 	for (i = 0; i < n; i++)
 		f[i] = rec_stack_frame(s, false, i);
-	i = kstack_trim(f, n, machinery_addr, &sb);
-	sb_free(&sb);
+	i = kstack_trim(f, n, machinery_addr, &c);
+	sb_free(&c.sb);
 	return i;
 }
 
@@ -103,10 +125,10 @@ static void user_frame(const struct rec_stacks *s, unsigned i, struct strbuf *ou
 	sb_puts(out, " (not resolved)");
 }
 
-static void kernel_frame(uint64_t addr, bool with_offset, const struct render_opts *o,
-			 struct strbuf *out)
+static void kernel_frame(const struct rec_stacks *s, uint64_t addr, bool with_offset,
+			 const struct render_opts *o, struct strbuf *out)
 {
-	if (!kallsyms_lookup_print(addr, with_offset, out))
+	if (!frame_symbol(s, addr, with_offset, out))
 		render_plain_pointer(addr, o && o->raw_pointers, out);
 }
 
@@ -121,12 +143,12 @@ static const char *errname(int err, char *buf, size_t size)
 }
 
 /* After a block's frames: why it is not the whole stack. */
-static void text_state(unsigned state, unsigned err, struct strbuf *out)
+static void text_state(unsigned state, unsigned n, unsigned err, struct strbuf *out)
 {
 	char num[16];
 
 	if (state == TRACERD_STACK_CUT)
-		sb_printf(out, " => ... (cut at %d frames)\n", TRACERD_STACK_DEPTH);
+		sb_printf(out, " => ... (cut at %u frames)\n", n);
 	else if (state == TRACERD_STACK_LOST)
 		sb_printf(out, " => ... (lost: %s)\n", errname(err, num, sizeof(num)));
 }
@@ -141,20 +163,20 @@ void render_stacks_text(const struct rec_stacks *s, const struct render_opts *o,
 		sb_puts(out, "<stack trace>\n");
 		for (unsigned i = kstack_first(s); i < t->n_kern; i++) {
 			sb_put(out, " => ", 4);
-			kernel_frame(rec_stack_frame(s, false, i), false, o, out);
+			kernel_frame(s, rec_stack_frame(s, false, i), false, o, out);
 			sb_putc(out, '\n');
 		}
-		text_state(t->kern, t->kern_err, out);
+		text_state(t->kern, t->n_kern, t->kern_err, out);
 	}
 	if (t->user != TRACERD_STACK_NONE) {
 		sb_put(out, prefix, prefix_len);
 		sb_puts(out, "<user stack trace>\n");
-		for (unsigned i = 0; i < t->n_user; i++) {
+		for (unsigned i = 0; i < t->n_user && rec_stack_frame(s, true, i); i++) {
 			sb_put(out, " => ", 4);
 			user_frame(s, i, out);
 			sb_putc(out, '\n');
 		}
-		text_state(t->user, t->user_err, out);
+		text_state(t->user, t->n_user, t->user_err, out);
 	}
 }
 
@@ -173,12 +195,14 @@ static void stack_fields(const struct rec_stacks *s, const struct render_opts *o
 	for (unsigned i = user ? 0 : kstack_first(s); i < n; i++) {
 		uint64_t ip = rec_stack_frame(s, user, i);
 
+		if (user && !ip)	/* the walk's end, as ftrace takes it */
+			break;
 		if (sb.len)
 			sb_putc(&sb, '\n');
 		if (user)
 			user_frame(s, i, &sb);
 		else
-			kernel_frame(ip, true, o, &sb);
+			kernel_frame(s, ip, true, o, &sb);
 	}
 	if (state != TRACERD_STACK_LOST)
 		kv(ctx, name, sb_str(&sb), sb.len);

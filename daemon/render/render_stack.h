@@ -10,6 +10,10 @@
 #include "render/render.h"
 #include "tracerd_record.h"
 
+/* Where a kernel frame's symbol comes from when not from this kernel: a
+ * store file's KSYMS ("func+0xoff/0xsize", "" for none; NULL: not said). */
+typedef const char *(*rec_ksym_fn)(const void *ctx, uint64_t addr);
+
 /* A record's stacks; tail all zero (both TRACERD_STACK_NONE) when it has none. */
 struct rec_stacks {
 	struct trace_stack_tail tail;
@@ -18,7 +22,14 @@ struct rec_stacks {
 	 * (render/ustack_text.h); NULL: not resolved, printed as addresses. */
 	const char *user_text;
 	size_t user_text_len;
+	rec_ksym_fn ksym;		/* NULL: this kernel's symbols */
+	const void *ksym_ctx;
 };
+
+/* A kernel address's symbol as %pS prints it ("func+0xoff/0xsize"), from
+ * this kernel (kallsyms, or its own printf without CAP_SYSLOG); false if no
+ * symbol holds it. */
+bool render_kernel_symbol(uint64_t addr, struct strbuf *out);
 
 /* Splits a record of len bytes with hdr flags into the record proper,
  * whose length it returns, and its stacks (with their user frames' text
