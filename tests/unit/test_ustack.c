@@ -179,6 +179,53 @@ static void test_bounded(void)
 	sb_free(&sb);
 }
 
+/* More files than the symbol table cache holds, each mapped by this
+ * process: every one is read once, the oldest evicted, counted. */
+static void test_files_bounded(void)
+{
+	_cleanup_ustack_syms_ struct ustack_syms *s = NULL;
+	char dir[] = "/tmp/test_ustack.XXXXXX", src[PATH_MAX], path[PATH_MAX + 32];
+	struct ustack_stats st;
+	struct strbuf sb = { 0 };
+	void *maps[USTACK_FILES + 1] = { 0 };
+	int n = USTACK_FILES + 1, named = 0;
+
+	snprintf(src, sizeof(src), "%s/tests/tools/ustack_prog", getenv("BUILD") ?: "build");
+	EXPECT(mkdtemp(dir) && ustack_syms_new(&s) == 0, "mkdtemp: %m");
+	if (test_failed_now)
+		return;
+	for (int i = 0; i < n; i++) {
+		char cmd[3 * PATH_MAX];
+		int fd;
+
+		snprintf(path, sizeof(path), "%s/f%03d", dir, i);
+		snprintf(cmd, sizeof(cmd), "cp %s %s", src, path);
+		fd = system(cmd) == 0 ? open(path, O_RDONLY | O_CLOEXEC) : -1;
+		maps[i] = fd < 0 ? MAP_FAILED : mmap(NULL, 8192, PROT_READ | PROT_EXEC, MAP_PRIVATE, fd, 0);
+		if (fd >= 0)
+			close(fd);
+	}
+	for (int i = 0; i < n; i++) {
+		if (maps[i] == MAP_FAILED)
+			continue;
+		sb_reset(&sb);
+		ustack_format_frame(s, getpid(), (uintptr_t)maps[i] + 0x10, &sb);
+		named += strstr(sb_str(&sb), "/f") != NULL;
+	}
+	ustack_syms_stats(s, &st);
+	EXPECT(named == n && st.files_loaded == (uint64_t)n && st.files_evicted == 1,
+	       "%d of %d files named, %llu loaded, %llu evicted", named, n,
+	       (unsigned long long)st.files_loaded, (unsigned long long)st.files_evicted);
+	for (int i = 0; i < n; i++) {
+		if (maps[i] != MAP_FAILED)
+			munmap(maps[i], 8192);
+		snprintf(path, sizeof(path), "%s/f%03d", dir, i);
+		unlink(path);
+	}
+	rmdir(dir);
+	sb_free(&sb);
+}
+
 /* A record's bytes as the BPF side writes them with StackTrace=user: 16
  * bytes of its own, the three frames, the tail. */
 static size_t make_record(const struct prog *p, uint8_t *rec)
@@ -272,6 +319,7 @@ int main(void)
 	RUN(test_live_then_exited);
 	RUN(test_new_mapping);
 	RUN(test_bounded);
+	RUN(test_files_bounded);
 	RUN(test_record_text);
 	RUN(test_maps_line);
 	return TEST_EXIT();
