@@ -34,7 +34,8 @@ static size_t build(uint8_t *buf, const uint64_t *k, unsigned nk, const uint64_t
 	memset(buf, 0xab, n);
 	memcpy(buf + n, k, 8 * nk);
 	n += 8 * nk;
-	memcpy(buf + n, u, 8 * nu);
+	if (nu)
+		memcpy(buf + n, u, 8 * nu);
 	n += 8 * nu;
 	t.n_kern = nk;
 	t.n_user = nu;
