@@ -58,6 +58,14 @@ unsigned kstack_trim(const uint64_t *frames, unsigned n,
 	return i;
 }
 
+void render_stacks_prepare(void)
+{
+	struct strbuf sb = { 0 };
+
+	(void)kallsyms_lookup_print(0, false, &sb);	/* loads them; 0 is in no symbol */
+	sb_free(&sb);
+}
+
 bool render_kernel_symbol(uint64_t addr, struct strbuf *out)
 {
 	return kallsyms_lookup_print(addr, true, out);

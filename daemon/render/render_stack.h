@@ -22,6 +22,10 @@ struct rec_stacks {
 	const void *ksym_ctx;
 };
 
+/* Loads this kernel's symbols now (kallsyms, ~150k of them), at start, not
+ * with the first stack's records. */
+void render_stacks_prepare(void);
+
 /* A kernel address's symbol as %pS prints it ("func+0xoff/0xsize"), from
  * this kernel (kallsyms, or its own printf without CAP_SYSLOG); false if no
  * symbol holds it. */
