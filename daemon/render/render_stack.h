@@ -39,6 +39,10 @@ size_t rec_stacks_split(uint32_t flags, const uint8_t *rec, size_t len, struct r
 /* Frame i of the kernel's (user: false) or the user's stack. */
 uint64_t rec_stack_frame(const struct rec_stacks *s, bool user, unsigned i);
 
+/* The first kernel frame shown: the tracepoint's caller (kstack_trim()
+ * applied with the record's symbols). */
+unsigned rec_stack_first_kernel(const struct rec_stacks *s);
+
 /* The skip rule, in one place with TRACERD_KSTACK_SKIP (tracerd_record.h):
  * the first of n kernel frames that is not the kernel's tracing
  * machinery, so that the stack starts at the tracepoint's caller.
