@@ -126,7 +126,7 @@ static __always_inline void agg_key_str(const struct agg_key_src *k, const __u8 
  * dumps. False: the kernel gave no stack. */
 static __always_inline bool agg_key_stack(void *ctx, __u8 *dst)
 {
-	return bpf_get_stack(ctx, dst, TRACERD_STACK_FRAMES * 8, 0) > 0;
+	return bpf_get_stack(ctx, dst, TRACERD_HIST_STACK_FRAMES * 8, 0) > 0;
 }
 
 static __always_inline bool agg_key_part(const struct agg_key_src *k, const __u8 *rec,

@@ -10,6 +10,7 @@
 #include "ptrkey.h"
 #include "read.h"
 #include "render/render.h"
+#include "render/render_stack.h"
 #include "sink/sink.h"
 #include "store/store.h"
 #include "store/store_filter.h"
@@ -153,7 +154,8 @@ static void json_user_string(void *userdata, const struct render_ustr *u)
 }
 
 /* The journal sink's entry for the record, as journalctl -o json shows it. */
-static void print_json(struct reader_ctx *ctx, const struct store_rec *r)
+static void print_json(struct reader_ctx *ctx, const struct store_rec *r,
+		       const struct rec_stacks *stacks)
 {
 	const struct tp_event *e = r->ev->event;
 	struct strbuf *sb = &ctx->line;
@@ -182,16 +184,19 @@ static void print_json(struct reader_ctx *ctx, const struct store_rec *r)
 		((int64_t)r->hdr.ts_ns + r->file->realtime_offset_ns) / 1000);
 	render_fields(e, &ctx->ropts, r->data, r->len, json_field, &jf);
 	render_user_strings(e, r->data, r->len, json_user_string, &jf);
+	render_stacks_fields(stacks, &ctx->ropts, json_kv_n, sb);
 	sb_puts(sb, "}\n");
 }
 
-static void print_text(struct reader_ctx *ctx, const struct store_rec *r)
+static void print_text(struct reader_ctx *ctx, const struct store_rec *r,
+		       const struct rec_stacks *stacks)
 {
 	struct out_slot slot = { .event = r->ev->event, .selection = r->ev->selection,
 				 .priority = r->ev->priority };
 	struct out_record out = {
 		.slot = &slot, .priority = r->ev->priority, .hdr = &r->hdr, .rec = r->data,
-		.len = r->len, .render = ctx->ropts, .realtime_offset_ns = r->file->realtime_offset_ns,
+		.len = r->len, .stacks = *stacks, .render = ctx->ropts,
+		.realtime_offset_ns = r->file->realtime_offset_ns,
 	};
 
 	/* What the consumer does live: render, then the sink formats the line. */
@@ -261,6 +266,13 @@ static void use_file_key(struct reader_ctx *ctx, const struct store_file_info *f
 	}
 }
 
+/* A kernel frame as the file's writer named it (KSYMS): a store read on
+ * another boot or machine shows the writing kernel's symbols. */
+static const char *file_ksym(const void *ctx, uint64_t addr)
+{
+	return store_file_ksym(ctx, addr);
+}
+
 static int read_all(struct reader_ctx *ctx, struct store_reader *sr)
 {
 	const struct read_opts *o = ctx->o;
@@ -269,15 +281,20 @@ static int read_all(struct reader_ctx *ctx, struct store_reader *sr)
 
 	while ((k = store_reader_next(sr, &r)) > 0) {
 		const struct read_ev *re = r.ev->userdata;
+		struct rec_stacks stacks;
 
+		/* The record proper, as the live path renders it; its stacks apart. */
+		r.len = rec_stacks_split(r.hdr.flags, r.data, r.len, &stacks);
+		stacks.ksym = file_ksym;
+		stacks.ksym_ctx = r.file;
 		if (!in_range(o, &r) || !store_filter_match(&re->desc, &r.hdr, r.data, r.len))
 			continue;
 		use_file_key(ctx, r.file);
 		sb_reset(&ctx->line);
 		if (o->json)
-			print_json(ctx, &r);
+			print_json(ctx, &r, &stacks);
 		else
-			print_text(ctx, &r);
+			print_text(ctx, &r, &stacks);
 		if (fwrite(ctx->line.buf, 1, ctx->line.len, stdout) != ctx->line.len)
 			return -errno;
 	}

@@ -11,6 +11,7 @@
 #include "sink/sink.h"
 #include "util.h"
 #include "aggregate/hist_map.h"
+#include "render/ustack.h"
 #include "log.h"
 #include "tracer.h"
 
@@ -27,6 +28,8 @@ static void add_bpf(const struct event_stats *bpf, struct sel_totals *tot)
 	tot->agg_dropped += bpf->agg_dropped;
 	tot->agg_nostack += bpf->agg_nostack;
 	tot->unreadable += bpf->ustr_unreadable;
+	tot->stack_cut += bpf->stack_cut;
+	tot->stack_lost += bpf->stack_lost;
 }
 
 void tracer_slot_totals(struct tracer *t, const struct trace_slot *slot, struct sel_totals *tot)
@@ -154,8 +157,8 @@ const struct record_counts *tracer_record_counts(struct tracer *t)
 static void report_selection(struct tracer *t, const char *name, const struct sel_totals *tot,
 			     size_t n_events, bool final, bool removed, uint64_t skipped)
 {
-	char f[16][160], errs[128];
-	const char *fields[16];
+	char f[18][160], errs[128];
+	const char *fields[18];
 
 	sink_errnos_format(tot->errnos, errs, sizeof(errs));
 	snprintf(f[0], sizeof(f[0]), "TRACE_STATS=1");
@@ -180,10 +183,12 @@ static void report_selection(struct tracer *t, const char *name, const struct se
 	 * gave no stack for (the rest found the histogram full). */
 	snprintf(f[15], sizeof(f[15]), "TRACE_STATS_AGG_NO_STACK=%llu",
 		 (unsigned long long)tot->agg_nostack);
+	snprintf(f[16], sizeof(f[16]), "TRACE_STATS_STACKS_CUT=%llu", (unsigned long long)tot->stack_cut);
+	snprintf(f[17], sizeof(f[17]), "TRACE_STATS_STACKS_LOST=%llu", (unsigned long long)tot->stack_lost);
 	for (size_t i = 0; i < ARRAY_SIZE(f); i++)
 		fields[i] = f[i];
 	sink_message(t->sink, LOG_INFO, fields, ARRAY_SIZE(fields),
-		     "%s: selection %s%s: %llu delivered, %llu lost, %llu suppressed, %llu sink errors%s%s%s, %llu filtered out, %llu aggregated, %llu dropped (histogram full: %llu, no stack: %llu); %llu syscall strings unreadable",
+		     "%s: selection %s%s: %llu delivered, %llu lost, %llu suppressed, %llu sink errors%s%s%s, %llu filtered out, %llu aggregated, %llu dropped (histogram full: %llu, no stack: %llu); %llu syscall strings unreadable; %llu stacks cut, %llu stacks lost",
 		     final ? "summary" : "stats", name, removed ? " (removed by a reload)" : "",
 		     (unsigned long long)tot->delivered, (unsigned long long)tot->lost,
 		     (unsigned long long)tot->suppressed, (unsigned long long)tot->sink_errors,
@@ -191,7 +196,28 @@ static void report_selection(struct tracer *t, const char *name, const struct se
 		     (unsigned long long)tot->filtered, (unsigned long long)tot->aggregated,
 		     (unsigned long long)tot->agg_dropped,
 		     (unsigned long long)(tot->agg_dropped - tot->agg_nostack),
-		     (unsigned long long)tot->agg_nostack, (unsigned long long)tot->unreadable);
+		     (unsigned long long)tot->agg_nostack, (unsigned long long)tot->unreadable,
+		     (unsigned long long)tot->stack_cut, (unsigned long long)tot->stack_lost);
+}
+
+/* What became of the user stack frames (StackTrace=user): each is named,
+ * or printed as its address with the reason, and counted here. */
+static void report_user_frames(struct tracer *t, const struct record_counts *c, bool final)
+{
+	struct ustack_stats u;
+
+	ustack_syms_stats(t->cons->ustack, &u);
+	if (!u.frames && !c->ustack_unresolved)
+		return;
+	sink_message(t->sink, u.frames == u.named ? LOG_INFO : LOG_NOTICE, NULL, 0,
+		     "%s: user stack frames: %llu named, %llu in a file without a symbol for them, %llu "
+		     "without a file, %llu not mapped, %llu of exited processes, %llu of processes "
+		     "whose maps tracerd cannot read; %llu not resolved (record full); "
+		     "/proc/PID/maps read %llu times",
+		     final ? "summary" : "stats", (unsigned long long)u.named, (unsigned long long)u.file_only,
+		     (unsigned long long)u.no_file, (unsigned long long)u.unmapped,
+		     (unsigned long long)u.exited, (unsigned long long)u.unreadable,
+		     (unsigned long long)c->ustack_unresolved, (unsigned long long)u.maps_reads);
 }
 
 void report_stats(struct tracer *t, bool final)
@@ -238,6 +264,7 @@ void report_stats(struct tracer *t, bool final)
 			     (unsigned long long)c->short_records,
 			     (unsigned long long)c->bad_dyn_records,
 			     (unsigned long long)c->truncated_records);
+	report_user_frames(t, c, final);
 }
 
 static void event_line(FILE *out, const char *sel, const struct tp_event *e,
@@ -245,13 +272,14 @@ static void event_line(FILE *out, const char *sel, const struct tp_event *e,
 {
 	if (!tot->hits && !tot->delivered)
 		return;
-	fprintf(out, "tracerd:   %-12s %s:%s delivered=%llu lost=%llu suppressed=%llu sink_errors=%llu filtered=%llu aggregated=%llu agg_dropped=%llu agg_no_stack=%llu unreadable=%llu\n",
+	fprintf(out, "tracerd:   %-12s %s:%s delivered=%llu lost=%llu suppressed=%llu sink_errors=%llu filtered=%llu aggregated=%llu agg_dropped=%llu agg_no_stack=%llu unreadable=%llu stack_cut=%llu stack_lost=%llu\n",
 		sel, e->system, e->name,
 		(unsigned long long)tot->delivered, (unsigned long long)tot->lost,
 		(unsigned long long)tot->suppressed, (unsigned long long)tot->sink_errors,
 		(unsigned long long)tot->filtered, (unsigned long long)tot->aggregated,
 		(unsigned long long)tot->agg_dropped, (unsigned long long)tot->agg_nostack,
-		(unsigned long long)tot->unreadable);
+		(unsigned long long)tot->unreadable,
+		(unsigned long long)tot->stack_cut, (unsigned long long)tot->stack_lost);
 }
 
 /* Adds what p's entries for e counted to tot. */

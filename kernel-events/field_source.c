@@ -30,7 +30,7 @@ static int resolve_common(const char *name, struct field_source *s)
 		/* The kernel's hist key (stacktrace and STACKTRACE are its older
 		 * names): neither a number nor a string, a key of Aggregate= only. */
 		*s = (struct field_source){ .src = SRC_STACKTRACE, .ustr = -1 };
-		snprintf(s->type, sizeof(s->type), "unsigned long[%d]", TRACERD_STACK_DEPTH);
+		snprintf(s->type, sizeof(s->type), "unsigned long[%d]", TRACERD_HIST_STACK_DEPTH);
 	} else {
 		return -ENOENT;
 	}

@@ -64,14 +64,14 @@ bool stack_frame_is_tracing(const char *func)
 	return is_perf_class_probe(func, n);
 }
 
-size_t stack_skip(const uint64_t *ips, size_t n, stack_symbol_fn sym)
+size_t stack_skip(const uint64_t *ips, size_t n, stack_symbol_fn sym, void *ctx)
 {
 	struct strbuf sb = { 0 };
 	size_t i;
 
 	for (i = 0; i < n; i++) {
 		sb_reset(&sb);
-		if (!sym(ips[i], &sb) || sb.oom || !stack_frame_is_tracing(sb_str(&sb)))
+		if (!sym(ips[i], &sb, ctx) || sb.oom || !stack_frame_is_tracing(sb_str(&sb)))
 			break;
 	}
 	sb_free(&sb);

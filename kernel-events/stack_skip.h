@@ -21,11 +21,12 @@ bool stack_frame_is_tracing(const char *func);
 
 /* Puts the function of ip ("name" or "name [module]", no offset) in out;
  * false when no symbol holds it. */
-typedef bool (*stack_symbol_fn)(uint64_t ip, struct strbuf *out);
+typedef bool (*stack_symbol_fn)(uint64_t ip, struct strbuf *out, void *ctx);
 
 /* The number of leading frames of ips (n return addresses, the innermost
- * first) to take off, their functions given by sym; a frame in no symbol
+ * first) to take off, their functions given by sym(ip, out, ctx): the
+ * running kernel's, or those a store file kept; a frame in no symbol
  * ends them. */
-size_t stack_skip(const uint64_t *ips, size_t n, stack_symbol_fn sym);
+size_t stack_skip(const uint64_t *ips, size_t n, stack_symbol_fn sym, void *ctx);
 
 #endif

@@ -64,7 +64,7 @@ struct hist_key {
 	const struct tp_symtab *tab;	/* flags/symbolic: printed as the line shows it */
 };
 
-/* After the TRACERD_STACK_DEPTH frames of a dumped common_stacktrace key:
+/* After the TRACERD_HIST_STACK_DEPTH frames of a dumped common_stacktrace key:
  * the stack went deeper, and was cut there. */
 #define HIST_STACK_CUT 1
 

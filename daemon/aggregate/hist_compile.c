@@ -78,7 +78,7 @@ static int resolve_key_field(struct hcomp *c, const struct hist_fref *f, struct 
 		/* Return addresses as bpf_get_stack() gives them, zeros after
 		 * the last; hist_stack.c takes the tracing machinery's own off. */
 		k->is_stack = true;
-		s->width = TRACERD_STACK_FRAMES * 8;
+		s->width = TRACERD_HIST_STACK_FRAMES * 8;
 		break;
 	case SRC_PID:
 		if (f->mod == HM_EXECNAME)

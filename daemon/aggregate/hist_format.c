@@ -103,15 +103,15 @@ static void put_frame(uint64_t ip, const struct hist_format_opts *o, struct strb
 static void put_stack(const struct hist_key *k, const uint8_t *key, const char *sep,
 		      const struct hist_format_opts *o, struct strbuf *out)
 {
-	uint64_t f[TRACERD_STACK_FRAMES];
+	uint64_t f[TRACERD_HIST_STACK_FRAMES];
 
 	memcpy(f, key + k->key_off, sizeof(f));
-	for (size_t i = 0; i < TRACERD_STACK_DEPTH && f[i]; i++) {
+	for (size_t i = 0; i < TRACERD_HIST_STACK_DEPTH && f[i]; i++) {
 		sb_puts(out, sep);
 		put_frame(f[i], o, out);
 	}
-	if (f[TRACERD_STACK_DEPTH] == HIST_STACK_CUT)
-		sb_printf(out, "%s... (cut at %d frames)", sep, TRACERD_STACK_DEPTH);
+	if (f[TRACERD_HIST_STACK_DEPTH] == HIST_STACK_CUT)
+		sb_printf(out, "%s... (cut at %d frames)", sep, TRACERD_HIST_STACK_DEPTH);
 }
 
 static void put_value(const struct hist *h, const struct hist_key *k, const uint8_t *key,

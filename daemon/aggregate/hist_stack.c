@@ -1,7 +1,7 @@
 // SPDX-License-Identifier: GPL-2.0
 /* common_stacktrace keys as dumped from the map, made into what the kernel's
  * hist file shows: the tracing machinery's leading frames taken off
- * (kernel-events/stack_skip.c), then at most TRACERD_STACK_DEPTH frames
+ * (kernel-events/stack_skip.c), then at most TRACERD_HIST_STACK_DEPTH frames
  * from the tracepoint's caller on. Two stacks the program kept apart only
  * by those frames (__traceiter_<event> is there while another tracer
  * probes the same tracepoint) or by frames past the depth are then one
@@ -12,8 +12,9 @@
 #include "util.h"
 
 /* %ps: kallsyms, or without its addresses the kernel's own printf. */
-static bool function_of(uint64_t ip, struct strbuf *out)
+static bool function_of(uint64_t ip, struct strbuf *out, void *ctx)
 {
+	(void)ctx;
 	return kallsyms_lookup_print(ip, false, out);
 }
 
@@ -22,20 +23,20 @@ static bool function_of(uint64_t ip, struct strbuf *out)
  * program's buffer was full), zeros after. */
 static void canon_stack(uint8_t *p)
 {
-	uint64_t f[TRACERD_STACK_FRAMES] = { 0 };
+	uint64_t f[TRACERD_HIST_STACK_FRAMES] = { 0 };
 	size_t n = 0, skip, keep;
 
 	memcpy(f, p, sizeof(f));
-	while (n < TRACERD_STACK_FRAMES && f[n])
+	while (n < TRACERD_HIST_STACK_FRAMES && f[n])
 		n++;
-	skip = stack_skip(f, n, function_of);
+	skip = stack_skip(f, n, function_of, NULL);
 	keep = n - skip;
 	memset(p, 0, sizeof(f));
-	memcpy(p, f + skip, (keep < TRACERD_STACK_DEPTH ? keep : TRACERD_STACK_DEPTH) * 8);
-	if (keep > TRACERD_STACK_DEPTH || n == TRACERD_STACK_FRAMES) {
+	memcpy(p, f + skip, (keep < TRACERD_HIST_STACK_DEPTH ? keep : TRACERD_HIST_STACK_DEPTH) * 8);
+	if (keep > TRACERD_HIST_STACK_DEPTH || n == TRACERD_HIST_STACK_FRAMES) {
 		uint64_t cut = HIST_STACK_CUT;
 
-		memcpy(p + TRACERD_STACK_DEPTH * 8, &cut, 8);
+		memcpy(p + TRACERD_HIST_STACK_DEPTH * 8, &cut, 8);
 	}
 }
 

@@ -197,6 +197,8 @@ void loader_slot_stats(struct loader *l, unsigned id, struct event_stats *sum)
 		sum->agg_dropped += v->agg_dropped;
 		sum->agg_nostack += v->agg_nostack;
 		sum->ustr_unreadable += v->ustr_unreadable;
+		sum->stack_cut += v->stack_cut;
+		sum->stack_lost += v->stack_lost;
 	}
 }
 

@@ -62,7 +62,7 @@ static __u32 bpf_get_smp_processor_id(void)
 }
 
 /* The kernel's stack for the next event: frames, or an error. */
-static __u64 cur_stack[TRACERD_STACK_FRAMES + 4];
+static __u64 cur_stack[TRACERD_HIST_STACK_FRAMES + 4];
 static long cur_stack_err;
 
 static long bpf_get_stack(void *ctx, void *buf, __u32 size, __u64 flags)
@@ -515,7 +515,7 @@ static void test_stack_key(void)
 
 	if (!h)
 		return;
-	EXPECT(h->desc.large && h->desc.key_size == TRACERD_STACK_FRAMES * 8, "key %u",
+	EXPECT(h->desc.large && h->desc.key_size == TRACERD_HIST_STACK_FRAMES * 8, "key %u",
 	       h->desc.key_size);
 	EXPECT(strstr(h->trigger, "hist:keys=common_stacktrace:"), "%s", h->trigger);
 	set_stack(3, via_iter);
@@ -550,7 +550,7 @@ static void test_stack_key(void)
 static void test_stack_cut_and_none(void)
 {
 	struct hist *h = compile_ok("sched:sched_switch", "hist:keys=common_stacktrace,prev_pid");
-	__u64 deep[TRACERD_STACK_FRAMES + 4], whole[TRACERD_STACK_DEPTH];
+	__u64 deep[TRACERD_HIST_STACK_FRAMES + 4], whole[TRACERD_HIST_STACK_DEPTH];
 	char *out;
 
 	if (!h)

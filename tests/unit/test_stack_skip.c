@@ -31,7 +31,7 @@ static void names(void)
 /* Addresses 1, 2, 3...: frame i's function is fns[i]. */
 static const char *const *fns;
 
-static bool sym(uint64_t ip, struct strbuf *out)
+static bool sym(uint64_t ip, struct strbuf *out, void *ctx)
 {
 	if (!fns[ip - 1])
 		return false;
@@ -48,12 +48,12 @@ static void leading_only(void)
 	const uint64_t ips[] = { 1, 2, 3, 4, 5 };
 
 	fns = two;
-	EXPECT(stack_skip(ips, 5, sym) == 2, "two leading frames");
-	EXPECT(stack_skip(ips, 1, sym) == 1, "no further than n");
+	EXPECT(stack_skip(ips, 5, sym, NULL) == 2, "two leading frames");
+	EXPECT(stack_skip(ips, 1, sym, NULL) == 1, "no further than n");
 	fns = none;
-	EXPECT(stack_skip(ips, 2, sym) == 0, "none leading: none taken, further down neither");
+	EXPECT(stack_skip(ips, 2, sym, NULL) == 0, "none leading: none taken, further down neither");
 	fns = unknown;
-	EXPECT(stack_skip(ips, 2, sym) == 0, "a frame in no symbol ends them");
+	EXPECT(stack_skip(ips, 2, sym, NULL) == 0, "a frame in no symbol ends them");
 }
 
 int main(void)
