@@ -5,13 +5,14 @@ stack_pair.py KERNEL_TRACE TRACERD_OUT MIN_PAIRS EVENT...
 
 Both files are in the kernel's trace layout: an event's line, then a
 "<stack trace>" line and " => func" lines. Records pair by event, task (tid),
-CPU and the event's text (fields; both print raw pointers), in time order,
-when their timestamps (both CLOCK_MONOTONIC) are within 500 us. The kernel's frames are compared from the tracepoint's caller
+CPU and the event's text (fields; both print raw pointers), nearest in time
+first, within 500 us (both CLOCK_MONOTONIC). The kernel's frames are compared from the tracepoint's caller
 on: its first frame is ftrace's own probe (trace_event_raw_event_<class>), and
 with tracerd's probe on the same tracepoint the call goes through
 __traceiter_<event>. Prints one EVENT line per event, MISMATCH blocks, and
 exits 1 if any pair differs, a record has no stack, or an event has fewer
 than MIN_PAIRS pairs."""
+import bisect
 import re
 import sys
 from collections import defaultdict
@@ -61,13 +62,33 @@ def from_caller(frames):
 
 
 def in_bpf(rec):
-    """A firing in an interrupt that landed in a BPF program: the kernel
-    skips tracerd's program for it (recursion_misses, README "Accounting"),
-    so tracerd has no record to pair with it, and it is left out."""
+    """A firing in an interrupt that landed in a BPF program or the perf path
+    around it: the kernel may skip tracerd's program for it (recursion_misses,
+    README "Accounting"), so one side may lack it; such records are left out
+    on both sides."""
     # A frame the kernel prints as an address: JIT code without a symbol (a
     # BPF program's, a trampoline's).
-    return rec[1] is not None and any(f.startswith(('bpf_prog_', 'trace_call_bpf', '0x'))
+    return rec[1] is not None and any(f.startswith(('bpf_prog_', 'trace_call_bpf', 'perf_', '0x'))
                                       for f in rec[1])
+
+
+def nearest_pairs(a, b):
+    """Pairs of indexes into a and b (each sorted by time), closest first:
+    a record pairs with the nearest one of the other side within the
+    window, so that one a side lacks (skipped, or dropped on the perf path)
+    does not shift its neighbours' pairs by one."""
+    times = [r[0] for r in b]
+    cand = []
+    for i, r in enumerate(a):
+        lo = bisect.bisect_left(times, r[0] - WINDOW_US)
+        hi = bisect.bisect_right(times, r[0] + WINDOW_US)
+        cand += [(abs(times[j] - r[0]), i, j) for j in range(lo, hi)]
+    used_a, used_b = set(), set()
+    for _, i, j in sorted(cand):
+        if i not in used_a and j not in used_b:
+            used_a.add(i)
+            used_b.add(j)
+            yield i, j
 
 
 def main():
@@ -75,30 +96,22 @@ def main():
     k, t = parse(kernel, events), parse(ours, events)
     pairs, bad, nostack, shown = defaultdict(int), defaultdict(int), defaultdict(int), 0
     for key in set(k) & set(t):
-        a, b = sorted(r for r in k[key] if not in_bpf(r)), sorted(t[key])
-        i = j = 0
-        while i < len(a) and j < len(b):
-            if abs(a[i][0] - b[j][0]) > WINDOW_US:
-                if a[i][0] < b[j][0]:
-                    i += 1
-                else:
-                    j += 1
-                continue
+        a = sorted(r for r in k[key] if not in_bpf(r))
+        b = sorted(r for r in t[key] if not in_bpf(r))
+        for i, j in nearest_pairs(a, b):
             ev = key[0]
             if a[i][1] is None or b[j][1] is None:
                 nostack[ev] += 1
-            else:
-                pairs[ev] += 1
-                want = from_caller(a[i][1])
-                if want != b[j][1]:
-                    bad[ev] += 1
-                    if shown < 5:
-                        shown += 1
-                        print(f'MISMATCH {ev} tid={key[1]} cpu={key[2]} kernel={a[i][0]} tracerd={b[j][0]}')
-                        print('  kernel:  ' + ' '.join(want))
-                        print('  tracerd: ' + ' '.join(b[j][1]))
-            i += 1
-            j += 1
+                continue
+            pairs[ev] += 1
+            want = from_caller(a[i][1])
+            if want != b[j][1]:
+                bad[ev] += 1
+                if shown < 5:
+                    shown += 1
+                    print(f'MISMATCH {ev} tid={key[1]} cpu={key[2]} kernel={a[i][0]} tracerd={b[j][0]}')
+                    print('  kernel:  ' + ' '.join(want))
+                    print('  tracerd: ' + ' '.join(b[j][1]))
     fail = False
     for ev in sorted(events):
         nk = sum(len(v) for kk, v in k.items() if kk[0] == ev)
