@@ -33,6 +33,7 @@ static const char *const *fns;
 
 static bool sym(uint64_t ip, struct strbuf *out, void *ctx)
 {
+	(void)ctx;
 	if (!fns[ip - 1])
 		return false;
 	sb_puts(out, fns[ip - 1]);
