@@ -195,6 +195,7 @@ int trace_event_class(void *ctx)
 	s->hdr.len = end;
 	s->hdr.flags = flags;
 	bpf_get_current_comm(s->hdr.comm, sizeof(s->hdr.comm));
+	s->hdr.cgroup_id = bpf_get_current_cgroup_id();
 
 	/* Wake the consumer only when this record carries the ring across
 	 * WakeupBytes: a wakeup is an IPI, and one per record while the

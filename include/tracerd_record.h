@@ -115,6 +115,10 @@ struct trace_rec_hdr {
 	__u32 len;			/* bytes of record that follow */
 	__u32 flags;
 	char comm[TRACERD_COMM_LEN];
+	/* bpf_get_current_cgroup_id(): the current task's cgroup v2 id, the
+	 * same "current" as common_pid (in interrupt context, whatever task
+	 * ran); kernel-events/cgroup.c names it. */
+	__u64 cgroup_id;
 };
 
 /* Filter bytecode, run by bpf/filter.bpf.h. A stack machine over booleans:
