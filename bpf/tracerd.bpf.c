@@ -11,6 +11,7 @@
 #include "filter.bpf.h"
 #include "aggregate.bpf.h"
 #include "user_str.bpf.h"
+#include "unit.bpf.h"
 
 char LICENSE[] SEC("license") = "GPL";
 
@@ -146,6 +147,11 @@ int trace_event_class(void *ctx)
 	if (!d || !st || !s)
 		return PASS_ON;
 	st->hits++;
+	/* Unit= before the filter: another unit's event costs one lookup. */
+	if (d->unit_set && unit_rejects(d)) {
+		st->filtered++;
+		return PASS_ON;
+	}
 
 	/* Decide first when the filter reads only the start of the record:
 	 * what it rejects is neither copied whole nor its payload read. The

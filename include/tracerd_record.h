@@ -197,13 +197,30 @@ struct event_desc {
 	 * program reads and appends (SyscallStrings=); 0 ends the list, so
 	 * ustr_off[0] == 0 for every other event costs one branch. */
 	__u16 ustr_off[TRACERD_MAX_USTR];
-	__u32 reserved;
+	/* Unit=: nonzero, the selection's set of units in `unit_verdicts`;
+	 * the current task's cgroup must be in one of them (or below). */
+	__u32 unit_set;
 	struct filter_insn insns[TRACERD_FILTER_INSNS];
 	char strs[TRACERD_FILTER_STRS][TRACERD_FILTER_STR];
 };
 
+/* Unit= (bpf/unit.bpf.h): the daemon's verdict on each cgroup for each
+ * selection with Unit= (a set), keyed by cgroup id and set. A cgroup the
+ * daemon has not written yet is judged by its ancestors' verdicts, up to
+ * TRACERD_UNIT_LEVELS levels deep. */
+#define TRACERD_UNIT_SETS	64
+#define TRACERD_UNIT_LEVELS	16
+#define TRACERD_UNIT_CGROUPS	(1u << 16)	/* verdicts, over every set */
+enum { UNIT_REJECT = 1, UNIT_ACCEPT = 2 };
+
+struct unit_key {
+	__u64 cgroup_id;
+	__u32 set;
+	__u32 pad;
+};
+
 /* Per event slot and per CPU, read by the daemon for loss accounting:
- * hits = filtered + emitted + lost, or for an aggregating slot
+ * hits = filtered + emitted + lost (filtered: by Unit= or Filter=), or for an aggregating slot
  * hits = filtered + aggregated + agg_dropped. */
 struct event_stats {
 	__u64 hits;

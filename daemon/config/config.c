@@ -48,6 +48,8 @@ static void selection_free(struct selection *s)
 	pos_free(&s->filter_pos);
 	free(s->aggregate);
 	pos_free(&s->aggregate_pos);
+	strv_free(s->units, s->n_units);
+	pos_free(&s->units_pos);
 	pos_free(&s->pos);
 }
 

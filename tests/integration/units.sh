@@ -1,0 +1,69 @@
+#!/usr/bin/env bash
+# Unit= and the unit fields on a host whose PID 1 is not systemd: names come
+# from the cgroup2 path by systemd's rules. cgroups named like units are made
+# under the cgroup2 mount (a slice of this run's own), and workloads moved
+# into them: Unit= keeps exactly the selected units' events (a unit made
+# after tracerd started, and one removed and made again with a new cgroup,
+# included); a glob that matches nothing running is a warning; a malformed
+# name is refused at file:line:column. The store and --read name the units.
+. "$(dirname "$0")/../lib.sh"
+need_root units
+
+CG2=$(awk '$(NF-2) == "cgroup2" || $9 == "cgroup2" {print $5; exit}' /proc/self/mountinfo)
+[ -n "$CG2" ] || { not_ok "units: no cgroup2 mount"; exit 0; }
+SLICE=tracerd-units$$.slice
+CG=$CG2/$SLICE
+mkdir "$CG" || { not_ok "units: cannot make $CG"; exit 0; }
+# Every process out of the run's cgroups first, then the cgroups, deepest first.
+on_exit "for p in \$(cat $CG/*/cgroup.procs 2>/dev/null); do kill -9 \$p; done; sleep 0.1; find $CG -depth -type d -exec rmdir {} \;"
+
+# run_in UNIT N: N getppid calls from a process in $CG/UNIT; its pid appended to $TMP/UNIT.pids.
+run_in() {
+	mkdir -p "$CG/$1"
+	sh -c "echo \$\$ > '$CG/$1/cgroup.procs' && exec perl -e 'getppid() for 1..$2; print \"\$\$\\n\"'" \
+		>>"$TMP/$1.pids"
+}
+
+cat >"$TMP/u.conf" <<CONF
+[Daemon]
+FlushIntervalMSec=20
+[Selection]
+Name=units
+Events=syscalls:sys_enter_getppid
+Unit=tu-a.service tu-late.service nothing-like-it*.service
+CONF
+mkdir -p "$CG/tu-a.service" "$CG/tu-b.service"
+start_tracerd "$TMP/u.conf" "$TMP/u.out" || { not_ok "units: tracerd starts with Unit="; exit 0; }
+for i in 1 2 3; do run_in tu-a.service 5; run_in tu-b.service 7; done
+run_in tu-late.service 11		# made after tracerd started
+rmdir "$CG/tu-a.service"		# "restarted": a new cgroup of the same name
+run_in tu-a.service 13
+run_in tu-b.service 7
+sleep 0.3
+stop_tracerd
+
+count_of() { # count_of PIDFILE: records of those pids
+	local n=0 p
+	for p in $(cat "$1"); do n=$((n + $(grep -c -- "-$p " "$TMP/u.out"))); done
+	echo $n
+}
+a=$(count_of "$TMP/tu-a.service.pids"); b=$(count_of "$TMP/tu-b.service.pids")
+late=$(count_of "$TMP/tu-late.service.pids"); all=$(wc -l <"$TMP/u.out")
+note "tu-a.service $a (want 28), tu-late.service $late (want 11), tu-b.service $b (want 0), all $all"
+check "Unit=: every event of the selected units, one restarted in a new cgroup (5x3 + 13)" \
+	[ "$a" = 28 ]
+check "Unit=: a unit whose cgroup appeared after tracerd started is matched (11)" [ "$late" = 11 ]
+check "Unit=: nothing of another unit, nothing of other tasks" [ "$b" = 0 -a "$all" = 39 ]
+check "Unit=: what it rejected counts as filtered out (hits = filtered + delivered)" \
+	grep -Eq "sys_enter_getppid delivered=39 .* filtered=(2[1-9]|[3-9][0-9]|[0-9]{3,})" \
+	"$TMP/u.out.err"
+check "Unit=: a glob that matches nothing running is a warning, with its file and line" \
+	grep -q "u.conf:6: Unit=nothing-like-it\*.service matches no unit running now" "$TMP/u.out.err"
+
+# A malformed name: file:line:column, and no start.
+printf '[Selection]\nName=x\nEvents=syscalls:sys_enter_getppid\nUnit=ok.service  bad/name.service\n' \
+	>"$TMP/bad.conf"
+"$TRACERD" --config "$TMP/bad.conf" --foreground >"$TMP/bad.out" 2>&1
+rc=$?
+check "Unit=: a malformed unit name is refused at file:line:column (exit $rc)" \
+	grep -q "bad.conf:4:21: expected unit names or globs .*, got 'bad/name.service'" "$TMP/bad.out"
