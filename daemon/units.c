@@ -3,47 +3,16 @@
  * (kernel-events/unit_path.c), not from systemd's bus: they work the same
  * without systemd as PID 1, in a container, and for units since stopped. */
 #include <fnmatch.h>
+#include "kernel-events/unit_path.h"
 #include "attach/cgroup_watch.h"
 #include "log.h"
 #include "tracer.h"
 #include "units.h"
 #include "util.h"
 
-static bool glob_hit(const struct selection *s, const char *name)
-{
-	if (!*name)
-		return false;
-	for (size_t i = 0; i < s->n_units; i++)
-		if (fnmatch(s->units[i], name, 0) == 0)
-			return true;
-	return false;
-}
-
-/* Every slice the path goes through: Unit=system.slice takes its services. */
-static bool slice_hit(const struct selection *s, const char *path)
-{
-	char comp[UNIT_NAME_MAX];
-
-	for (const char *p = path; *p;) {
-		size_t n;
-
-		p += strspn(p, "/");
-		n = strcspn(p, "/");
-		if (n >= 7 && n < sizeof(comp) && !memcmp(p + n - 6, ".slice", 6)) {
-			memcpy(comp, p, n);
-			comp[n] = 0;
-			if (glob_hit(s, comp))
-				return true;
-		}
-		p += n;
-	}
-	return false;
-}
-
 bool units_match(const struct selection *s, const struct cgroup_info *c)
 {
-	return c->path && (glob_hit(s, c->names.unit) || glob_hit(s, c->names.user_unit) ||
-			   slice_hit(s, c->path));
+	return c->path && unit_path_match(s->units, s->n_units, c->path, &c->names);
 }
 
 struct fill {

@@ -1,6 +1,7 @@
 // SPDX-License-Identifier: GPL-2.0
 /* systemd's cgroup path rules: see unit_path.h. */
 #include <errno.h>
+#include <fnmatch.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -177,6 +178,37 @@ void unit_path_parse(const char *path, struct unit_names *ret)
 	user = skip_user_prefix(path);
 	if (user)
 		get_unit(user, ret->user_unit);
+}
+
+static bool glob_hit(char *const *globs, size_t n, const char *name, size_t len)
+{
+	char buf[UNIT_NAME_MAX];
+
+	if (!len || len >= sizeof(buf))
+		return false;
+	memcpy(buf, name, len);
+	buf[len] = 0;
+	for (size_t i = 0; i < n; i++)
+		if (fnmatch(globs[i], buf, 0) == 0)
+			return true;
+	return false;
+}
+
+bool unit_path_match(char *const *globs, size_t n, const char *path, const struct unit_names *names)
+{
+	if (glob_hit(globs, n, names->unit, strlen(names->unit)) ||
+	    glob_hit(globs, n, names->user_unit, strlen(names->user_unit)))
+		return true;
+	/* Every slice on the way: Unit=system.slice takes its services. */
+	for (const char *p = path; *p;) {
+		const char *c;
+		size_t len;
+
+		c = component(&p, &len);
+		if (is_slice(c, len) && glob_hit(globs, n, unescape(c, &len), len))
+			return true;
+	}
+	return false;
 }
 
 bool unit_glob_is_glob(const char *s)

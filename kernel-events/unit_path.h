@@ -34,5 +34,9 @@ void unit_path_parse(const char *path, struct unit_names *ret);
  * out, or -EINVAL with *bad_col the 0-based column of what is wrong. */
 int unit_glob_normalize(const char *word, char *out, size_t size, size_t *bad_col);
 bool unit_glob_is_glob(const char *s);
+/* Unit=: is the cgroup at path (with names, its unit_path_parse()) in one
+ * of the units globs name (fnmatch, as systemctl), or below one? Its unit,
+ * its user unit, or a slice it lies in. */
+bool unit_path_match(char *const *globs, size_t n, const char *path, const struct unit_names *names);
 
 #endif

@@ -47,19 +47,23 @@ EOF
 ct systemctl start tracerd || { not_ok "systemd_units: tracerd starts"; exit 0; }
 
 # run UNIT [--user]: the unit's program makes N getppid calls, then waits
-# while its MainPID and /proc/PID/cgroup are read (into $TMP/pids: PID UNIT CGROUP).
+# while its MainPID and /proc/PID/cgroup are read (into $TMP/pids: PID UNIT
+# CGROUP), and the unit is stopped.
 run() {
 	local unit=$1 user=${2:-} pid i
 	local sys=(env XDG_RUNTIME_DIR=/run/user/0)
 	ct cp /usr/bin/perl "/run/$unit"
 	ct "${sys[@]}" systemd-run $user --quiet --unit="$unit" "/run/$unit" \
-		-e "getppid() for 1..$N; sleep 2"
+		-e "getppid() for 1..$N; open(F, '>/run/$unit.done'); close(F); sleep 60"
 	for ((i = 0; i < 50; i++)); do
 		pid=$(ct "${sys[@]}" systemctl $user show -P MainPID "$unit")
 		[ -n "$pid" ] && [ "$pid" != 0 ] && break
 		sleep 0.05
 	done
 	echo "$(host_pid "$pid") $unit.service $(ct sed -n 's/^0:://p' "/proc/$pid/cgroup")" >>"$TMP/pids"
+	for ((i = 0; i < 200; i++)); do ct test -e "/run/$unit.done" && break; sleep 0.05; done
+	ct rm -f "/run/$unit.done"
+	ct "${sys[@]}" systemctl $user stop "$unit"
 }
 # The host's pid of the container's pid $1: TRACE_PID= is the kernel's
 # (init namespace) tgid, as common_pid.
@@ -74,9 +78,7 @@ host_pid() {
 run "$A"
 run "$B"
 run "$U" --user
-sleep 2.5
 run "$A"		# restarted: a new cgroup of the same name
-sleep 2.5
 while read -r l; do note "run: $l"; done <"$TMP/pids"
 
 jqq() { jq -e "$@" >/dev/null; }

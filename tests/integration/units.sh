@@ -67,3 +67,47 @@ printf '[Selection]\nName=x\nEvents=syscalls:sys_enter_getppid\nUnit=ok.service 
 rc=$?
 check "Unit=: a malformed unit name is refused at file:line:column (exit $rc)" \
 	grep -q "bad.conf:4:21: expected unit names or globs .*, got 'bad/name.service'" "$TMP/bad.out"
+
+# The store keeps each record's cgroup and the cgroup's path: --read names
+# the units after their cgroups are gone, and --read --unit filters on them.
+cat >"$TMP/s.conf" <<CONF
+[Daemon]
+FlushIntervalMSec=20
+Output=store
+[Store]
+Directory=$TMP/store
+[Selection]
+Name=stored
+Events=syscalls:sys_enter_getppid
+Filter=comm == "perl"
+CONF
+rm -f "$TMP"/*.pids
+start_tracerd_store "$TMP/s.conf" "$TMP/s.out" || { not_ok "units: tracerd starts with Output=store"; exit 0; }
+run_in tu-a.service 5
+run_in tu-b.service 7
+mkdir -p "$CG/app.slice/tu-c.service/sub"	# a unit's child cgroup: its unit still
+sh -c "echo \$\$ > '$CG/app.slice/tu-c.service/sub/cgroup.procs' && exec perl -e 'getppid() for 1..3; print \"\$\$\\n\"'" \
+	>>"$TMP/tu-c.service.pids"
+sleep 0.3
+stop_tracerd
+# The units stop: their cgroups go before the store is read.
+for d in tu-a.service tu-b.service app.slice/tu-c.service/sub app.slice/tu-c.service app.slice; do
+	rmdir "$CG/$d"
+done
+"$TRACERD" --read "$TMP/store" --json >"$TMP/s.json" 2>"$TMP/s.err"
+pid_json() { jq -c --arg p "$(cat "$TMP/$1.pids")" 'select(.TRACE_PID == $p) |
+	{TRACE_UNIT, TRACE_SLICE, TRACE_CGROUP, TRACE_USER_UNIT}' "$TMP/s.json" | sort | uniq -c | sed "s/^ *//"; }
+note "tu-a: $(pid_json tu-a.service); tu-c: $(pid_json tu-c.service)"
+check "--read --json: TRACE_UNIT=, TRACE_SLICE=, TRACE_CGROUP= of units whose cgroups are gone" \
+	[ "$(pid_json tu-a.service)" = "5 {\"TRACE_UNIT\":\"tu-a.service\",\"TRACE_SLICE\":\"$SLICE\",\"TRACE_CGROUP\":\"/$SLICE/tu-a.service\",\"TRACE_USER_UNIT\":null}" ]
+check "--read --json: a unit's child cgroup is its unit's, under the innermost slice" \
+	[ "$(pid_json tu-c.service)" = "3 {\"TRACE_UNIT\":\"tu-c.service\",\"TRACE_SLICE\":\"app.slice\",\"TRACE_CGROUP\":\"/$SLICE/app.slice/tu-c.service/sub\",\"TRACE_USER_UNIT\":null}" ]
+"$TRACERD" --read "$TMP/store" --unit 'tu-[ac]*' >"$TMP/s-ac.txt"
+"$TRACERD" --read "$TMP/store" --unit "$SLICE" >"$TMP/s-slice.txt"
+"$TRACERD" --read "$TMP/store" --unit tu-b >"$TMP/s-b.txt"	# a bare name is a .service
+n_of() { grep -c -- "-$(cat "$TMP/$2.pids") " "$1"; }
+check "--read --unit 'tu-[ac]*': exactly tu-a's 5 and tu-c's 3" \
+	[ "$(wc -l <"$TMP/s-ac.txt")" = 8 -a "$(n_of "$TMP/s-ac.txt" tu-a.service)" = 5 -a "$(n_of "$TMP/s-ac.txt" tu-c.service)" = 3 ]
+check "--read --unit SLICE: everything below the slice (15)" [ "$(wc -l <"$TMP/s-slice.txt")" = 15 ]
+check "--read --unit tu-b: tu-b.service's 7" \
+	[ "$(wc -l <"$TMP/s-b.txt")" = 7 -a "$(n_of "$TMP/s-b.txt" tu-b.service)" = 7 ]
