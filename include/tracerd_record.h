@@ -160,6 +160,9 @@ enum trace_src {
 	SRC_PID_COMM,		/* Aggregate='s common_pid.execname: the tid, then comm */
 	SRC_USER_STR,		/* a syscall's user string: off is its word after the
 				 * fixed part; unreadable or absent: no string at all */
+	SRC_CGROUP,		/* Aggregate='s cgroup: the current cgroup v2 id */
+	SRC_UNIT,		/* Aggregate='s unit: the same id, merged by unit name
+				 * in the dump (the names live in userspace) */
 };
 
 struct filter_insn {

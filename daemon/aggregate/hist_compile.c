@@ -74,6 +74,11 @@ static int resolve_key_field(struct hcomp *c, const struct hist_fref *f, struct 
 	case SRC_COMM:
 		s->width = TRACERD_COMM_LEN;
 		break;
+	case SRC_CGROUP:
+	case SRC_UNIT:
+		k->src = fs.src;
+		s->width = 8;
+		break;
 	case SRC_PID:
 		if (f->mod == HM_EXECNAME)
 			s->src = SRC_PID_COMM;
@@ -92,6 +97,9 @@ static int check_modifier(struct hcomp *c, const struct hist_fref *f, const stru
 {
 	if (f->mod == HM_NONE)
 		return 0;
+	if (s->src == SRC_CGROUP || s->src == SRC_UNIT)
+		return filter_error(c->src, f->mod_off, "%s is printed by name: no .%s", f->name,
+				    hist_mod_name(f->mod));
 	if (k->is_string)
 		return filter_error(c->src, f->mod_off, "%s is a string: .%s applies to numbers",
 				    f->name, hist_mod_name(f->mod));

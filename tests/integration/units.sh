@@ -21,7 +21,7 @@ on_exit "for p in \$(cat $CG/*/cgroup.procs 2>/dev/null); do kill -9 \$p; done; 
 run_in() {
 	mkdir -p "$CG/$1"
 	sh -c "echo \$\$ > '$CG/$1/cgroup.procs' && exec perl -e 'getppid() for 1..$2; print \"\$\$\\n\"'" \
-		>>"$TMP/$1.pids"
+		>>"$TMP/${1//\//_}.pids"
 }
 
 cat >"$TMP/u.conf" <<CONF
@@ -111,3 +111,55 @@ check "--read --unit 'tu-[ac]*': exactly tu-a's 5 and tu-c's 3" \
 check "--read --unit SLICE: everything below the slice (15)" [ "$(wc -l <"$TMP/s-slice.txt")" = 15 ]
 check "--read --unit tu-b: tu-b.service's 7" \
 	[ "$(wc -l <"$TMP/s-b.txt")" = 7 -a "$(n_of "$TMP/s-b.txt" tu-b.service)" = 7 ]
+
+# Aggregate= by unit (and by cgroup) equals the per-unit counts of the same
+# events taken one by one: a second selection stores them, and --read --json
+# names each record's unit.
+cat >"$TMP/a.conf" <<CONF
+[Daemon]
+FlushIntervalMSec=20
+Output=stdout
+[Store]
+Directory=$TMP/agg-store
+[Selection]
+Name=byunit
+Events=syscalls:sys_enter_getppid
+Filter=comm == "perl"
+Aggregate=hist:keys=unit:vals=hitcount:sort=hitcount.descending
+AggregateIntervalSec=0
+[Selection]
+Name=bycgroup
+Events=syscalls:sys_enter_getppid
+Filter=comm == "perl"
+Aggregate=hist:keys=cgroup:vals=hitcount
+AggregateIntervalSec=0
+[Selection]
+Name=each
+Events=syscalls:sys_enter_getppid
+Filter=comm == "perl"
+Output=store
+CONF
+start_tracerd_store "$TMP/a.conf" "$TMP/a.out" || { not_ok "units: tracerd starts with Aggregate=keys=unit"; exit 0; }
+mkdir -p "$CG/app.slice/tu-c.service/sub"
+run_in tu-a.service 5; run_in tu-a.service 4; run_in tu-b.service 7
+run_in app.slice/tu-c.service 2; run_in app.slice/tu-c.service/sub 3
+sleep 0.3
+stop_tracerd
+"$TRACERD" --read "$TMP/agg-store" --json >"$TMP/a.json"
+hist_of() { # hist_of KEY: "name count" per entry of that key's dump
+	awk -v k="$1" '$1 == "{" && $2 == k":" { n = $(NF); sub(/^\{ [a-z]+: */, ""); sub(/ *\} hitcount:.*/, ""); print $0, n }' "$TMP/a.out"
+}
+by_unit=$(hist_of unit | sort); by_cgroup=$(hist_of cgroup | sort)
+one_by_one_unit=$(jq -r '.TRACE_UNIT // "-"' "$TMP/a.json" | sort | uniq -c | awk '{print $2, $1}' | sort)
+one_by_one_cgroup=$(jq -r '.TRACE_CGROUP' "$TMP/a.json" | sort | uniq -c | awk '{print $2, $1}' | sort)
+note "by unit: $(echo $by_unit); one by one: $(echo $one_by_one_unit)"
+check "Aggregate=keys=unit: each unit's hitcount equals its records one by one, the cgroups of a unit merged (tu-c: 5)" \
+	[ -n "$by_unit" -a "$by_unit" = "$one_by_one_unit" ]
+check "Aggregate=keys=unit: tu-a.service 9, tu-b.service 7, tu-c.service 5" \
+	[ "$(grep -E '^tu-' <<<"$by_unit" | xargs)" = "tu-a.service 9 tu-b.service 7 tu-c.service 5" ]
+check "Aggregate=keys=cgroup: each cgroup's path with its records one by one" \
+	[ -n "$by_cgroup" -a "$by_cgroup" = "$one_by_one_cgroup" ]
+printf '[Selection]\nName=x\nEvents=syscalls:sys_enter_getppid\nFilter=unit == 1\n' >"$TMP/bad2.conf"
+"$TRACERD" --config "$TMP/bad2.conf" --foreground >"$TMP/bad2.out" 2>&1
+check "Filter= refuses unit: a key of Aggregate= only, use Unit=" \
+	grep -q "unit is a key of Aggregate= only: select units with Unit=" "$TMP/bad2.out"

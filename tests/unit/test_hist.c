@@ -59,6 +59,11 @@ static __u32 bpf_get_smp_processor_id(void)
 	return cur_cpu;
 }
 
+static __u64 bpf_get_current_cgroup_id(void)
+{
+	return 4242;	/* Aggregate='s unit and cgroup keys: checked live by units.sh */
+}
+
 #include "../../bpf/aggregate.bpf.h"
 
 static size_t map_key_size(const void *map)
