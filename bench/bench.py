@@ -318,7 +318,7 @@ class Bpftrace:
 
 class Tracerd:
     def __init__(self, ev, filt, tmp, label, build, output="stdout", journald=None, ring_only=False,
-                 aggregate=None):
+                 aggregate=None, unit=None):
         self.ev, self.filt, self.tmp, self.name = ev, filt, tmp, label
         self.build, self.output, self.journald = build, output, journald
         self.ring_only = ring_only  # bench/ring-drain.c: the daemon's code, no rendering
@@ -334,6 +334,8 @@ class Tracerd:
             f.write(f"[Selection]\nName=bench\nEvents={ev['tp']}\n")
             if filt:
                 f.write(f"Filter={filt}\n")
+            if unit:  # Unit=: checked before the filter, one lookup of the task's cgroup
+                f.write(f"Unit={unit}\n")
             if aggregate:  # counted in BPF; the dump at stop goes to stdout
                 f.write(f"Aggregate={aggregate}\nAggregateIntervalSec=0\n")
         self.aggregate = aggregate
@@ -450,6 +452,8 @@ def consumers_for(evname, ev, tmp, build, journal, compare=None):
          Tracerd(ev, None, tmp, "tracerd store zlib", build, output="store:zlib"),
          Tracerd(ev, None, tmp, "tracerd store none", build, output="store:none"),
          Tracerd(ev, ev["reject"], tmp, "tracerd reject", build),
+         # rejected by Unit= (no task runs in that unit) where the row above is by Filter=
+         Tracerd(ev, None, tmp, "tracerd unit reject", build, unit="tracerd-bench-nothing.service"),
          Tracerd(ev, ev["accept"], tmp, "tracerd accept", build),
          Tracerd(ev, ev["accept"], tmp, "tracerd aggregate accept", build,
                  aggregate=ev["hist"])]
@@ -478,6 +482,7 @@ def fmt(x, digits=0):
 
 BASE = {"ftrace": "ftrace", "ftrace reject": "ftrace reject", "ftrace accept": "ftrace accept",
         "tracerd stdout": "ftrace", "tracerd reject": "ftrace reject",
+        "tracerd unit reject": "ftrace reject",
         "tracerd accept": "ftrace accept", "tracerd journal": "ftrace",
         "tracerd stdout (B)": "ftrace", "tracerd ring (no text)": "ftrace",
         "tracerd store zstd": "ftrace", "tracerd store zlib": "ftrace", "tracerd store none": "ftrace",
