@@ -61,6 +61,7 @@ struct scratch {
 	struct trace_rec_hdr hdr;
 	__u8 data[2 * TRACERD_MAX_RECORD];
 	struct agg_scratch agg;		/* last: the record path's layout as it was */
+	struct unit_memo unit;		/* Unit='s last answer on this CPU */
 };
 
 struct {
@@ -148,7 +149,7 @@ int trace_event_class(void *ctx)
 		return PASS_ON;
 	st->hits++;
 	/* Unit= before the filter: another unit's event costs one lookup. */
-	if (d->unit_set && unit_rejects(d)) {
+	if (d->unit_set && unit_rejects(d, &s->unit)) {
 		st->filtered++;
 		return PASS_ON;
 	}

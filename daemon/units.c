@@ -54,6 +54,7 @@ static void on_new_cgroup(void *userdata, uint64_t id)
 	for (size_t i = 0; i < t->n_sels; i++)
 		if (t->sels[i]->unit_set)
 			write_verdict(t, t->sels[i], c);
+	loader_unit_changed(t->ld);
 }
 
 static int start_watch(struct tracer *t)
@@ -93,6 +94,7 @@ static int fill_set(struct tracer *t, struct sel_state *st, bool *hit)
 		cgroup_map_each(m, fill_one, &f);
 	}
 	cgroup_unlock();
+	loader_unit_changed(t->ld);
 	return m ? f.err : -ENOMEM;
 }
 
@@ -133,6 +135,7 @@ void units_detach(struct tracer *t, struct sel_state *st)
 	if (!st->unit_set)
 		return;
 	loader_unit_forget(t->ld, st->unit_set);
+	loader_unit_changed(t->ld);
 	t->unit_sets &= ~(1ULL << (st->unit_set - 1));
 	st->unit_set = 0;
 }

@@ -260,6 +260,7 @@ struct bpf_program *loader_instance(struct loader *l, unsigned k, int *err)
 	    bpf_map__reuse_fd(s->maps.agg_small, bpf_map__fd(l->skel->maps.agg_small)) ||
 	    bpf_map__reuse_fd(s->maps.agg_large, bpf_map__fd(l->skel->maps.agg_large)) ||
 	    bpf_map__reuse_fd(s->maps.unit_verdicts, bpf_map__fd(l->skel->maps.unit_verdicts)) ||
+	    bpf_map__reuse_fd(s->maps.unit_gen, bpf_map__fd(l->skel->maps.unit_gen)) ||
 	    tracerd_bpf__load(s)) {
 		*err = -errno;
 		tracerd_bpf__destroy(s);
@@ -316,6 +317,14 @@ int loader_unit_verdict(struct loader *l, unsigned set, uint64_t cgroup_id, unsi
 	if (bpf_map_update_elem(bpf_map__fd(l->skel->maps.unit_verdicts), &k, &v, BPF_ANY))
 		return -errno;
 	return 0;
+}
+
+/* After verdicts were written: what each CPU remembered of them goes. */
+void loader_unit_changed(struct loader *l)
+{
+	__u32 zero = 0, gen = ++l->unit_gen;
+
+	bpf_map_update_elem(bpf_map__fd(l->skel->maps.unit_gen), &zero, &gen, BPF_ANY);
 }
 
 /* Forgets every verdict of a set, once no slot uses it. */
