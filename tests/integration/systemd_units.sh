@@ -43,6 +43,12 @@ Filter=comm ~ "tru-*$RUN"
 Name=one
 Events=syscalls:sys_enter_getppid
 Unit=$A.service
+
+[Selection]
+Name=stored
+Events=syscalls:sys_enter_getppid
+Filter=comm ~ "tru-*$RUN"
+Output=store
 EOF
 ct systemctl start tracerd || { not_ok "systemd_units: tracerd starts"; exit 0; }
 
@@ -118,3 +124,19 @@ check "Unit=$A.service: exactly its two runs' $((2 * N)) entries, both started a
 	([.[].TRACE_PID] | unique | join(" ")) == $p' "$TMP/one.json"
 jq -r "\"\\(.TRACE_PID) \\(.TRACE_UNIT)\"" "$TMP/one.json" | sort | uniq -c | while read -r l; do note "one: $l"; done
 ct systemctl stop tracerd
+
+# The store copied out of the container: the host (no such units, another
+# cgroup tree) names them from the files alone.
+mkdir -p "$TMP/shipped"
+ct sh -c 'cd /var/lib/private/tracerd && tar -cf - *.tstore' | tar -C "$TMP/shipped" -xf -
+"$TRACERD" --read "$TMP/shipped" --unit "$B" >"$TMP/b.txt" 2>"$TMP/b.err"
+"$TRACERD" --read "$TMP/shipped" --unit "$U" --json >"$TMP/u.json" 2>>"$TMP/b.err"
+"$TRACERD" --read "$TMP/shipped" --unit 'system.slice' >"$TMP/sys.txt" 2>>"$TMP/b.err"
+note "shipped: --unit $B $(wc -l <"$TMP/b.txt"), --unit $U $(wc -l <"$TMP/u.json"), --unit system.slice $(wc -l <"$TMP/sys.txt")"
+check "shipped store: --read --unit $B on the host: its $N records, nothing else" \
+	[ "$(grep -c " $B-\| $B " "$TMP/b.txt")" = $N -a "$(wc -l <"$TMP/b.txt")" = $N ]
+check "shipped store: --read --unit (a user unit) --json: its $N records, named as the journal named them" \
+	jqq -s --arg u "$U.service" 'length == '$N' and all(.TRACE_UNIT == "user@0.service" and
+	.TRACE_USER_UNIT == $u and .TRACE_SLICE == "user-0.slice")' "$TMP/u.json"
+check "shipped store: --read --unit system.slice: both services' $((3 * N)) records" \
+	[ "$(wc -l <"$TMP/sys.txt")" = $((3 * N)) ]
