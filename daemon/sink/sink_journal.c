@@ -344,7 +344,7 @@ void journal_cgroup_fields(uint64_t id, const struct cgroup_info *c, journal_kv_
 	char num[24];
 
 	kv(ctx, "TRACE_CGROUP_ID", num, snprintf(num, sizeof(num), "%" PRIu64, id));
-	if (!c)
+	if (!c || !c->path)	/* not known: gone, or outside our cgroup namespace */
 		return;
 	kv(ctx, "TRACE_CGROUP", c->path, strlen(c->path));
 	if (c->names.unit[0])
