@@ -322,7 +322,7 @@ class Bpftrace:
 
 class Tracerd:
     def __init__(self, ev, filt, tmp, label, build, output="stdout", journald=None, ring_only=False,
-                 aggregate=None, stack=None):
+                 aggregate=None, stack=None, unit=None):
         self.ev, self.filt, self.tmp, self.name = ev, filt, tmp, label
         self.build, self.output, self.journald = build, output, journald
         self.ring_only = ring_only  # bench/ring-drain.c: the daemon's code, no rendering
@@ -340,6 +340,8 @@ class Tracerd:
                 f.write(f"Filter={filt}\n")
             if stack:  # StackTrace=
                 f.write(f"StackTrace={stack}\n")
+            if unit:  # Unit=: checked before the filter, one lookup of the task's cgroup
+                f.write(f"Unit={unit}\n")
             if aggregate:  # counted in BPF; the dump at stop goes to stdout
                 f.write(f"Aggregate={aggregate}\nAggregateIntervalSec=0\n")
         self.aggregate = aggregate
@@ -354,7 +356,7 @@ class Tracerd:
         return msg[0] if msg else f"exit {r.returncode}"
 
     def start(self):
-        self.err = f"{self.tmp}/tracerd.err"
+        self.err = f"{self.tmp}/tracerd-{abs(hash(self.name))}.err"  # one each: several may run at once
         if self.store:
             shutil.rmtree(self.store, ignore_errors=True)
         argv = [f"{self.build}/tracerd", "--config", self.conf]
@@ -456,6 +458,8 @@ def consumers_for(evname, ev, tmp, build, journal, compare=None):
          Tracerd(ev, None, tmp, "tracerd store zlib", build, output="store:zlib"),
          Tracerd(ev, None, tmp, "tracerd store none", build, output="store:none"),
          Tracerd(ev, ev["reject"], tmp, "tracerd reject", build),
+         # rejected by Unit= (no task runs in that unit) where the row above is by Filter=
+         Tracerd(ev, None, tmp, "tracerd unit reject", build, unit="tracerd-bench-nothing.service"),
          Tracerd(ev, ev["accept"], tmp, "tracerd accept", build),
          Tracerd(ev, ev["accept"], tmp, "tracerd aggregate accept", build,
                  aggregate=ev["hist"]),
@@ -489,6 +493,7 @@ def fmt(x, digits=0):
 
 BASE = {"ftrace": "ftrace", "ftrace reject": "ftrace reject", "ftrace accept": "ftrace accept",
         "tracerd stdout": "ftrace", "tracerd reject": "ftrace reject",
+        "tracerd unit reject": "ftrace reject",
         "tracerd accept": "ftrace accept", "tracerd journal": "ftrace",
         "tracerd stdout (B)": "ftrace", "tracerd ring (no text)": "ftrace",
         "tracerd store zstd": "ftrace", "tracerd store zlib": "ftrace", "tracerd store none": "ftrace",
@@ -685,39 +690,62 @@ def prog_stats(pid):
 def bench_bpf_runtime(evname, args, tmp, out, skipped):
     """ns per run of tracerd's class program, from the kernel's own BPF
     statistics. They cost two clock reads per run of every BPF program on the
-    machine, so they are on only here, not in the rounds above."""
+    machine, so they are on only here, not in the rounds above. Every
+    configuration runs at once, each tracerd its own program on the same
+    events, so that their ratios come from the same workload runs: a loaded
+    machine slows them all alike."""
     ev = EVENTS[evname]
     p = lambda *a: print(*a, file=out)
     path = "/proc/sys/kernel/bpf_stats_enabled"
     old = read(path).strip()
     p(f"\ntracerd's BPF program, ns per event it ran for (kernel.bpf_stats_enabled, "
-      f"median of {args.rounds} runs of {args.count // 4} events; includes the statistics' own clock reads):")
-    res = {}
-    for label, filt in (("no filter", None), ("reject", ev["reject"]), ("accept", ev["accept"])):
-        if f"tracerd {label}" in skipped:
-            p(f"  {label:<10} not measured: {skipped[f'tracerd {label}']}")
-            continue
-        c = Tracerd(ev, filt, tmp, f"tracerd {label}", args.build)
-        if filt and c.check():
-            p(f"  {label:<10} not measured: {c.check()}")
-            continue
-        per = []
-        c.start()
-        try:
-            for _ in range(args.rounds):
-                write(path, "1")
-                try:
-                    t0, n0 = prog_stats(c.proc.p.pid)
-                    run_workload(args.build, evname, args.count // 4)
-                    t1, n1 = prog_stats(c.proc.p.pid)
-                finally:
-                    write(path, old)
+      f"median of {args.rounds} runs of {args.count // 4} events, every configuration attached at once; "
+      f"includes the statistics' own clock reads):")
+    confs = [("no filter", None, None, args.build), ("reject", ev["reject"], None, args.build),
+             ("unit reject", None, "tracerd-bench-nothing.service", args.build),
+             ("accept", ev["accept"], None, args.build)]
+    if args.compare:
+        confs += [("reject (B)", ev["reject"], None, args.compare),
+                  ("accept (B)", ev["accept"], None, args.compare)]
+    running = []
+    try:
+        for label, filt, unit, build in confs:
+            if f"tracerd {label}" in skipped:
+                p(f"  {label:<12} not measured: {skipped[f'tracerd {label}']}")
+                continue
+            c = Tracerd(ev, filt, tmp, f"tracerd bpf {label}", build, unit=unit)
+            if c.check():
+                p(f"  {label:<12} not measured: {c.check()}")
+                continue
+            c.start()
+            running.append((label, c, []))
+        for _ in range(args.rounds):
+            write(path, "1")
+            try:
+                before = [prog_stats(c.proc.p.pid) for _, c, _ in running]
+                run_workload(args.build, evname, args.count // 4)
+                after = [prog_stats(c.proc.p.pid) for _, c, _ in running]
+            finally:
+                write(path, old)
+            for (label, c, per), (t0, n0), (t1, n1) in zip(running, before, after):
                 if n1 > n0:
                     per.append((t1 - t0) / (n1 - n0))
-        finally:
-            c.stop()
+    finally:
+        for _, c, _ in running:
+            try:
+                c.stop()
+            except Exception as e:
+                log(f"   {c.name}: {e}")
+    res = {}
+    for label, _, per in running:
         res[label] = median(per)
-        p(f"  {label:<10} {fmt(res[label])} ns (min {fmt(min(per) if per else None)})")
+        p(f"  {label:<12} {fmt(res[label])} ns (min {fmt(min(per) if per else None)})")
+    if "accept (B)" in res and res["accept (B)"] > 0:
+        p(f"  accept / accept (B): {res['accept'] / res['accept (B)']:.3f}x "
+          f"(the cgroup id in every record; target <= 1.05x)")
+    if res.get("reject", 0) > 0 and "unit reject" in res:
+        p(f"  unit reject / reject: {res['unit reject'] / res['reject']:.3f}x "
+          f"(rejected by Unit= against rejected by Filter=; target <= 1)")
     return res
 
 

@@ -155,6 +155,10 @@ static __always_inline bool agg_key_part(const struct agg_key_src *k, const __u8
 	case SRC_CPU:
 		v = bpf_get_smp_processor_id();
 		break;
+	case SRC_CGROUP:
+	case SRC_UNIT:
+		v = bpf_get_current_cgroup_id();
+		break;
 	default:
 		v = agg_load(rec, k->off, k->size, k->is_signed);
 	}

@@ -12,6 +12,7 @@
 #include "aggregate.bpf.h"
 #include "user_str.bpf.h"
 #include "stack.bpf.h"
+#include "unit.bpf.h"
 
 char LICENSE[] SEC("license") = "GPL";
 
@@ -61,6 +62,7 @@ struct scratch {
 	struct trace_rec_hdr hdr;
 	__u8 data[2 * TRACERD_MAX_RECORD];
 	struct agg_scratch agg;		/* last: the record path's layout as it was */
+	struct unit_memo unit;		/* Unit='s last answer on this CPU */
 };
 
 struct {
@@ -147,6 +149,11 @@ int trace_event_class(void *ctx)
 	if (!d || !st || !s)
 		return PASS_ON;
 	st->hits++;
+	/* Unit= before the filter: another unit's event costs one lookup. */
+	if (d->unit_set && unit_rejects(d, &s->unit)) {
+		st->filtered++;
+		return PASS_ON;
+	}
 
 	/* Decide first when the filter reads only the start of the record:
 	 * what it rejects is neither copied whole nor its payload read. The
@@ -208,6 +215,7 @@ int trace_event_class(void *ctx)
 	s->hdr.len = end;
 	s->hdr.flags = flags;
 	bpf_get_current_comm(s->hdr.comm, sizeof(s->hdr.comm));
+	s->hdr.cgroup_id = bpf_get_current_cgroup_id();
 
 	/* Wake the consumer only when this record carries the ring across
 	 * WakeupBytes: a wakeup is an IPI, and one per record while the

@@ -7,6 +7,7 @@
 #include "boot_id.h"
 #include "filter/filter.h"
 #include "kernel-events/field_source.h"
+#include "kernel-events/unit_path.h"
 #include "ptrkey.h"
 #include "read.h"
 #include "render/render.h"
@@ -179,6 +180,8 @@ static void print_json(struct reader_ctx *ctx, const struct store_rec *r,
 	json_kn(sb, "TRACE_PID", r->hdr.pid);
 	json_kn(sb, "TRACE_TID", r->hdr.tid);
 	json_kv(sb, "TRACE_COMM", r->hdr.comm, strnlen(r->hdr.comm, TRACERD_COMM_LEN));
+	if (r->hdr.cgroup_id)	/* 0: a file from before the cgroup was kept */
+		journal_cgroup_fields(r->hdr.cgroup_id, r->cgroup, json_kv_n, sb);
 	json_kn(sb, "TRACE_TIMESTAMP_NS", r->hdr.ts_ns);
 	json_kn(sb, "TRACE_TIME_REALTIME_USEC",
 		((int64_t)r->hdr.ts_ns + r->file->realtime_offset_ns) / 1000);
@@ -273,6 +276,14 @@ static const char *file_ksym(const void *ctx, uint64_t addr)
 	return store_file_ksym(ctx, addr);
 }
 
+/* --unit: by the names the writer stored; a record whose cgroup is not
+ * known is in no unit. */
+static bool in_units(const struct read_opts *o, const struct store_rec *r)
+{
+	return !o->n_units || (r->cgroup && r->cgroup->path &&
+			       unit_path_match(o->units, o->n_units, r->cgroup->path, &r->cgroup->names));
+}
+
 static int read_all(struct reader_ctx *ctx, struct store_reader *sr)
 {
 	const struct read_opts *o = ctx->o;
@@ -287,7 +298,8 @@ static int read_all(struct reader_ctx *ctx, struct store_reader *sr)
 		r.len = rec_stacks_split(r.hdr.flags, r.data, r.len, &stacks);
 		stacks.ksym = file_ksym;
 		stacks.ksym_ctx = r.file;
-		if (!in_range(o, &r) || !store_filter_match(&re->desc, &r.hdr, r.data, r.len))
+		if (!in_range(o, &r) || !in_units(o, &r) ||
+		    !store_filter_match(&re->desc, &r.hdr, r.data, r.len))
 			continue;
 		use_file_key(ctx, r.file);
 		sb_reset(&ctx->line);

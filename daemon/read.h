@@ -20,6 +20,8 @@ struct read_opts {
 	bool json, follow, raw_pointers;
 	const char *events;		/* globs, space or comma separated; NULL: all */
 	const char *filter;
+	char **units;			/* --unit: globs as Unit= takes them; none: all */
+	size_t n_units;
 	struct read_time since, until;
 };
 

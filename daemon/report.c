@@ -503,8 +503,10 @@ static int collect(struct tracer *t, const struct trace_slot *slot, int gen, str
 		}
 		hist_dump_free(&other);
 	}
-	if (r >= 0)
+	if (r >= 0) {
+		hist_merge_units(slot->hist, d->v, &d->n);
 		hist_sort_entries(slot->hist, d->v, d->n);
+	}
 	return r;
 }
 

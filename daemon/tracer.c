@@ -14,6 +14,8 @@
 #include "sink/sink.h"
 #include "knobs.h"
 #include "tracer.h"
+#include "units.h"
+#include "attach/cgroup_watch.h"
 #include "util.h"
 
 int tracer_new(struct tracer **ret, const struct config *cfg, struct diag *d)
@@ -161,6 +163,7 @@ void tracer_free(struct tracer *t)
 	hist_maps_close(&t->hist_maps);
 	kallsyms_set_fallback(NULL);
 	ksym_close();
+	cgroup_watch_free(t->cgroup_watch);
 	loader_free(t->ld);
 	registry_free(t->reg, render_release);
 	config_free(&t->cfg);
@@ -265,8 +268,12 @@ static bool same_attachments(const struct selection *a, const struct selection *
 {
 	if (!str_same(a->name, b->name) || !str_same(a->filter, b->filter) ||
 	    !str_same(a->aggregate, b->aggregate) || a->n_events != b->n_events ||
-	    a->syscall_strings != b->syscall_strings || a->stack_trace != b->stack_trace)
+	    a->syscall_strings != b->syscall_strings || a->stack_trace != b->stack_trace ||
+	    a->n_units != b->n_units)
 		return false;
+	for (size_t i = 0; i < a->n_units; i++)
+		if (strcmp(a->units[i], b->units[i]))
+			return false;
 	for (size_t i = 0; i < a->n_events; i++)
 		if (strcmp(a->events[i], b->events[i]))
 			return false;
@@ -381,6 +388,9 @@ static int attach_selection(struct tracer *t, struct sel_build *b, struct sel_st
 		.per_sec = s->rate_limit, .burst = s->rate_burst, .tokens = s->rate_burst,
 	};
 	*ret = st;
+	r = units_attach(t, st);
+	for (size_t i = 0; i < b->n_events; i++)
+		b->descs[i].unit_set = st->unit_set;
 	for (size_t i = 0; i < b->n_events && r >= 0; i++) {
 		struct tp_event *e = b->events[i];
 		bool refused = false;
@@ -437,6 +447,7 @@ static void sel_state_retire(struct tracer *t, struct sel_state *st, unsigned id
 		/* records still in the sink queue hold their own reference */
 		trace_slot_free(st->slots[i]);
 	}
+	units_detach(t, st);
 	sel_past_free(&st->past);
 	free(st->slots);
 	strv_free(st->refused, st->n_refused);

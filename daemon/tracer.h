@@ -14,6 +14,7 @@
 #include "resolve/registry.h"
 
 struct sink;
+struct cgroup_watch;
 
 /* What a slot counted before a reload detached it: its selection's changed
  * state (the same Name=) or a removed selection keeps these, so that the
@@ -42,6 +43,7 @@ struct sel_state {
 	uint64_t hist_due_usec;		/* the next AggregateIntervalSec= dump, 0: none */
 	unsigned hist_interval_sec;	/* what hist_due_usec was set for */
 	struct sel_past past;		/* the slots earlier states of this Name= had */
+	unsigned unit_set;		/* Unit=: its set of verdicts (units.c); 0: none */
 };
 
 struct tracer {
@@ -57,6 +59,8 @@ struct tracer {
 	struct hist_maps hist_maps;	/* Aggregate='s maps */
 	bool hist_stdout;		/* dumps in the hist file layout on stdout */
 	bool halted;			/* tracer_halt() ran */
+	uint64_t unit_sets;		/* Unit= sets in use, bit set - 1 */
+	struct cgroup_watch *cgroup_watch;	/* new cgroups, once a selection has Unit= */
 };
 
 /* tracer.c: the tracer's life. tracer_new() returns -ENOMEDIUM if tracefs

@@ -175,6 +175,10 @@ struct trace_rec_hdr {
 	__u32 len;			/* bytes of record that follow */
 	__u32 flags;
 	char comm[TRACERD_COMM_LEN];
+	/* bpf_get_current_cgroup_id(): the current task's cgroup v2 id, the
+	 * same "current" as common_pid (in interrupt context, whatever task
+	 * ran); kernel-events/cgroup.c names it. */
+	__u64 cgroup_id;
 };
 
 /* Filter bytecode, run by bpf/filter.bpf.h. A stack machine over booleans:
@@ -218,6 +222,9 @@ enum trace_src {
 				 * fixed part; unreadable or absent: no string at all */
 	SRC_STACKTRACE,		/* Aggregate='s common_stacktrace: the kernel call
 				 * path, TRACERD_HIST_STACK_FRAMES return addresses */
+	SRC_CGROUP,		/* Aggregate='s cgroup: the current cgroup v2 id */
+	SRC_UNIT,		/* Aggregate='s unit: the same id, merged by unit name
+				 * in the dump (the names live in userspace) */
 };
 
 struct filter_insn {
@@ -256,12 +263,30 @@ struct event_desc {
 	 * ustr_off[0] == 0 for every other event costs one branch. */
 	__u16 ustr_off[TRACERD_MAX_USTR];
 	__u32 stack;		/* StackTrace=: TRACERD_STACK_KERNEL | _USER, and a depth */
+	/* Unit=: nonzero, the selection's set of units in `unit_verdicts`;
+	 * the current task's cgroup must be in one of them (or below). */
+	__u32 unit_set;
 	struct filter_insn insns[TRACERD_FILTER_INSNS];
 	char strs[TRACERD_FILTER_STRS][TRACERD_FILTER_STR];
 };
 
+/* Unit= (bpf/unit.bpf.h): the daemon's verdict on each cgroup for each
+ * selection with Unit= (a set), keyed by cgroup id and set. A cgroup the
+ * daemon has not written yet is judged by its ancestors' verdicts, up to
+ * TRACERD_UNIT_LEVELS levels deep. */
+#define TRACERD_UNIT_SETS	64
+#define TRACERD_UNIT_LEVELS	16
+#define TRACERD_UNIT_CGROUPS	(1u << 16)	/* verdicts, over every set */
+enum { UNIT_REJECT = 1, UNIT_ACCEPT = 2 };
+
+struct unit_key {
+	__u64 cgroup_id;
+	__u32 set;
+	__u32 pad;
+};
+
 /* Per event slot and per CPU, read by the daemon for loss accounting:
- * hits = filtered + emitted + lost, or for an aggregating slot
+ * hits = filtered + emitted + lost (filtered: by Unit= or Filter=), or for an aggregating slot
  * hits = filtered + aggregated + agg_dropped. */
 struct event_stats {
 	__u64 hits;

@@ -62,6 +62,7 @@ struct hist_key {
 	bool is_stack;			/* common_stacktrace: hist_stack.c */
 	unsigned key_off, width;	/* in the key bytes */
 	const struct tp_symtab *tab;	/* flags/symbolic: printed as the line shows it */
+	int src;			/* enum trace_src: SRC_UNIT, SRC_CGROUP print by name */
 };
 
 /* After the TRACERD_HIST_STACK_DEPTH frames of a dumped common_stacktrace key:
@@ -117,6 +118,10 @@ struct hist_format_opts {
 	bool raw_pointers;	/* .sym and .hex of addresses: raw, else hashed */
 };
 
+/* Keys by unit: the entries of the cgroups of one unit become one (the
+ * first one's key bytes, hitcounts and sums added up). The entries' keys
+ * are the dump's own, written in place; *n shrinks. */
+void hist_merge_units(const struct hist *h, struct hist_entry *v, size_t *n);
 /* Sorts by sort= (default: hitcount ascending), ties by the key bytes. */
 void hist_sort_entries(const struct hist *h, struct hist_entry *v, size_t n);
 /* The kernel's hist file: header, one line per entry, Totals. */

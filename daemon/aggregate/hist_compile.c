@@ -80,6 +80,11 @@ static int resolve_key_field(struct hcomp *c, const struct hist_fref *f, struct 
 		k->is_stack = true;
 		s->width = TRACERD_HIST_STACK_FRAMES * 8;
 		break;
+	case SRC_CGROUP:
+	case SRC_UNIT:
+		k->src = fs.src;
+		s->width = 8;
+		break;
 	case SRC_PID:
 		if (f->mod == HM_EXECNAME)
 			s->src = SRC_PID_COMM;
@@ -101,6 +106,9 @@ static int check_modifier(struct hcomp *c, const struct hist_fref *f, const stru
 	if (k->is_stack)
 		return filter_error(c->src, f->mod_off, "%s takes no modifier: it prints as the "
 				    "kernel's hist file prints it, a frame per line", f->name);
+	if (s->src == SRC_CGROUP || s->src == SRC_UNIT)
+		return filter_error(c->src, f->mod_off, "%s is printed by name: no .%s", f->name,
+				    hist_mod_name(f->mod));
 	if (k->is_string)
 		return filter_error(c->src, f->mod_off, "%s is a string: .%s applies to numbers",
 				    f->name, hist_mod_name(f->mod));

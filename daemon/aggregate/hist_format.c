@@ -20,6 +20,7 @@
  * hashed as %p is unless RawPointers=yes. */
 #include <inttypes.h>
 #include "hist.h"
+#include "kernel-events/cgroup.h"
 #include "render/render_priv.h"
 #include "util.h"
 
@@ -114,6 +115,31 @@ static void put_stack(const struct hist_key *k, const uint8_t *key, const char *
 		sb_printf(out, "%s... (cut at %d frames)", sep, TRACERD_HIST_STACK_DEPTH);
 }
 
+/* A unit or cgroup key's name: the unit (or "-" for a cgroup of none, such
+ * as the root's kernel threads), the cgroup's path; NULL: not known. */
+static const char *cgroup_key_name(const struct hist_key *k, uint64_t id)
+{
+	const struct cgroup_info *c = cgroup_lookup(id);
+
+	if (!c)
+		return NULL;
+	if (k->src == SRC_CGROUP)
+		return c->path;
+	return c->names.unit[0] ? c->names.unit : "-";
+}
+
+static void put_cgroup_key(const struct hist_key *k, uint64_t id, struct strbuf *out)
+{
+	const char *s = cgroup_key_name(k, id);
+	char num[32];
+
+	if (!s) {	/* gone before the dump: its id */
+		snprintf(num, sizeof(num), "cgroup %" PRIu64, id);
+		s = num;
+	}
+	put_padded(out, s, strlen(s), 50);
+}
+
 static void put_value(const struct hist *h, const struct hist_key *k, const uint8_t *key,
 		      const struct hist_format_opts *o, struct strbuf *out)
 {
@@ -124,6 +150,10 @@ static void put_value(const struct hist *h, const struct hist_key *k, const uint
 	if (k->is_string) {
 		s = key_str(k, key, &n);
 		put_padded(out, s, n, 50);
+		return;
+	}
+	if (k->src == SRC_CGROUP || k->src == SRC_UNIT) {
+		put_cgroup_key(k, v, out);
 		return;
 	}
 	switch (k->mod) {
@@ -253,9 +283,80 @@ static int cmp_key(const struct hist_key *k, const uint8_t *a, const uint8_t *b)
 		return memcmp(a + k->key_off, b + k->key_off, k->width);
 	x = key_num(k, a);
 	y = key_num(k, b);
+	if (k->src == SRC_CGROUP || k->src == SRC_UNIT) {
+		const char *s = cgroup_key_name(k, x), *t = cgroup_key_name(k, y);
+
+		if (s && t && strcmp(s, t))
+			return strcmp(s, t);
+	}
 	if (k->is_signed && k->mod != HM_LOG2)
 		return (int64_t)x < (int64_t)y ? -1 : (int64_t)x > (int64_t)y;
 	return cmp_u64(x, y);
+}
+
+/* The first id of each unit name met: the key all that unit's entries take. */
+static uint64_t unit_representative(const struct hist_key *k, uint64_t id, uint64_t **seen,
+				    size_t *n_seen, size_t *cap)
+{
+	const char *name = cgroup_key_name(k, id);
+
+	if (!name)
+		return id;
+	for (size_t i = 0; i < *n_seen; i++)
+		if (!strcmp(cgroup_key_name(k, (*seen)[i]), name))
+			return (*seen)[i];
+	if (GROW(*seen, *cap, *n_seen) < 0)
+		return id;
+	(*seen)[(*n_seen)++] = id;
+	return id;
+}
+
+static __thread size_t merge_key_size;
+
+static int cmp_key_bytes(const void *a, const void *b)
+{
+	return memcmp(((const struct hist_entry *)a)->key, ((const struct hist_entry *)b)->key,
+		      merge_key_size);
+}
+
+void hist_merge_units(const struct hist *h, struct hist_entry *v, size_t *n)
+{
+	size_t out = 0;
+	bool any = false;
+
+	for (size_t i = 0; i < h->n_keys; i++)
+		any |= h->keys[i].src == SRC_UNIT;
+	if (!any)
+		return;
+	for (size_t i = 0; i < h->n_keys; i++) {
+		_cleanup_free_ uint64_t *seen = NULL;
+		size_t n_seen = 0, cap = 0;
+
+		if (h->keys[i].src != SRC_UNIT)
+			continue;
+		for (size_t e = 0; e < *n; e++) {
+			uint8_t *key = (uint8_t *)v[e].key + h->keys[i].key_off;
+			uint64_t id;
+
+			memcpy(&id, key, 8);
+			id = unit_representative(&h->keys[i], id, &seen, &n_seen, &cap);
+			memcpy(key, &id, 8);
+		}
+	}
+	/* Entries now equal in their key bytes become one: sorted by them,
+	 * neighbours. */
+	merge_key_size = h->desc.key_size;
+	qsort_safe(v, *n, sizeof(*v), cmp_key_bytes);
+	for (size_t e = 0; e < *n; e++) {
+		if (out && !memcmp(v[out - 1].key, v[e].key, merge_key_size)) {
+			v[out - 1].hitcount += v[e].hitcount;
+			for (size_t j = 0; j < TRACERD_AGG_VALS; j++)
+				v[out - 1].sums[j] += v[e].sums[j];
+			continue;
+		}
+		v[out++] = v[e];
+	}
+	*n = out;
 }
 
 /* qsort has no context argument: the histogram being sorted. */

@@ -262,6 +262,8 @@ struct bpf_program *loader_instance(struct loader *l, unsigned k, int *err)
 	    bpf_map__reuse_fd(s->maps.agg_budgets, bpf_map__fd(l->skel->maps.agg_budgets)) ||
 	    bpf_map__reuse_fd(s->maps.agg_small, bpf_map__fd(l->skel->maps.agg_small)) ||
 	    bpf_map__reuse_fd(s->maps.agg_large, bpf_map__fd(l->skel->maps.agg_large)) ||
+	    bpf_map__reuse_fd(s->maps.unit_verdicts, bpf_map__fd(l->skel->maps.unit_verdicts)) ||
+	    bpf_map__reuse_fd(s->maps.unit_gen, bpf_map__fd(l->skel->maps.unit_gen)) ||
 	    tracerd_bpf__load(s)) {
 		*err = -errno;
 		tracerd_bpf__destroy(s);
@@ -307,4 +309,37 @@ uint64_t loader_skipped(struct loader *l)
 	for (unsigned k = 1; k < TRACERD_PROG_INSTANCES; k++)
 		n += prog_skipped(l->extra[k]);
 	return n;
+}
+
+/* Unit=: the verdict on one cgroup for one set (UNIT_ACCEPT, UNIT_REJECT). */
+int loader_unit_verdict(struct loader *l, unsigned set, uint64_t cgroup_id, unsigned verdict)
+{
+	struct unit_key k = { .cgroup_id = cgroup_id, .set = set };
+	__u32 v = verdict;
+
+	if (bpf_map_update_elem(bpf_map__fd(l->skel->maps.unit_verdicts), &k, &v, BPF_ANY))
+		return -errno;
+	return 0;
+}
+
+/* After verdicts were written: what each CPU remembered of them goes. */
+void loader_unit_changed(struct loader *l)
+{
+	__u32 zero = 0, gen = ++l->unit_gen;
+
+	bpf_map_update_elem(bpf_map__fd(l->skel->maps.unit_gen), &zero, &gen, BPF_ANY);
+}
+
+/* Forgets every verdict of a set, once no slot uses it. */
+void loader_unit_forget(struct loader *l, unsigned set)
+{
+	int fd = bpf_map__fd(l->skel->maps.unit_verdicts);
+	struct unit_key k, next, *prev = NULL;
+
+	while (bpf_map_get_next_key(fd, prev, &next) == 0) {
+		k = next;
+		prev = &k;
+		if (next.set == set && bpf_map_delete_elem(fd, &next) == 0)
+			prev = NULL;	/* the walk starts over: deleting moved it */
+	}
 }

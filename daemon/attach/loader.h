@@ -68,4 +68,11 @@ void loader_detach(struct loader *l, struct attachment *a);
  * callback while the caller waits. */
 void loader_detach_many(struct loader *l, struct attachment **a, size_t n);
 
+/* Unit=: the verdict (UNIT_ACCEPT, UNIT_REJECT) on a cgroup for a set of
+ * units; forget drops a set's verdicts. */
+int loader_unit_verdict(struct loader *l, unsigned set, uint64_t cgroup_id, unsigned verdict);
+void loader_unit_forget(struct loader *l, unsigned set);
+/* After writing or forgetting verdicts: the program's remembered answers go. */
+void loader_unit_changed(struct loader *l);
+
 #endif

@@ -22,6 +22,7 @@ struct loader {
 	loader_progress_fn progress;
 	void *progress_userdata;
 	uint64_t progress_last_usec;
+	uint32_t unit_gen;		/* the last generation of Unit= verdicts written */
 };
 
 /* Copy k (>= 1) of the class program, loaded on first use. */

@@ -49,6 +49,8 @@ static void selection_free(struct selection *s)
 	free(s->aggregate);
 	pos_free(&s->aggregate_pos);
 	pos_free(&s->stack_trace_pos);
+	strv_free(s->units, s->n_units);
+	pos_free(&s->units_pos);
 	pos_free(&s->pos);
 }
 

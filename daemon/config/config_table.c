@@ -128,6 +128,12 @@ static const struct config_item table[] = {
 	  .pos_offset = offsetof(struct selection, filter_pos),	/* for the filter compiler */
 	  .def = "",
 	  .description = "kernel ftrace filter syntax; empty for all" },
+	{ .section = "Selection", .key = "Unit", .type = &config_type_units,
+	  .offset = offsetof(struct selection, units),
+	  .pos_offset = offsetof(struct selection, units_pos),	/* for the warning */
+	  .description = "only events of tasks in these systemd units' cgroups, or below: "
+			 "unit names or globs as systemctl takes them (a name without a type "
+			 "is a .service); repeatable, empty resets; none: every task" },
 	{ .section = "Selection", .key = "Priority", .type = &config_type_priority,
 	  .offset = offsetof(struct selection, priority),
 	  .names = priorities, .def = "info",

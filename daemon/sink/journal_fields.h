@@ -18,6 +18,14 @@
 	X(TIMESTAMP_NS, "TRACE_TIMESTAMP_NS")			\
 	X(TIME_REALTIME_USEC, "TRACE_TIME_REALTIME_USEC")
 
+/* The task's cgroup and systemd's names for it (journal_cgroup_fields()). */
+#define TRACE_CGROUP_FIELDS(X)					\
+	X(CGROUP_ID, "TRACE_CGROUP_ID")				\
+	X(CGROUP, "TRACE_CGROUP")				\
+	X(UNIT, "TRACE_UNIT")					\
+	X(SLICE, "TRACE_SLICE")					\
+	X(USER_UNIT, "TRACE_USER_UNIT")
+
 /* What marks tracerd's own entries (journalctl TRACE_STATS=1): reserved
  * too, and so is every TRACE_STATS_* (TRACE_RESERVED_PREFIX). Their other
  * fields (TRACE_RELOAD_SEQ, TRACE_CONFIG_*) share no entry with an event's. */

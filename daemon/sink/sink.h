@@ -9,6 +9,7 @@
 #include <stdio.h>
 #include "config/config.h"
 #include "consume/out_record.h"
+#include "kernel-events/cgroup.h"
 #include "render/render.h"
 #include "strbuf.h"
 
@@ -107,6 +108,9 @@ int journal_event_field_names(const struct tp_event *e, char ***ret);
  * when they filled the buffer; or name_STR_UNREADABLE= the errno's name
  * (EFAULT) when it could not be read. kv gets each key and value. */
 typedef void (*journal_kv_fn)(void *ctx, const char *key, const char *value, size_t n);
+/* TRACE_CGROUP_ID=, and when c (may be NULL) knows its path TRACE_CGROUP=, TRACE_UNIT=,
+ * TRACE_SLICE=, TRACE_USER_UNIT= (those the path has). */
+void journal_cgroup_fields(uint64_t id, const struct cgroup_info *c, journal_kv_fn kv, void *ctx);
 void journal_user_string(const char *name, const struct render_ustr *u, journal_kv_fn kv,
 			 void *ctx);
 

@@ -9,6 +9,7 @@
 #include <stdint.h>
 #include "diag.h"
 #include "strbuf.h"
+#include "kernel-events/cgroup.h"
 #include "kernel-events/events.h"
 #include "store/store_format.h"
 #include "tracerd_record.h"
@@ -93,6 +94,9 @@ struct store_rec {
 	struct trace_rec_hdr hdr;
 	const uint8_t *data;
 	size_t len;
+	/* hdr.cgroup_id's path and names as the writer saw them; NULL: none
+	 * (a file from before, or a cgroup gone before it was written) */
+	const struct cgroup_info *cgroup;
 };
 
 struct store_reader_opts {

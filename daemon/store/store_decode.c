@@ -8,6 +8,7 @@
 struct task {
 	uint32_t pid, tid;
 	char comm[TRACERD_COMM_LEN];
+	uint64_t cgroup_id;
 };
 
 static int split_columns(const struct bbuf *raw, struct rcur col[STORE_N_COLUMNS])
@@ -15,9 +16,16 @@ static int split_columns(const struct bbuf *raw, struct rcur col[STORE_N_COLUMNS
 	struct rcur rc = { raw->p, raw->p + raw->len, false };
 
 	for (unsigned i = 0; i < STORE_N_COLUMNS; i++) {
-		uint64_t n = rcur_varint(&rc);
-		const uint8_t *p = rcur_take(&rc, n);
+		uint64_t n;
+		const uint8_t *p;
 
+		/* A file from before the cgroup columns ends before them. */
+		if (i >= STORE_COL_TASK_CGROUPS && rc.p == rc.end) {
+			col[i] = (struct rcur){ rc.p, rc.p, false };
+			continue;
+		}
+		n = rcur_varint(&rc);
+		p = rcur_take(&rc, n);
 		if (!p)
 			return -EBADMSG;
 		col[i] = (struct rcur){ p, p + n, false };
@@ -45,6 +53,43 @@ static int parse_tasks(struct rcur *rc, struct task **ret, size_t *n)
 		if (GROW(*ret, cap, *n) < 0)
 			return -ENOMEM;
 		(*ret)[(*n)++] = t;
+	}
+	return 0;
+}
+
+/* CGROUPS: each id with its path, into the reader's table (ids are never
+ * reused, so one table serves every file); their ids in *ret. */
+static int parse_cgroups(struct store_reader *r, struct rcur *rc, uint64_t **ret, size_t *n)
+{
+	size_t cap = 0;
+
+	*n = 0;
+	while (rc->p < rc->end) {
+		uint64_t id = rcur_varint(rc), len = rcur_varint(rc);
+		const uint8_t *p = len < 4096 ? rcur_take(rc, len) : NULL;
+		char path[4096];
+
+		if (!p || rc->bad)
+			return -EBADMSG;
+		memcpy(path, p, len);
+		path[len] = 0;
+		if (!cgroup_map_add(r->cgroups, id, len ? path : NULL) || GROW(*ret, cap, *n) < 0)
+			return -ENOMEM;
+		(*ret)[(*n)++] = id;
+	}
+	return 0;
+}
+
+/* TASK_CGROUPS: each task's cgroup; none in a file from before them. */
+static int task_cgroups(struct rcur *rc, struct task *tasks, size_t n_tasks, const uint64_t *ids,
+			size_t n_ids)
+{
+	for (size_t i = 0; i < n_tasks && rc->p < rc->end; i++) {
+		uint64_t k = rcur_varint(rc);
+
+		if (rc->bad || k >= n_ids)
+			return -EBADMSG;
+		tasks[i].cgroup_id = ids[k];
 	}
 	return 0;
 }
@@ -103,6 +148,7 @@ static int decode_one(struct store_cursor *c, struct rcur col[STORE_N_COLUMNS],
 		return -ENOENT;
 	d->hdr.pid = tasks[ti].pid;
 	d->hdr.tid = tasks[ti].tid;
+	d->hdr.cgroup_id = tasks[ti].cgroup_id;
 	memcpy(d->hdr.comm, tasks[ti].comm, TRACERD_COMM_LEN);
 	d->hdr.slot = id;
 	d->hdr.len = len;
@@ -130,7 +176,8 @@ int decode_block(struct store_cursor *c, const struct store_chunk_hdr *h)
 {
 	struct rcur col[STORE_N_COLUMNS];
 	_cleanup_free_ struct task *tasks = NULL;
-	size_t n_tasks = 0, kept = 0;
+	_cleanup_free_ uint64_t *cgroups = NULL;
+	size_t n_tasks = 0, n_cgroups = 0, kept = 0;
 	uint64_t ts = 0;
 	int r;
 
@@ -138,6 +185,11 @@ int decode_block(struct store_cursor *c, const struct store_chunk_hdr *h)
 	c->data.len = 0;
 	if (split_columns(&c->raw, col) < 0 || (r = parse_tasks(&col[STORE_COL_TASKS], &tasks, &n_tasks)) < 0)
 		return -EBADMSG;
+	r = parse_cgroups(c->r, &col[STORE_COL_CGROUPS], &cgroups, &n_cgroups);
+	if (r >= 0)
+		r = task_cgroups(&col[STORE_COL_TASK_CGROUPS], tasks, n_tasks, cgroups, n_cgroups);
+	if (r < 0)
+		return r;
 	/* A record takes at least a byte in each of six columns: a count past
 	 * that is corrupt, and must not size an allocation. */
 	if (h->n_records > c->raw.len / 6 || grow_last(c) < 0)

@@ -59,6 +59,11 @@ enum store_column {
 	STORE_COL_LEN,		/* varint: record bytes */
 	STORE_COL_DATA,		/* record bytes, XOR the previous record of its event */
 	STORE_COL_TASKS,	/* the block's tasks: varint pid, tid, comm length, comm */
+	/* Since Unit= (within version 1; a file from before has neither, and
+	 * an older reader ignores them): */
+	STORE_COL_TASK_CGROUPS,	/* per task of TASKS: varint index into CGROUPS */
+	STORE_COL_CGROUPS,	/* the block's cgroups: varint id, varint path length, path
+				 * (from the cgroup2 root; length 0: not known) */
 	STORE_N_COLUMNS,
 };
 

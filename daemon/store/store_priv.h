@@ -28,6 +28,7 @@ struct store_evinfo {
 struct store_task {
 	uint32_t gen, idx, pid, tid;
 	char comm[TRACERD_COMM_LEN];
+	uint64_t cgroup_id;
 };
 
 struct store_count {
@@ -46,6 +47,8 @@ struct store_block {
 	size_t n_counts, cap_counts;
 	struct store_task tasks[STORE_TASK_HASH];
 	struct bbuf kaddrs;		/* kernel stack frames (__u64), for KSYMS */
+	uint64_t *cgroups;		/* this block's, in CGROUPS order */
+	size_t n_cgroups, cap_cgroups;
 };
 
 struct store_writer {

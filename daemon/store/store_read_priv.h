@@ -58,6 +58,7 @@ struct store_reader {
 	uint64_t skipped;
 	uint64_t unread;		/* records of files deleted before they were read */
 	uint64_t unread_unknown;	/* such files whose count cannot be known */
+	struct cgroup_map *cgroups;	/* every cgroup id the blocks named, with its path */
 };
 
 /* Opens and closes the file again, having read its FILE chunk and the time

@@ -6,6 +6,7 @@
  * before the codec sees it. Sealed blocks go to the file thread. */
 #include <signal.h>
 #include <time.h>
+#include "kernel-events/cgroup.h"
 #include "kernel-events/printfmt.h"
 #include "store/store_priv.h"
 #include "util.h"
@@ -211,6 +212,7 @@ static struct store_block *take_block(struct store_writer *w)
 	b->n = b->n_tasks = 0;
 	b->kaddrs.len = 0;
 	b->kaddrs.oom = false;
+	b->n_cgroups = 0;
 	b->raw = 0;
 	b->n_counts = 0;
 	b->gen = ++w->gen;
@@ -227,6 +229,30 @@ static void seal(struct store_writer *w)
 	w->open = NULL;
 }
 
+/* The index of a cgroup in the block's CGROUPS, which carries its path, so
+ * that a reader names it after it is gone, on another machine too. */
+static uint32_t cgroup_index(struct store_block *b, uint64_t id)
+{
+	const struct cgroup_info *c;
+	size_t n;
+
+	for (size_t i = 0; i < b->n_cgroups; i++)
+		if (b->cgroups[i] == id)
+			return i;
+	if (GROW(b->cgroups, b->cap_cgroups, b->n_cgroups) < 0) {
+		b->col[STORE_COL_CGROUPS].oom = true;
+		return 0;
+	}
+	b->cgroups[b->n_cgroups] = id;
+	c = cgroup_lookup(id);
+	n = c ? strlen(c->path) : 0;
+	bbuf_varint(&b->col[STORE_COL_CGROUPS], id);
+	bbuf_varint(&b->col[STORE_COL_CGROUPS], n);
+	if (n)
+		bbuf_put(&b->col[STORE_COL_CGROUPS], c->path, n);
+	return b->n_cgroups++;
+}
+
 static uint32_t task_index(struct store_block *b, const struct trace_rec_hdr *h)
 {
 	uint64_t c8;
@@ -239,12 +265,12 @@ static uint32_t task_index(struct store_block *b, const struct trace_rec_hdr *h)
 		struct store_task *t = &b->tasks[i];
 
 		if (t->gen == b->gen) {
-			if (t->tid == h->tid && t->pid == h->pid &&
+			if (t->tid == h->tid && t->pid == h->pid && t->cgroup_id == h->cgroup_id &&
 			    !memcmp(t->comm, h->comm, TRACERD_COMM_LEN))
 				return t->idx;
 			continue;
 		}
-		*t = (struct store_task){ b->gen, b->n_tasks, h->pid, h->tid, { 0 } };
+		*t = (struct store_task){ b->gen, b->n_tasks, h->pid, h->tid, { 0 }, h->cgroup_id };
 		memcpy(t->comm, h->comm, TRACERD_COMM_LEN);
 		break;
 	}
@@ -254,6 +280,7 @@ static uint32_t task_index(struct store_block *b, const struct trace_rec_hdr *h)
 	bbuf_varint(&b->col[STORE_COL_TASKS], h->tid);
 	bbuf_varint(&b->col[STORE_COL_TASKS], clen);
 	bbuf_put(&b->col[STORE_COL_TASKS], h->comm, clen);
+	bbuf_varint(&b->col[STORE_COL_TASK_CGROUPS], cgroup_index(b, h->cgroup_id));
 	return b->n_tasks++;
 }
 
@@ -413,6 +440,7 @@ void store_writer_free(struct store_writer *w)
 			bbuf_free(&w->blocks[i].col[c]);
 		free(w->blocks[i].slot_of);
 		bbuf_free(&w->blocks[i].kaddrs);
+		free(w->blocks[i].cgroups);
 		free(w->blocks[i].counts);
 	}
 	for (size_t i = 0; i < w->n_ev; i++) {

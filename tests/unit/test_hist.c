@@ -80,6 +80,11 @@ static long bpf_get_stack(void *ctx, void *buf, __u32 size, __u64 flags)
 	return n * 8;
 }
 
+static __u64 bpf_get_current_cgroup_id(void)
+{
+	return 4242;	/* Aggregate='s unit and cgroup keys: checked live by units.sh */
+}
+
 #include "../../bpf/aggregate.bpf.h"
 
 static size_t map_key_size(const void *map)

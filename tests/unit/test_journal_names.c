@@ -48,6 +48,7 @@ static void header_fields_reserved(void)
 		EXPECT_STREQ(name_of(#id), "TRACE_FIELD_" #id);		\
 	} while (0);
 	TRACE_HEADER_FIELDS(CHECK)
+	TRACE_CGROUP_FIELDS(CHECK)
 	TRACE_MARKER_FIELDS(CHECK)
 	TRACE_STACK_FIELDS(CHECK)
 #undef CHECK
