@@ -5,6 +5,7 @@
  * printed by the stdout sink's line formatter, or as one JSON object per
  * line with the journal sink's field names. */
 #include "boot_id.h"
+#include "export/trace_dat.h"
 #include "filter/filter.h"
 #include "kernel-events/field_source.h"
 #include "ptrkey.h"
@@ -20,12 +21,15 @@ struct read_ev {
 	struct event_desc desc;
 	char **names;			/* journal field names by field index */
 	size_t n_names;
+	unsigned dat_id;		/* --trace-dat: the event's id there */
 };
 
 struct reader_ctx {
 	const struct read_opts *o;
 	struct render_opts ropts;
 	struct sink *text_sink;		/* the stdout sink, for its line format */
+	struct trace_dat *dat;		/* --trace-dat */
+	int dat_err;
 	struct strbuf line, text;
 	struct read_ev **evs;
 	size_t n_evs, cap_evs;
@@ -72,6 +76,17 @@ static bool want_event(struct store_event *ev, void *userdata)
 		fprintf(stderr, "tracerd: --filter does not apply to %s:%s (%s): its records are not shown\n",
 			ev->event->system, ev->event->name, d.msg);
 		return false;
+	}
+	if (ctx->dat) {
+		int r = trace_dat_add_event(ctx->dat, ev->event, &re->dat_id);
+
+		if (r < 0) {
+			fprintf(stderr, "tracerd: --trace-dat: %s:%s: %s: its records are not written\n",
+				ev->event->system, ev->event->name, strerror(-r));
+			ctx->dat_err = r;
+			return false;
+		}
+		return true;
 	}
 	(void)render_prepare(ev->event);
 	if (ctx->o->json && journal_event_field_names(ev->event, &re->names) == 0)
@@ -272,6 +287,12 @@ static int read_all(struct reader_ctx *ctx, struct store_reader *sr)
 
 		if (!in_range(o, &r) || !store_filter_match(&re->desc, &r.hdr, r.data, r.len))
 			continue;
+		if (ctx->dat) {
+			k = trace_dat_add_record(ctx->dat, re->dat_id, &r.hdr, r.data, r.len);
+			if (k < 0)
+				return k;
+			continue;
+		}
 		use_file_key(ctx, r.file);
 		sb_reset(&ctx->line);
 		if (o->json)
@@ -282,6 +303,34 @@ static int read_all(struct reader_ctx *ctx, struct store_reader *sr)
 			return -errno;
 	}
 	return k;
+}
+
+/* The trace.dat written out, and what it says (or leaves out) on stderr;
+ * 1 if an event could not go into it. */
+static int finish_trace_dat(struct reader_ctx *ctx)
+{
+	struct trace_dat_stats s;
+	int r = trace_dat_finish(ctx->dat, &s);
+
+	if (r < 0) {
+		fprintf(stderr, "tracerd: --trace-dat: %s: %s\n", ctx->o->trace_dat, strerror(-r));
+		return r;
+	}
+	fprintf(stderr, "tracerd: %s: %llu records on %u CPUs", ctx->o->trace_dat,
+		(unsigned long long)s.records, s.cpus);
+	if (s.dropped)
+		fprintf(stderr, ", %llu lost records marked where they were lost",
+			(unsigned long long)s.dropped);
+	fprintf(stderr, "\n");
+	if (s.too_large)
+		fprintf(stderr, "tracerd: %s: %llu records longer than a ring-buffer page holds "
+			"are left out, marked as dropped\n", ctx->o->trace_dat,
+			(unsigned long long)s.too_large);
+	if (s.reordered)
+		fprintf(stderr, "tracerd: %s: %llu records earlier than their CPU's previous one "
+			"(another boot's clock?) are written at that one's time\n", ctx->o->trace_dat,
+			(unsigned long long)s.reordered);
+	return ctx->dat_err || s.too_large || s.reordered ? 1 : 0;
 }
 
 /* Whether files were deleted before they were read (each reported as found). */
@@ -316,10 +365,14 @@ int read_store(const struct read_opts *o)
 			return 2;
 	}
 	k = sink_stdout_new(&ctx.text_sink, stdout);
+	if (k >= 0 && o->trace_dat && (k = trace_dat_new(&ctx.dat, o->trace_dat)) < 0)
+		fprintf(stderr, "tracerd: --trace-dat: %s: %s\n", o->trace_dat, strerror(-k));
 	if (k >= 0)
 		k = store_reader_new(&sr, o->paths, o->n_paths, &so);
 	if (k >= 0)
 		k = read_all(&ctx, sr);
+	if (k >= 0 && ctx.dat)
+		k = finish_trace_dat(&ctx);
 	if (fflush(stdout) != 0 && k >= 0)
 		k = -errno;
 	if (k < 0 && k != -EPIPE)
@@ -339,6 +392,7 @@ int read_store(const struct read_opts *o)
 	sb_free(&ctx.line);
 	sb_free(&ctx.text);
 	sink_free(ctx.text_sink);
+	trace_dat_free(ctx.dat);
 	return k;
 }
 

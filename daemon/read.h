@@ -21,6 +21,7 @@ struct read_opts {
 	const char *events;		/* globs, space or comma separated; NULL: all */
 	const char *filter;
 	struct read_time since, until;
+	const char *trace_dat;		/* write the records there (trace.dat), not text */
 };
 
 /* "SECONDS[.frac]" (monotonic, as tracerd prints it), "@EPOCH[.frac]",
