@@ -30,6 +30,7 @@ struct reader_ctx {
 	struct sink *text_sink;		/* the stdout sink, for its line format */
 	struct trace_dat *dat;		/* --trace-dat */
 	int dat_err;
+	uint64_t lost;			/* records the ring buffer lost, marked in the store */
 	struct strbuf line, text;
 	struct read_ev **evs;
 	size_t n_evs, cap_evs;
@@ -276,6 +277,14 @@ static void use_file_key(struct reader_ctx *ctx, const struct store_file_info *f
 	}
 }
 
+/* The ring buffer lost records there: a mark in the trace.dat where they
+ * were lost, else counted (said at the end). */
+static int lost(struct reader_ctx *ctx, const struct store_rec *r)
+{
+	ctx->lost += r->lost;
+	return ctx->dat ? trace_dat_add_lost(ctx->dat, r->hdr.cpu, r->lost) : 0;
+}
+
 static int read_all(struct reader_ctx *ctx, struct store_reader *sr)
 {
 	const struct read_opts *o = ctx->o;
@@ -283,8 +292,14 @@ static int read_all(struct reader_ctx *ctx, struct store_reader *sr)
 	int k;
 
 	while ((k = store_reader_next(sr, &r)) > 0) {
-		const struct read_ev *re = r.ev->userdata;
+		const struct read_ev *re;
 
+		if (r.lost) {
+			if (in_range(o, &r) && (k = lost(ctx, &r)) < 0)
+				return k;
+			continue;
+		}
+		re = r.ev->userdata;
 		if (!in_range(o, &r) || !store_filter_match(&re->desc, &r.hdr, r.data, r.len))
 			continue;
 		if (ctx->dat) {
@@ -351,7 +366,7 @@ int read_store(const struct read_opts *o)
 {
 	struct reader_ctx ctx = { .o = o, .ropts = { .raw_pointers = o->raw_pointers } };
 	struct store_reader_opts so = { .follow = o->follow, .want_event = want_event, .idle = idle,
-					.userdata = &ctx };
+					.want_lost = true, .userdata = &ctx };
 	struct store_reader *sr = NULL;
 	int k;
 
@@ -382,6 +397,9 @@ int read_store(const struct read_opts *o)
 			(unsigned long long)store_reader_skipped(sr));
 	if (k >= 0 && sr && report_unread(sr))
 		k = 1;
+	if (k >= 0 && ctx.lost && !ctx.dat)
+		fprintf(stderr, "tracerd: %llu records were lost in the ring buffer while these were "
+			"written (of any selection)\n", (unsigned long long)ctx.lost);
 	k = k < 0 ? 2 : k == 1 || (sr && store_reader_skipped(sr)) ? 1 : 0;
 	store_reader_free(sr);
 	for (size_t i = 0; i < ctx.n_evs; i++) {

@@ -57,6 +57,8 @@ struct tracer {
 	struct hist_maps hist_maps;	/* Aggregate='s maps */
 	bool hist_stdout;		/* dumps in the hist file layout on stdout */
 	bool halted;			/* tracer_halt() ran */
+	uint64_t *lost_seen;		/* per CPU: the ring buffer's losses passed to the sink */
+	size_t n_lost_seen;
 };
 
 /* tracer.c: the tracer's life. tracer_new() returns -ENOMEDIUM if tracefs

@@ -15,7 +15,7 @@ pkgs=(
 	systemd-journal-remote
 	# tests/integration/trace_dat.sh: --trace-dat's files read by the real tools: trace-cmd
 	# report, a libkshark program, and KernelShark itself under Xvfb, photographed by import.
-	trace-cmd libkshark-dev kernelshark xvfb xauth imagemagick fonts-dejavu-core
+	trace-cmd libkshark-dev libjson-c-dev libtracecmd-dev libtracefs-dev kernelshark xvfb xauth imagemagick fonts-dejavu-core
 )
 missing=()
 for p in "${pkgs[@]}"; do

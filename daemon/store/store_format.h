@@ -58,6 +58,10 @@ enum store_column {
 	STORE_COL_LEN,		/* varint: record bytes */
 	STORE_COL_DATA,		/* record bytes, XOR the previous record of its event */
 	STORE_COL_TASKS,	/* the block's tasks: varint pid, tid, comm length, comm */
+	/* Added in version 1 (readers before it stop at TASKS): the ring
+	 * buffer's losses noticed while the block was open, each varint cpu,
+	 * varint timestamp (ns), varint count; in the order they were noticed. */
+	STORE_COL_LOST,
 	STORE_N_COLUMNS,
 };
 

@@ -230,8 +230,8 @@ int store_reader_next(struct store_reader *r, struct store_rec *rec)
 		d = cursor_head(best);
 		best->pos++;
 		*rec = (struct store_rec){
-			.file = &best->info, .ev = d->ev, .hdr = d->hdr,
-			.data = best->data.p + d->off, .len = d->len,
+			.file = &best->info, .lost = d->lost, .ev = d->ev, .hdr = d->hdr,
+			.data = d->lost ? NULL : best->data.p + d->off, .len = d->len,
 		};
 		return 1;
 	}
