@@ -1,10 +1,11 @@
 #!/usr/bin/env python3
-"""Compares `tracerd --read --json --raw-pointers STORE` with `trace-cmd report
--N -t` of the same records exported by --trace-dat. Per CPU, in order: every
+"""Compares `tracerd --read --json --raw-pointers STORE` (argv 1) with `trace-cmd
+report -N -t` (argv 2) of the same records exported by --trace-dat. Per CPU, in order: every
 record's timestamp (ns), pid (common_pid: the thread) and event name must be
 the same, and as many records. The text is compared after "event: ": events
 whose text differs are listed (DIFF lines, with a sample), and those not named
-in KNOWN (libtraceevent's known differences from the kernel's text) fail.
+in KNOWN (libtraceevent's known differences from the kernel's text, told by
+the event's print fmt in the tracefs of argv 3) fail.
 Prints key=value lines for the shell test; exits 0."""
 import json
 import re
@@ -12,19 +13,34 @@ import sys
 from collections import defaultdict
 
 # Where libtraceevent's text is not the kernel's, measured in this project
-# (bench/results/NOTES.md "Rendering", render_diff.sh): tracerd prints as
-# the kernel does, trace-cmd as libtraceevent does.
+# (bench/results/NOTES.md "Rendering", render_diff.sh): tracerd prints as the
+# kernel does, trace-cmd as libtraceevent does. An event's difference is
+# explained by what its print fmt (tracefs) uses.
 KNOWN = [
-    (r"syscalls:.*", "the kernel prints syscall events with its own functions "
-     "(print_syscall_enter/exit: no padding, no event: prefix), not their print fmt, "
-     "and tracerd adds the user strings it read (SyscallStrings=)"),
-    (r"kmem:(kmalloc|kfree|kmalloc_node|kmem_cache_alloc|kmem_cache_free)|"
-     r"timer:(timer_start|timer_expire_entry|hrtimer_start|hrtimer_expire_entry|timer_init|hrtimer_init)|"
-     r"workqueue:(workqueue_queue_work|workqueue_execute_start|workqueue_execute_end|workqueue_activate_work)|"
-     r"irq:.*|skb:(kfree_skb|consume_skb)|net:.*|sock:.*|tcp:.*|filelock:.*|writeback:.*",
-     "%pS/%ps (call sites, functions): the trace.dat has no kallsyms, libtraceevent "
-     "prints the address"),
+    (lambda sysname, fmt: sysname == "syscalls",
+     "syscall events: the kernel prints them with its own functions (print_syscall_enter/exit: "
+     "unpadded hex, 'sys_openat(...)', '-> ret'), not their print fmt; tracerd adds the user "
+     "strings it read (SyscallStrings=)"),
+    (lambda sysname, fmt: re.search(r"\b(jiffies|vmemmap_base)\b", fmt),
+     "the print fmt reads jiffies or vmemmap_base, which only the running kernel has: tracerd "
+     "prints field=value, libtraceevent computes with 0"),
+    (lambda sysname, fmt: re.search(r"%p[sSB]", fmt),
+     "%pS/%ps: the trace.dat carries no kallsyms (the store keeps none): libtraceevent prints "
+     "the address, the kernel the symbol"),
+    (lambda sysname, fmt: re.search(r"%p(?![a-zA-Z])", fmt),
+     "%p: libtraceevent prints 0x before the address, the kernel (hash-ptr off, --raw-pointers) "
+     "does not"),
 ]
+
+
+def print_fmt(tracefs, event):
+    sysname, name = event.split(":", 1)
+    try:
+        text = open(f"{tracefs}/events/{sysname}/{name}/format").read()
+    except OSError:
+        return ""
+    return text[text.find("print fmt:"):]
+
 
 LINE = re.compile(r"^\s*(?P<comm>.*)-(?P<pid>\d+)\s+\[(?P<cpu>\d+)\]\s+(?P<s>\d+)\.(?P<ns>\d{9}):"
                   r"\s+(?P<ev>[^:\s]+):\s?(?P<text>.*)$")
@@ -62,9 +78,10 @@ def read_report(path):
     return per_cpu, dropped
 
 
-def known(event):
-    for pat, why in KNOWN:
-        if re.fullmatch(pat, event):
+def known(tracefs, event):
+    fmt = print_fmt(tracefs, event)
+    for test, why in KNOWN:
+        if test(event.split(":", 1)[0], fmt):
             return why
     return None
 
@@ -92,7 +109,7 @@ def main():
                 sample.setdefault(x[3], (x[4], y[4]))
     unexplained = 0
     for ev in sorted(diff):
-        why = known(ev)
+        why = known(sys.argv[3], ev)
         unexplained += why is None
         print(f"DIFF {ev} differ={diff[ev]} same={same[ev]} known={'yes' if why else 'no'}: {why or ''}")
         print(f"  tracerd:   {sample[ev][0][:200]}")
