@@ -11,6 +11,7 @@
 #include "filter.bpf.h"
 #include "aggregate.bpf.h"
 #include "user_str.bpf.h"
+#include "stack.bpf.h"
 
 char LICENSE[] SEC("license") = "GPL";
 
@@ -186,6 +187,13 @@ int trace_event_class(void *ctx)
 		*(__u64 *)s->data = (__u64)d->id | (__u64)(__u32)pid_tgid << 32;
 	}
 	end = len;
+	if (d->stack) {		/* StackTrace=: once the filter accepted */
+		__u64 with = take_stacks(ctx, d, st, s->data, end);
+
+		if (with != end)
+			flags |= TRACERD_REC_STACKS;
+		end = with;
+	}
 
 	s->hdr.ts_ns = bpf_ktime_get_ns();
 	s->hdr.slot = slot;

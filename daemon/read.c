@@ -11,6 +11,7 @@
 #include "ptrkey.h"
 #include "read.h"
 #include "render/render.h"
+#include "render/render_stack.h"
 #include "sink/sink.h"
 #include "store/store.h"
 #include "store/store_filter.h"
@@ -169,7 +170,8 @@ static void json_user_string(void *userdata, const struct render_ustr *u)
 }
 
 /* The journal sink's entry for the record, as journalctl -o json shows it. */
-static void print_json(struct reader_ctx *ctx, const struct store_rec *r)
+static void print_json(struct reader_ctx *ctx, const struct store_rec *r,
+		       const struct rec_stacks *stacks)
 {
 	const struct tp_event *e = r->ev->event;
 	struct strbuf *sb = &ctx->line;
@@ -198,16 +200,19 @@ static void print_json(struct reader_ctx *ctx, const struct store_rec *r)
 		((int64_t)r->hdr.ts_ns + r->file->realtime_offset_ns) / 1000);
 	render_fields(e, &ctx->ropts, r->data, r->len, json_field, &jf);
 	render_user_strings(e, r->data, r->len, json_user_string, &jf);
+	render_stacks_fields(stacks, &r->hdr, &ctx->ropts, json_kv_n, sb);
 	sb_puts(sb, "}\n");
 }
 
-static void print_text(struct reader_ctx *ctx, const struct store_rec *r)
+static void print_text(struct reader_ctx *ctx, const struct store_rec *r,
+		       const struct rec_stacks *stacks)
 {
 	struct out_slot slot = { .event = r->ev->event, .selection = r->ev->selection,
 				 .priority = r->ev->priority };
 	struct out_record out = {
 		.slot = &slot, .priority = r->ev->priority, .hdr = &r->hdr, .rec = r->data,
-		.len = r->len, .render = ctx->ropts, .realtime_offset_ns = r->file->realtime_offset_ns,
+		.len = r->len, .stacks = *stacks, .render = ctx->ropts,
+		.realtime_offset_ns = r->file->realtime_offset_ns,
 	};
 
 	/* What the consumer does live: render, then the sink formats the line. */
@@ -285,6 +290,13 @@ static int lost(struct reader_ctx *ctx, const struct store_rec *r)
 	return ctx->dat ? trace_dat_add_lost(ctx->dat, r->hdr.cpu, r->lost) : 0;
 }
 
+/* A kernel frame as the file's writer named it (KSYMS): a store read on
+ * another boot or machine shows the writing kernel's symbols. */
+static const char *file_ksym(const void *ctx, uint64_t addr)
+{
+	return store_file_ksym(ctx, addr);
+}
+
 static int read_all(struct reader_ctx *ctx, struct store_reader *sr)
 {
 	const struct read_opts *o = ctx->o;
@@ -293,6 +305,8 @@ static int read_all(struct reader_ctx *ctx, struct store_reader *sr)
 
 	while ((k = store_reader_next(sr, &r)) > 0) {
 		const struct read_ev *re;
+		struct rec_stacks stacks;
+		uint32_t whole;
 
 		if (r.lost) {
 			if (in_range(o, &r) && (k = lost(ctx, &r)) < 0)
@@ -300,10 +314,17 @@ static int read_all(struct reader_ctx *ctx, struct store_reader *sr)
 			continue;
 		}
 		re = r.ev->userdata;
+		/* The record proper, as the live path renders it; its stacks apart. */
+		whole = r.len;
+		r.len = rec_stacks_split(r.hdr.flags, r.data, r.len, &stacks);
+		stacks.ksym = file_ksym;
+		stacks.ksym_ctx = r.file;
 		if (!in_range(o, &r) || !store_filter_match(&re->desc, &r.hdr, r.data, r.len))
 			continue;
 		if (ctx->dat) {
 			k = trace_dat_add_record(ctx->dat, re->dat_id, &r.hdr, r.data, r.len);
+			if (k >= 0 && r.len < whole)
+				k = trace_dat_add_stacks(ctx->dat, &r.hdr, &stacks);
 			if (k < 0)
 				return k;
 			continue;
@@ -311,9 +332,9 @@ static int read_all(struct reader_ctx *ctx, struct store_reader *sr)
 		use_file_key(ctx, r.file);
 		sb_reset(&ctx->line);
 		if (o->json)
-			print_json(ctx, &r);
+			print_json(ctx, &r, &stacks);
 		else
-			print_text(ctx, &r);
+			print_text(ctx, &r, &stacks);
 		if (fwrite(ctx->line.buf, 1, ctx->line.len, stdout) != ctx->line.len)
 			return -errno;
 	}
@@ -333,6 +354,8 @@ static int finish_trace_dat(struct reader_ctx *ctx)
 	}
 	fprintf(stderr, "tracerd: %s: %llu records on %u CPUs", ctx->o->trace_dat,
 		(unsigned long long)s.records, s.cpus);
+	if (s.stacks)
+		fprintf(stderr, ", %llu stack traces", (unsigned long long)s.stacks);
 	if (s.dropped)
 		fprintf(stderr, ", %llu lost records marked where they were lost",
 			(unsigned long long)s.dropped);

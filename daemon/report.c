@@ -26,6 +26,8 @@ static void add_bpf(const struct event_stats *bpf, struct sel_totals *tot)
 	tot->aggregated += bpf->aggregated;
 	tot->agg_dropped += bpf->agg_dropped;
 	tot->unreadable += bpf->ustr_unreadable;
+	tot->stack_cut += bpf->stack_cut;
+	tot->stack_lost += bpf->stack_lost;
 }
 
 void tracer_slot_totals(struct tracer *t, const struct trace_slot *slot, struct sel_totals *tot)
@@ -152,8 +154,8 @@ const struct record_counts *tracer_record_counts(struct tracer *t)
 static void report_selection(struct tracer *t, const char *name, const struct sel_totals *tot,
 			     size_t n_events, bool final, bool removed, uint64_t skipped)
 {
-	char f[15][160], errs[128];
-	const char *fields[15];
+	char f[17][160], errs[128];
+	const char *fields[17];
 
 	sink_errnos_format(tot->errnos, errs, sizeof(errs));
 	snprintf(f[0], sizeof(f[0]), "TRACE_STATS=1");
@@ -174,16 +176,19 @@ static void report_selection(struct tracer *t, const char *name, const struct se
 	snprintf(f[13], sizeof(f[13]), "TRACE_STATS_REMOVED=%d", removed);
 	snprintf(f[14], sizeof(f[14]), "TRACE_STATS_UNREADABLE_STRINGS=%llu",
 		 (unsigned long long)tot->unreadable);
+	snprintf(f[15], sizeof(f[15]), "TRACE_STATS_STACKS_CUT=%llu", (unsigned long long)tot->stack_cut);
+	snprintf(f[16], sizeof(f[16]), "TRACE_STATS_STACKS_LOST=%llu", (unsigned long long)tot->stack_lost);
 	for (size_t i = 0; i < ARRAY_SIZE(f); i++)
 		fields[i] = f[i];
 	sink_message(t->sink, LOG_INFO, fields, ARRAY_SIZE(fields),
-		     "%s: selection %s%s: %llu delivered, %llu lost, %llu suppressed, %llu sink errors%s%s%s, %llu filtered out, %llu aggregated, %llu dropped (histogram full); %llu syscall strings unreadable",
+		     "%s: selection %s%s: %llu delivered, %llu lost, %llu suppressed, %llu sink errors%s%s%s, %llu filtered out, %llu aggregated, %llu dropped (histogram full); %llu syscall strings unreadable; %llu stacks cut, %llu stacks lost",
 		     final ? "summary" : "stats", name, removed ? " (removed by a reload)" : "",
 		     (unsigned long long)tot->delivered, (unsigned long long)tot->lost,
 		     (unsigned long long)tot->suppressed, (unsigned long long)tot->sink_errors,
 		     errs[0] ? " (" : "", errs, errs[0] ? ")" : "",
 		     (unsigned long long)tot->filtered, (unsigned long long)tot->aggregated,
-		     (unsigned long long)tot->agg_dropped, (unsigned long long)tot->unreadable);
+		     (unsigned long long)tot->agg_dropped, (unsigned long long)tot->unreadable,
+		     (unsigned long long)tot->stack_cut, (unsigned long long)tot->stack_lost);
 }
 
 void report_stats(struct tracer *t, bool final)
@@ -237,12 +242,13 @@ static void event_line(FILE *out, const char *sel, const struct tp_event *e,
 {
 	if (!tot->hits && !tot->delivered)
 		return;
-	fprintf(out, "tracerd:   %-12s %s:%s delivered=%llu lost=%llu suppressed=%llu sink_errors=%llu filtered=%llu aggregated=%llu agg_dropped=%llu unreadable=%llu\n",
+	fprintf(out, "tracerd:   %-12s %s:%s delivered=%llu lost=%llu suppressed=%llu sink_errors=%llu filtered=%llu aggregated=%llu agg_dropped=%llu unreadable=%llu stack_cut=%llu stack_lost=%llu\n",
 		sel, e->system, e->name,
 		(unsigned long long)tot->delivered, (unsigned long long)tot->lost,
 		(unsigned long long)tot->suppressed, (unsigned long long)tot->sink_errors,
 		(unsigned long long)tot->filtered, (unsigned long long)tot->aggregated,
-		(unsigned long long)tot->agg_dropped, (unsigned long long)tot->unreadable);
+		(unsigned long long)tot->agg_dropped, (unsigned long long)tot->unreadable,
+		(unsigned long long)tot->stack_cut, (unsigned long long)tot->stack_lost);
 }
 
 /* Adds what p's entries for e counted to tot. */

@@ -12,6 +12,7 @@
 #include "log.h"
 #include "render/render.h"
 #include "sink/sink.h"
+#include "knobs.h"
 #include "tracer.h"
 #include "util.h"
 
@@ -222,6 +223,10 @@ struct sel_build {
 	struct hist **hists;		/* Aggregate=, per event; NULL: none */
 };
 
+_Static_assert(STACK_TRACE_KERNEL == TRACERD_STACK_KERNEL && STACK_TRACE_USER == TRACERD_STACK_USER &&
+	       STACK_TRACE_BOTH == (TRACERD_STACK_KERNEL | TRACERD_STACK_USER),
+	       "StackTrace='s values are the descriptor's bits");
+
 static int fill_desc(const struct tp_event *e, const struct selection *s,
 		     struct event_desc *desc, struct diag *d)
 {
@@ -245,6 +250,9 @@ static int fill_desc(const struct tp_event *e, const struct selection *s,
 	 * aggregating slot writes no record to carry them. */
 	if (s->syscall_strings && (!s->aggregate || !*s->aggregate))
 		event_desc_user_strings(e, desc);
+	desc->stack = s->stack_trace;	/* enum stack_trace is TRACERD_STACK_* bits */
+	if (desc->stack)
+		desc->stack |= (knob_num(KNOB_TEST_STACK_DEPTH, 0) & 0xff) << TRACERD_STACK_DEPTH_SHIFT;
 	return filter_compile(s->filter, e, &s->filter_pos, desc, d);
 }
 
@@ -289,7 +297,7 @@ static bool same_attachments(const struct selection *a, const struct selection *
 {
 	if (!str_same(a->name, b->name) || !str_same(a->filter, b->filter) ||
 	    !str_same(a->aggregate, b->aggregate) || a->n_events != b->n_events ||
-	    a->syscall_strings != b->syscall_strings)
+	    a->syscall_strings != b->syscall_strings || a->stack_trace != b->stack_trace)
 		return false;
 	for (size_t i = 0; i < a->n_events; i++)
 		if (strcmp(a->events[i], b->events[i]))

@@ -17,6 +17,8 @@ static const char *const knob_names[_KNOB_MAX] = {
 	[KNOB_TEST_CONSUMER_DELAY_US] = "TRACERD_TEST_CONSUMER_DELAY_US",
 	/* Queue writer sleep per record, to fill the queue on purpose. */
 	[KNOB_TEST_SINK_DELAY_US] = "TRACERD_TEST_SINK_DELAY_US",
+	/* Frames a stack walk keeps, 1..64 (StackTrace=), to cut stacks on purpose. */
+	[KNOB_TEST_STACK_DEPTH] = "TRACERD_TEST_STACK_DEPTH",
 };
 
 const char *knob_str(enum knob k)

@@ -105,6 +105,63 @@ TRACERD_INLINE __u32 tracerd_ustr_words(__u32 fixed_size)
 
 /* Record flags set by the BPF side. */
 #define TRACERD_REC_TRUNCATED	(1u << 0)	/* dynamic payload ran past MAX_RECORD */
+#define TRACERD_REC_STACKS	(1u << 1)	/* the record ends in stack frames (below) */
+
+/* Stack traces (StackTrace=, event_desc.stack): a record flagged
+ * TRACERD_REC_STACKS ends, after its own bytes (the fixed part, the
+ * __data_loc payload and any syscall user strings), in
+ *	n_kern kernel return addresses (__u64, innermost first),
+ *	n_user user return addresses (__u64, innermost first),
+ *	struct trace_stack_tail (8 bytes, the record's last),
+ * unaligned. So the record proper is the first
+ * len - sizeof(tail) - 8 * (n_kern + n_user) bytes, which
+ * tracerd_stacks_split() gives. The kernel frames start at the
+ * tracepoint's caller: the class program's bpf_get_stack() skips the
+ * tracing machinery below it (TRACERD_KSTACK_SKIP; the rest of the rule is
+ * kstack_trim(), daemon/render/render_stack.c). A walk keeps at most
+ * TRACERD_STACK_DEPTH frames: the program asks for one more, and a stack
+ * that had it is cut (TRACERD_STACK_CUT), never passed off as whole. */
+#define TRACERD_STACK_DEPTH	64
+#define TRACERD_STACK_KERNEL	(1u << 0)	/* event_desc.stack: what to take */
+#define TRACERD_STACK_USER	(1u << 1)
+/* The most a record's stacks add to it: both walks whole, and the tail. */
+#define TRACERD_MAX_STACKS	(2 * 8 * TRACERD_STACK_DEPTH + 8)
+/* event_desc.stack's bits 8-15: a lower depth (tests: TRACERD_TEST_STACK_DEPTH); 0: the limit. */
+#define TRACERD_STACK_DEPTH_SHIFT 8
+/* Frames bpf_get_stack() skips: none, the walk starts at the registers
+ * perf_trace_<class> took of its caller (perf_fetch_caller_regs); measured
+ * on 6.18, with kstack_machinery_name()'s rule (render_stack.c). */
+#define TRACERD_KSTACK_SKIP	0
+
+enum trace_stack_state {
+	TRACERD_STACK_NONE = 0,		/* not taken */
+	TRACERD_STACK_WHOLE,		/* every frame */
+	TRACERD_STACK_CUT,		/* the innermost TRACERD_STACK_DEPTH frames */
+	TRACERD_STACK_LOST,		/* the walk failed: err says why, no frames */
+};
+
+struct trace_stack_tail {
+	__u16 n_kern, n_user;
+	__u8 kern, user;		/* enum trace_stack_state */
+	__u8 kern_err, user_err;	/* TRACERD_STACK_LOST: the errno */
+};
+
+/* A record of len bytes flagged TRACERD_REC_STACKS: its tail and where its
+ * frames begin (the record proper's length); false if they do not fit. */
+TRACERD_INLINE bool tracerd_stacks_split(const void *rec, __u32 len,
+					 struct trace_stack_tail *tail, __u32 *frames_off)
+{
+	__u64 n;
+
+	if (len < sizeof(*tail))
+		return false;
+	__builtin_memcpy(tail, (const char *)rec + len - sizeof(*tail), sizeof(*tail));
+	n = 8ull * (tail->n_kern + tail->n_user) + sizeof(*tail);
+	if (n > len)
+		return false;
+	*frames_off = len - n;
+	return true;
+}
 
 struct trace_rec_hdr {
 	__u64 ts_ns;			/* bpf_ktime_get_ns(): CLOCK_MONOTONIC */
@@ -193,7 +250,7 @@ struct event_desc {
 	 * program reads and appends (SyscallStrings=); 0 ends the list, so
 	 * ustr_off[0] == 0 for every other event costs one branch. */
 	__u16 ustr_off[TRACERD_MAX_USTR];
-	__u32 reserved;
+	__u32 stack;		/* StackTrace=: TRACERD_STACK_KERNEL | _USER, and a depth */
 	struct filter_insn insns[TRACERD_FILTER_INSNS];
 	char strs[TRACERD_FILTER_STRS][TRACERD_FILTER_STR];
 };
@@ -209,6 +266,8 @@ struct event_stats {
 	__u64 aggregated;	/* counted in a histogram entry */
 	__u64 agg_dropped;	/* no histogram entry could be placed */
 	__u64 ustr_unreadable;	/* a user string that could not be read */
+	__u64 stack_cut;	/* a stack cut at TRACERD_STACK_DEPTH (kernel or user) */
+	__u64 stack_lost;	/* a stack walk that failed */
 };
 
 /* Aggregation (Aggregate=, the kernel's hist trigger language): per slot an

@@ -196,6 +196,8 @@ void loader_slot_stats(struct loader *l, unsigned id, struct event_stats *sum)
 		sum->aggregated += v->aggregated;
 		sum->agg_dropped += v->agg_dropped;
 		sum->ustr_unreadable += v->ustr_unreadable;
+		sum->stack_cut += v->stack_cut;
+		sum->stack_lost += v->stack_lost;
 	}
 }
 

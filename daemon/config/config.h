@@ -11,6 +11,9 @@
 /* OUTPUT_DAEMON: a selection's records go where [Daemon] Output= says. */
 enum output { OUTPUT_JOURNAL, OUTPUT_STDOUT, OUTPUT_STORE, OUTPUT_DAEMON };
 
+/* StackTrace=: the bits are tracerd_record.h's TRACERD_STACK_KERNEL and _USER. */
+enum stack_trace { STACK_TRACE_NO, STACK_TRACE_KERNEL, STACK_TRACE_USER, STACK_TRACE_BOTH };
+
 /* In the order of the store's codec numbers (docs/STORE.md). */
 enum store_compression { COMPRESSION_NONE, COMPRESSION_ZLIB, COMPRESSION_ZSTD };
 
@@ -47,6 +50,8 @@ struct selection {
 	struct conf_pos aggregate_pos;
 	unsigned aggregate_interval_sec;	/* a dump each interval; 0: only at stop */
 	bool syscall_strings;	/* SyscallStrings=: read syscalls' user strings */
+	int stack_trace;	/* StackTrace=: enum stack_trace, TRACERD_STACK_* bits */
+	struct conf_pos stack_trace_pos;
 };
 
 struct config {

@@ -156,12 +156,13 @@ int consumer_on_record(void *ctx, void *data, size_t size)
 		slot->rl->suppressed_unreported++;
 		return 0;
 	}
-	check_record(c, slot->event, (const uint8_t *)(h + 1), h->len, h->flags);
 	r = (struct out_record){
 		.slot = slot->out, .priority = out_slot_priority(slot->out), .hdr = h,
-		.rec = (const uint8_t *)(h + 1), .len = h->len, .render = c->render,
+		.rec = (const uint8_t *)(h + 1), .render = c->render,
 		.realtime_offset_ns = c->realtime_offset_ns,
 	};
+	r.len = rec_stacks_split(h->flags, r.rec, h->len, &r.stacks);
+	check_record(c, slot->event, r.rec, r.len, h->flags);
 	if (needs_text(c, slot->out)) {
 		sb_reset(&c->text);
 		render_event(slot->event, &r.render, r.rec, r.len, &c->text);

@@ -40,6 +40,9 @@ struct sel_totals {
 	/* Besides: syscall user strings that could not be read (their records
 	 * are delivered or not like any other), from BPF. */
 	uint64_t unreadable;
+	/* StackTrace=: stacks cut at TRACERD_STACK_DEPTH, walks that failed
+	 * (their records are delivered, marked), from BPF. */
+	uint64_t stack_cut, stack_lost;
 	uint64_t delivered, suppressed, sink_errors;	/* from the daemon */
 	struct sink_errno_count errnos[TRACERD_SINK_ERRNOS];	/* sink_errors by errno */
 };

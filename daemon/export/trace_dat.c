@@ -169,6 +169,32 @@ static int task_seen(struct trace_dat *t, uint32_t pid, const char *comm)
 int trace_dat_add_record(struct trace_dat *t, unsigned id, const struct trace_rec_hdr *h,
 			 const uint8_t *rec, size_t len)
 {
+	int r = td_add(t, id, h, rec, len);
+
+	if (r == 1)
+		t->records++;
+	return r < 0 ? r : 0;
+}
+
+int td_add_symbol(struct trace_dat *t, uint64_t addr, uint64_t size, const char *name, size_t len)
+{
+	char *n;
+
+	for (size_t i = t->n_syms; i-- > 0 && i + 64 >= t->n_syms;)	/* recent repeats */
+		if (t->syms[i].addr == addr)
+			return 0;
+	n = strndup(name, len);
+	if (!n || GROW(t->syms, t->cap_syms, t->n_syms) < 0) {
+		free(n);
+		return -ENOMEM;
+	}
+	t->syms[t->n_syms++] = (struct td_symbol){ addr, size, n };
+	return 0;
+}
+
+/* 1: written; 0: too large, marked dropped instead. */
+int td_add(struct trace_dat *t, unsigned id, const struct trace_rec_hdr *h, const uint8_t *rec, size_t len)
+{
 	int r = 0;
 	struct td_cpu *c = cpu_get(t, h->cpu, &r);
 
@@ -183,9 +209,7 @@ int trace_dat_add_record(struct trace_dat *t, unsigned id, const struct trace_re
 		t->too_large++;
 		return td_cpu_lost(c, 1);
 	}
-	if (r == 0)
-		t->records++;
-	return r;
+	return r < 0 ? r : 1;
 }
 
 int trace_dat_add_lost(struct trace_dat *t, unsigned cpu, uint64_t n)
@@ -210,7 +234,7 @@ int trace_dat_finish(struct trace_dat *t, struct trace_dat_stats *s)
 		t->reordered += t->cpus[i]->reordered;
 	}
 	r = td_file_write(t);
-	*s = (struct trace_dat_stats){ .records = t->records, .too_large = t->too_large,
+	*s = (struct trace_dat_stats){ .records = t->records, .stacks = t->stacks, .too_large = t->too_large,
 				       .reordered = t->reordered, .dropped = t->dropped,
 				       .cpus = t->n_cpus };
 	return r;
@@ -228,6 +252,9 @@ void trace_dat_free(struct trace_dat *t)
 		free(t->cpus[i]);
 	}
 	free(t->cpus);
+	for (size_t i = 0; i < t->n_syms; i++)
+		free(t->syms[i].name);
+	free(t->syms);
 	tdestroy(t->tasks, free);
 	if (t->fd >= 0)
 		close(t->fd);

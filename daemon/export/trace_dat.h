@@ -10,12 +10,14 @@
 #include <stddef.h>
 #include <stdint.h>
 #include "kernel-events/events.h"
+#include "render/render_stack.h"
 #include "tracerd_record.h"
 
 struct trace_dat;
 
 struct trace_dat_stats {
 	uint64_t records;		/* written */
+	uint64_t stacks;		/* kernel_stack and user_stack entries written */
 	uint64_t too_large;		/* longer than a page holds: left out, marked dropped */
 	uint64_t reordered;		/* earlier than their CPU's previous record: written at its time */
 	uint64_t dropped;		/* marks written: the losses the records came with */
@@ -32,6 +34,10 @@ int trace_dat_add_event(struct trace_dat *t, struct tp_event *e, unsigned *ret_i
  * of one CPU come in time order. */
 int trace_dat_add_record(struct trace_dat *t, unsigned id, const struct trace_rec_hdr *h,
 			 const uint8_t *rec, size_t len);
+/* trace_dat_stack.c: the stacks of the record just added (s from
+ * rec_stacks_split()), as ftrace:kernel_stack and ftrace:user_stack entries
+ * after it, their kernel functions into the file's kallsyms. */
+int trace_dat_add_stacks(struct trace_dat *t, const struct trace_rec_hdr *h, const struct rec_stacks *s);
 /* n records were lost on cpu after its last record so far: the next page
  * of that CPU says so (trace-cmd: "CPU:N [n EVENTS DROPPED]"). */
 int trace_dat_add_lost(struct trace_dat *t, unsigned cpu, uint64_t n);

@@ -130,6 +130,37 @@ static void put_task(const void *node, VISIT v, void *userdata)
 		fprintf(userdata, "%u %.*s\n", k->pid, (int)strnlen(k->comm, sizeof(k->comm)), k->comm);
 }
 
+static int cmp_sym(const void *a, const void *b)
+{
+	const struct td_symbol *x = a, *y = b;
+
+	return (x->addr > y->addr) - (x->addr < y->addr);
+}
+
+/* The stacks' functions, as /proc/kallsyms lists them, each once. */
+static int put_kallsyms(FILE *f, struct trace_dat *t)
+{
+	_cleanup_free_ char *text = NULL;
+	size_t len = 0;
+	FILE *m = open_memstream(&text, &len);
+
+	if (!m)
+		return -ENOMEM;
+	qsort_safe(t->syms, t->n_syms, sizeof(*t->syms), cmp_sym);
+	for (size_t i = 0; i < t->n_syms; i++)
+		if (!i || t->syms[i].addr != t->syms[i - 1].addr)
+			fprintf(m, "%016llx t %s\n", (unsigned long long)t->syms[i].addr, t->syms[i].name);
+	/* libtraceevent bounds a function by the next one: the last one's end. */
+	if (t->n_syms)
+		fprintf(m, "%016llx t %s\n",
+			(unsigned long long)(t->syms[t->n_syms - 1].addr + t->syms[t->n_syms - 1].size),
+			"(end of the stacks' functions)");
+	if (fclose(m) != 0)
+		return -ENOMEM;
+	put_text(f, text ? text : "", len, 4);
+	return 0;
+}
+
 /* "pid comm" lines, as saved_cmdlines has them. */
 static int put_cmdlines(FILE *f, const struct trace_dat *t)
 {
@@ -204,8 +235,11 @@ int td_file_write(struct trace_dat *t)
 		return -errno;
 	put_head(f);
 	put_events(f, t);
-	put32(f, 0);			/* kallsyms */
-	put32(f, 0);			/* printk formats */
+	/* kallsyms, then printk formats (none) */
+	r = put_kallsyms(f, t);
+	if (r < 0)
+		return r;
+	put32(f, 0);
 	r = put_cmdlines(f, t);
 	if (r < 0)
 		return r;

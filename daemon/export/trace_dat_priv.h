@@ -9,6 +9,7 @@
 #include <stdbool.h>
 #include <stdint.h>
 #include <stddef.h>
+#include "tracerd_record.h"
 
 #define TD_PAGE_SIZE		4096u
 #define TD_PAGE_HDR		16u		/* time_stamp, commit */
@@ -44,6 +45,11 @@ struct td_event {
 	unsigned id;
 };
 
+struct td_symbol {
+	uint64_t addr, size;
+	char *name;
+};
+
 struct td_task {
 	uint32_t pid;
 	char comm[16];
@@ -58,8 +64,15 @@ struct trace_dat {
 	size_t n_tasks;
 	struct td_cpu **cpus;
 	size_t n_cpus, cap_cpus;
-	uint64_t records, too_large, reordered, dropped;
+	struct td_symbol *syms;		/* kallsyms: the stacks' functions */
+	size_t n_syms, cap_syms;
+	uint64_t records, stacks, too_large, reordered, dropped;
 };
+
+/* trace_dat.c: a record of the export's event id on its CPU (records and
+ * stack entries alike); a function for kallsyms. */
+int td_add(struct trace_dat *t, unsigned id, const struct trace_rec_hdr *h, const uint8_t *rec, size_t len);
+int td_add_symbol(struct trace_dat *t, uint64_t addr, uint64_t size, const char *name, size_t len);
 
 /* trace_dat_file.c: the whole file, pages last. */
 int td_file_write(struct trace_dat *t);

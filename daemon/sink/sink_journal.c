@@ -18,6 +18,7 @@
 #include <systemd/sd-journal.h>
 #include "clock.h"
 #include "render/render.h"
+#include "render/render_stack.h"
 #include "journal_fields.h"
 #include "log.h"
 #include "sink.h"
@@ -68,6 +69,7 @@ TRACE_HEADER_FIELDS(JF_EQ)
 static const char *const reserved[] = {
 	TRACE_HEADER_FIELDS(JF_ID)
 	TRACE_MARKER_FIELDS(JF_ID)
+	TRACE_STACK_FIELDS(JF_ID)
 };
 #undef JF_ID
 
@@ -442,6 +444,7 @@ static int journal_emit(struct sink *s, const struct out_record *r)
 	 * (MESSAGE) is the consumer's rendering. */
 	render_fields(e, &r->render, r->rec, r->len, add_field, j);
 	render_user_strings(e, r->rec, r->len, add_user_string, j);
+	render_stacks_fields(&r->stacks, h, &r->render, add_kv_n, j);
 	return send_collected(j, fixed, ARRAY_SIZE(fixed));
 }
 

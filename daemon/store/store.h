@@ -8,6 +8,7 @@
 #include <stdbool.h>
 #include <stdint.h>
 #include "diag.h"
+#include "strbuf.h"
 #include "kernel-events/events.h"
 #include "store/store_format.h"
 #include "tracerd_record.h"
@@ -25,6 +26,9 @@ struct store_writer_opts {
 	 * block are on disk (err 0) or could not be written (-errno: lost). */
 	void (*done)(void *owner, uint64_t n, int err, void *userdata);
 	void *userdata;
+	/* A kernel address's symbol as %pS prints it, for the KSYMS chunks of
+	 * stack frames (file thread); false: none. NULL: frames undescribed. */
+	bool (*ksym)(uint64_t addr, struct strbuf *out);
 };
 
 struct store_writer_stats {
@@ -70,7 +74,11 @@ struct store_file_info {
 	char *boot_id;
 	char *pointer_key_id;		/* the key its pointers are hashed with (ptrkey.h) */
 	int64_t realtime_offset_ns;	/* CLOCK_REALTIME - CLOCK_MONOTONIC */
+	struct store_ksyms *ksyms;	/* its kernel frames' symbols (KSYMS chunks) */
 };
+/* A kernel frame's symbol as the file's writer named it ("func+0xoff/0xsize";
+ * "" none), NULL if the file does not say. */
+const char *store_file_ksym(const struct store_file_info *f, uint64_t addr);
 
 struct store_event {
 	unsigned id;			/* file-local */

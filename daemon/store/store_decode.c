@@ -97,7 +97,7 @@ static int decode_one(struct store_cursor *c, struct rcur col[STORE_N_COLUMNS],
 	ti = rcur_varint(&col[STORE_COL_TASK]);
 	d->hdr.flags = rcur_varint(&col[STORE_COL_FLAGS]);
 	len = rcur_varint(&col[STORE_COL_LEN]);
-	src = len <= TRACERD_MAX_RECORD ? rcur_take(&col[STORE_COL_DATA], len) : NULL;
+	src = len <= TRACERD_MAX_RECORD + TRACERD_MAX_STACKS ? rcur_take(&col[STORE_COL_DATA], len) : NULL;
 	for (unsigned i = 0; i < STORE_N_COLUMNS; i++)
 		if (col[i].bad)
 			return -EBADMSG;

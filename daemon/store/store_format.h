@@ -17,6 +17,7 @@ enum store_chunk_type {
 	STORE_CHUNK_FILE = 1,	/* first in every file: "key=value\n" lines */
 	STORE_CHUNK_EVENTS,	/* event descriptions, before the blocks using them */
 	STORE_CHUNK_BLOCK,	/* compressed records */
+	STORE_CHUNK_KSYMS,	/* kernel stack frames' symbols, before the blocks using them */
 };
 
 enum store_codec {

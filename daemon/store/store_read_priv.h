@@ -6,6 +6,7 @@
 
 #include "store/store.h"
 #include "store/store_codec.h"
+#include "store/store_ksyms.h"
 
 #define STORE_MAX_EVENT_ID	(1u << 20)
 
@@ -23,6 +24,7 @@ struct store_cursor {
 	int fd;				/* open only while read: a deleted file holds no disk */
 	uint64_t off;			/* the next chunk */
 	struct store_file_info info;
+	struct store_ksyms ksyms;	/* info.ksyms */
 	bool have_info, done, active;
 	bool idle;			/* at its end for now (follow): not looked at until the next poll */
 	bool gone, gap_reported;	/* deleted before it was read to its end */

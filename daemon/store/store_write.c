@@ -209,6 +209,8 @@ static struct store_block *take_block(struct store_writer *w)
 		b->col[i].oom = false;
 	}
 	b->n = b->n_tasks = 0;
+	b->kaddrs.len = 0;
+	b->kaddrs.oom = false;
 	b->raw = 0;
 	b->n_counts = 0;
 	b->gen = ++w->gen;
@@ -330,12 +332,38 @@ void store_writer_add_lost(struct store_writer *w, unsigned cpu, uint64_t ts_ns,
 	b->ts_max = ts_ns > b->ts_max ? ts_ns : b->ts_max;
 }
 
+/* The record's kernel frames that the block has not listed yet, for the
+ * file thread to describe (KSYMS); a frame seen again is skipped by a
+ * direct-mapped cache, which may list one twice, never miss one. */
+static void note_frames(struct store_writer *w, struct store_block *b,
+			const struct trace_rec_hdr *h, const uint8_t *rec, size_t len)
+{
+	size_t from = b->kaddrs.len;
+
+	store_ksyms_frames(h->flags, rec, len, &b->kaddrs);
+	for (size_t i = from; i + 8 <= b->kaddrs.len; i += 8) {
+		uint64_t a;
+		size_t k;
+
+		memcpy(&a, b->kaddrs.p + i, 8);
+		k = (a * 0x9e3779b97f4a7c15ULL) >> 54;
+		if (w->kseen[k] == a && w->kseen_gen[k] == b->gen) {
+			memmove(b->kaddrs.p + i, b->kaddrs.p + i + 8, b->kaddrs.len - i - 8);
+			b->kaddrs.len -= 8;
+			i -= 8;
+			continue;
+		}
+		w->kseen[k] = a;
+		w->kseen_gen[k] = b->gen;
+	}
+}
+
 int store_writer_append(struct store_writer *w, unsigned id, const struct trace_rec_hdr *h,
 			const uint8_t *rec, size_t len)
 {
 	struct store_block *b = w->open;
 
-	if (id >= w->n_ev || len > TRACERD_MAX_RECORD)
+	if (id >= w->n_ev || len > TRACERD_MAX_RECORD + TRACERD_MAX_STACKS)
 		return -EINVAL;
 	b = open_block(w, h->ts_ns);
 	if (count(b, id) < 0)
@@ -350,6 +378,8 @@ int store_writer_append(struct store_writer *w, unsigned id, const struct trace_
 	bbuf_varint(&b->col[STORE_COL_FLAGS], h->flags);
 	bbuf_varint(&b->col[STORE_COL_LEN], len);
 	put_data(w, b, id, rec, len);
+	if (h->flags & TRACERD_REC_STACKS)
+		note_frames(w, b, h, rec, len);
 	b->n++;
 	b->raw = 0;
 	for (unsigned i = 0; i < STORE_N_COLUMNS; i++)
@@ -402,6 +432,7 @@ void store_writer_free(struct store_writer *w)
 		for (unsigned c = 0; c < STORE_N_COLUMNS; c++)
 			bbuf_free(&w->blocks[i].col[c]);
 		free(w->blocks[i].slot_of);
+		bbuf_free(&w->blocks[i].kaddrs);
 		free(w->blocks[i].counts);
 	}
 	for (size_t i = 0; i < w->n_ev; i++) {
@@ -412,6 +443,7 @@ void store_writer_free(struct store_writer *w)
 	free(w->prev);
 	free(w->prev_gen);
 	store_compressor_free(w->comp);
+	ksym_set_free(&w->ksyms);
 	store_dir_unlock(w->sdir);
 	bbuf_free(&w->payload);
 	bbuf_free(&w->out);

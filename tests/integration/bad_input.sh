@@ -55,7 +55,7 @@ cc "mistyped key: did you mean" 1 ":2:1: unknown key 'RingBufferSzie' in [Daemon
 conf typo2 $'[Selection]\nName=s\nevent=sched:sched_switch\n'
 cc "mistyped [Selection] key: did you mean" 1 ":3:1: unknown key 'event' in [Selection]; did you mean 'Events'?"
 conf unkkey2 $'[Selection]\nColour=blue\n'
-cc "unknown [Selection] key" 1 ":2:1: unknown key 'Colour' in [Selection]; expected Name, Events, Filter, Priority, RateLimit, RateLimitBurst, Output, Aggregate, AggregateIntervalSec or SyscallStrings"
+cc "unknown [Selection] key" 1 ":2:1: unknown key 'Colour' in [Selection]; expected Name, Events, Filter, Priority, RateLimit, RateLimitBurst, Output, Aggregate, AggregateIntervalSec, SyscallStrings or StackTrace"
 for v in 3K 2G lots -8M 99999999999999999999 2K 8Q 12K; do
 	conf size "[Daemon]"$'\n'"RingBufferSize=$v"$'\n'"$SEL"
 	cc "RingBufferSize=$v" 1 ":2:16: expected a power of two from 4K to 1G, got '$v'" "                   ^"
