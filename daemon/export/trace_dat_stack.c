@@ -62,7 +62,9 @@ int trace_dat_add_stacks(struct trace_dat *t, const struct trace_rec_hdr *h, con
 	struct strbuf sb = { 0 };
 	int r = 0;
 
-	if (tail->n_kern) {
+	/* A stack taken, even of no frame (cut to nothing, lost), is an entry,
+	 * as --read shows a block for it. */
+	if (tail->kern != TRACERD_STACK_NONE) {
 		unsigned first = rec_stacks_kernel_first(s);
 
 		for (unsigned i = first; i < tail->n_kern && r >= 0; i++)
@@ -70,7 +72,7 @@ int trace_dat_add_stacks(struct trace_dat *t, const struct trace_rec_hdr *h, con
 		if (r >= 0)
 			r = put_stack(t, h, TD_ID_KERNEL_STACK, 0, s, false, first, tail->n_kern);
 	}
-	if (r >= 0 && tail->n_user)
+	if (r >= 0 && tail->user != TRACERD_STACK_NONE)
 		r = put_stack(t, h, TD_ID_USER_STACK, h->pid, s, true, 0, tail->n_user);
 	sb_free(&sb);
 	return r;

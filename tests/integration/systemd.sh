@@ -637,6 +637,12 @@ store_check() {
 	"$TRACERD" --read "$TMP/shipped" >"$TMP/shipped.txt" 2>"$TMP/shipped.err"
 	check "store: files copied to the host read back with --read (exit $?)" [ $? = 0 ]
 	check "store: what the host reads equals what the container read" cmp -s "$TMP/store.txt" "$TMP/shipped.txt"
+	# And exports for trace-cmd on the host (issue 22): the same records.
+	"$TRACERD" --read "$TMP/shipped" --trace-dat "$TMP/shipped.dat" 2>"$TMP/shipped-dat.err"
+	check "store: the shipped files export as trace.dat (exit $?: $(cat "$TMP/shipped-dat.err"))" [ -s "$TMP/shipped.dat" ]
+	n=$(trace-cmd report -N "$TMP/shipped.dat" 2>/dev/null | grep -c ' sys_enter_sysfs: ')
+	check "store: trace-cmd report shows the container's records ($n of $(grep -c 'sys_sysfs(' "$TMP/store.txt"))" \
+		[ "$n" -gt 0 -a "$n" = "$(grep -c 'sys_sysfs(' "$TMP/store.txt")" ]
 	note "shipped: $(cat "$TMP/shipped.err")"
 	check "store: the host says the files are another boot's: their pointers hash with a key of its own" \
 		grep -q "written on another boot ($(ct cat /proc/sys/kernel/random/boot_id)): pointers are hashed with a key of this run only" "$TMP/shipped.err"

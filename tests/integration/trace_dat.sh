@@ -125,6 +125,49 @@ else
 	not_ok "loss: tracerd runs with a 16K ring"
 fi
 
+# --- stacks: the kernel's own stack-trace entries ----------------------------
+printf '[Daemon]\nOutput=store\nFlushIntervalMSec=50\nStatsIntervalSec=0\n[Selection]\nName=stacks\nEvents=sched:sched_process_exec signal:signal_generate\nStackTrace=both\n[Store]\nDirectory=%s/stacks\n' \
+	"$OUT" >"$TMP/stacks.conf"
+if start_tracerd_store "$TMP/stacks.conf" "$TMP/stacksd"; then
+	for i in $(seq 20); do /bin/true; sh -c 'kill -0 $$'; done
+	sleep 0.2
+	stop_tracerd
+	"$TRACERD" --read "$OUT/stacks" >"$TMP/stacks.txt" 2>/dev/null
+	"$TRACERD" --read "$OUT/stacks" --trace-dat "$OUT/stacks.dat" 2>"$TMP/stacks.err"
+	trace-cmd report "$OUT/stacks.dat" >"$TMP/stacks.report" 2>/dev/null
+	# Each kernel stack as a tuple of function names: --read's " => f"
+	# lines after "<stack trace>", trace-cmd's "=> f (addr)" after kernel_stack.
+	python3 - "$TMP/stacks.txt" "$TMP/stacks.report" >"$TMP/stacks.cmp" <<'PY'
+import re, sys
+def blocks(path, start, frame):
+    out, cur = [], None
+    for line in open(path):
+        if start in line:
+            cur = []
+            out.append(cur)
+            continue
+        m = re.match(frame, line)
+        if cur is not None and m:
+            cur.append(m.group(1))
+        else:
+            cur = None
+    return sorted(map(tuple, out))
+a = blocks(sys.argv[1], "<stack trace>", r"^ => (\S+)$")
+b = blocks(sys.argv[2], "kernel_stack:", r"^=> (\S+) \([0-9a-f]+\)$")
+print(len(a), len(b), "same" if a == b else "differ")
+PY
+	read -r n_read n_dat same <"$TMP/stacks.cmp"
+	note "stacks: $(cat "$TMP/stacks.err")"
+	check "stacks: a kernel_stack entry for each record's kernel stack ($n_dat of $n_read)" \
+		[ "$n_read" -gt 0 -a "$n_read" = "$n_dat" ]
+	check "stacks: trace-cmd names the same functions in the same order as --read" [ "$same" = same ]
+	check "stacks: trace-cmd prints them as <stack trace > blocks" grep -q '<stack trace >' "$TMP/stacks.report"
+	check "stacks: a user_stack entry for each user stack" \
+		[ "$(grep -c '<user stack trace>' "$TMP/stacks.txt")" = "$(grep -c ' user_stack: ' "$TMP/stacks.report")" ]
+else
+	not_ok "stacks: tracerd runs with StackTrace=both"
+fi
+
 # --- version 7, zstd: trace-cmd's own conversion reads the same ----------
 trace-cmd convert --file-version 7 --compression zstd -i "$OUT/all.dat" -o "$OUT/all7.dat" >/dev/null 2>&1
 check "trace-cmd convert makes a v7 zstd file" [ -s "$OUT/all7.dat" ]
