@@ -230,9 +230,10 @@ class PerfRecord:
     """`perf record -a` of the one event; started disabled, enabled through its
     control fifo, so that its start-up is not measured."""
 
-    def __init__(self, ev, filt, tmp, label, compress=False):
+    def __init__(self, ev, filt, tmp, label, compress=False, callgraph=False):
         self.ev, self.filt, self.tmp, self.name = ev, filt, tmp, label
         self.compress = compress  # -z: the bytes on disk are compared with the store's
+        self.callgraph = callgraph  # -g: kernel and user stacks, against StackTrace=
 
     def start(self):
         self.data = f"{self.tmp}/perf.data"
@@ -245,6 +246,8 @@ class PerfRecord:
                 "--control", f"fifo:{ctl},{ack}", "-o", self.data]
         if self.compress:
             argv.insert(2, "-z")
+        if self.callgraph:
+            argv.insert(2, "-g")
         if self.filt:
             argv[5:5] = ["--filter", self.filt]
         self.err = f"{self.tmp}/perf.err"
@@ -318,7 +321,7 @@ class Bpftrace:
 
 class Tracerd:
     def __init__(self, ev, filt, tmp, label, build, output="stdout", journald=None, ring_only=False,
-                 aggregate=None):
+                 aggregate=None, stack=None):
         self.ev, self.filt, self.tmp, self.name = ev, filt, tmp, label
         self.build, self.output, self.journald = build, output, journald
         self.ring_only = ring_only  # bench/ring-drain.c: the daemon's code, no rendering
@@ -334,6 +337,8 @@ class Tracerd:
             f.write(f"[Selection]\nName=bench\nEvents={ev['tp']}\n")
             if filt:
                 f.write(f"Filter={filt}\n")
+            if stack:  # StackTrace=
+                f.write(f"StackTrace={stack}\n")
             if aggregate:  # counted in BPF; the dump at stop goes to stdout
                 f.write(f"Aggregate={aggregate}\nAggregateIntervalSec=0\n")
         self.aggregate = aggregate
@@ -452,7 +457,12 @@ def consumers_for(evname, ev, tmp, build, journal, compare=None):
          Tracerd(ev, ev["reject"], tmp, "tracerd reject", build),
          Tracerd(ev, ev["accept"], tmp, "tracerd accept", build),
          Tracerd(ev, ev["accept"], tmp, "tracerd aggregate accept", build,
-                 aggregate=ev["hist"])]
+                 aggregate=ev["hist"]),
+         # Stack traces (issue 20): against perf's way of recording them.
+         PerfRecord(ev, None, tmp, "perf record -g", callgraph=True),
+         Tracerd(ev, None, tmp, "tracerd store zstd kstack", build, output="store:zstd",
+                 stack="kernel"),
+         Tracerd(ev, ev["reject"], tmp, "tracerd reject kstack", build, stack="kernel")]
     if journal:
         c.append(Tracerd(ev, None, tmp, "tracerd journal", build, output="journal",
                          journald=journal))
@@ -482,7 +492,31 @@ BASE = {"ftrace": "ftrace", "ftrace reject": "ftrace reject", "ftrace accept": "
         "tracerd stdout (B)": "ftrace", "tracerd ring (no text)": "ftrace",
         "tracerd store zstd": "ftrace", "tracerd store zlib": "ftrace", "tracerd store none": "ftrace",
         "tracerd reject (B)": "ftrace reject", "tracerd accept (B)": "ftrace accept",
-        "tracerd journal (B)": "ftrace"}
+        "tracerd journal (B)": "ftrace", "tracerd store zstd kstack": "ftrace",
+        "tracerd reject kstack": "ftrace reject"}
+
+
+def stack_ratios(summary, p):
+    """StackTrace=kernel (issue 20), within this run: the added cost per
+    event streamed to the store against `perf record -g`, a rejected event's
+    cost with and without stacks, and the store's bytes per event."""
+    g = lambda name, k="added": summary.get(name, {}).get(k)
+    ks, store, perf_g, perf = (g("tracerd store zstd kstack"), g("tracerd store zstd"),
+                               g("perf record -g"), g("perf record"))
+    if ks is None or perf_g is None:
+        return
+    p(f"stacks: tracerd store zstd kstack {fmt(ks)} ns/event vs perf record -g {fmt(perf_g)}: "
+      f"{fmt(ks / perf_g, 2)}x (target <= 0.5x)")
+    if store is not None and perf is not None:
+        p(f"stacks: the walk's own cost: tracerd +{fmt(ks - store)} ns (store zstd kstack - store zstd), "
+          f"perf +{fmt(perf_g - perf)} ns (record -g - record)")
+    rk, r = g("tracerd reject kstack"), g("tracerd reject")
+    if rk is not None and r is not None:
+        p(f"stacks: a rejected event: {fmt(rk)} ns with StackTrace=kernel, {fmt(r)} without")
+    bk, b = g("tracerd store zstd kstack", "bytes_ev"), g("tracerd store zstd", "bytes_ev")
+    if bk and b:
+        p(f"stacks: store bytes/event {fmt(bk, 2)} with kernel stacks, {fmt(b, 2)} without: "
+          f"{fmt(bk / b, 2)}x (target <= 2x); perf record -g: {fmt(g('perf record -g', 'bytes_ev') or float('nan'), 1)}")
 
 
 def bench_event(evname, args, tmp, journal, out):
@@ -564,6 +598,7 @@ def bench_event(evname, args, tmp, journal, out):
           + (f"  {fmt(s['bytes_ev'], 2)} bytes/event on disk" if s.get("bytes_ev") is not None else ""))
     for name, why in skipped.items():
         p(f"{name:<24} not measured: tracerd refuses the config: {why}")
+    stack_ratios(summary, p)
     p("(vs ftrace: tracerd and ftrace rows against the ftrace row with the same filter; "
       "others against plain ftrace. CPU: the consumer's own processes from ready to exit "
       "(tracerd journal: and journald's). "

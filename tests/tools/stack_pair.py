@@ -64,7 +64,10 @@ def in_bpf(rec):
     """A firing in an interrupt that landed in a BPF program: the kernel
     skips tracerd's program for it (recursion_misses, README "Accounting"),
     so tracerd has no record to pair with it, and it is left out."""
-    return rec[1] is not None and any(f.startswith(('bpf_prog_', 'trace_call_bpf')) for f in rec[1])
+    # A frame the kernel prints as an address: JIT code without a symbol (a
+    # BPF program's, a trampoline's).
+    return rec[1] is not None and any(f.startswith(('bpf_prog_', 'trace_call_bpf', '0x'))
+                                      for f in rec[1])
 
 
 def main():
