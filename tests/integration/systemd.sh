@@ -574,7 +574,8 @@ pointer_key_check() {
 	n=$(comm -12 "$TMP/journal.hs" "$TMP/pread.hs" | wc -l)
 	note "pointer key: $(wc -l <"$TMP/journal.hs") pointer hashes in the journal, $n of them in root's --read of the store ($(wc -l <"$TMP/pread.hs"))"
 	check "pointer key: root's --read prints the journal's hashes, without a warning" \
-		[ "$n" -ge $(($(wc -l <"$TMP/journal.hs") * 9 / 10)) -a "$n" -ge 10 -a ! -s "$TMP/pread.err" ]
+		bash -c "[ $n -ge $(($(wc -l <"$TMP/journal.hs") * 9 / 10)) -a $n -ge 10 ] &&
+			! grep -q 'pointers are hashed' '$TMP/pread.err'"	# it may say what the ring buffer lost
 	{ sed 's/^/journal /' "$TMP/journal.hs"
 	  paste -d' ' <(kfree_ptrs "$TMP/pread") <(kfree_ptrs "$TMP/praw") | sed 's/^/read /'; } >"$TMP/ppairs"
 	ct setpriv --reuid=nobody --regid=nogroup --clear-groups "$brute" zero \
