@@ -27,10 +27,19 @@ KNOWN = [
     (lambda sysname, fmt: re.search(r"%p[sSB]", fmt),
      "%pS/%ps: the trace.dat carries no kallsyms (the store keeps none): libtraceevent prints "
      "the address, the kernel the symbol"),
-    (lambda sysname, fmt: re.search(r"%p(?![a-zA-Z])", fmt),
-     "%p: libtraceevent prints 0x before the address, the kernel (hash-ptr off, --raw-pointers) "
-     "does not"),
+    (lambda sysname, fmt: re.search(r"%p(?![a-zA-Z])|%#[0-9]*l*[xX]", fmt),
+     "%p and %#x: libtraceevent prints 0x before an address and (nil) for NULL, the kernel "
+     "(hash-ptr off, --raw-pointers) neither; the kernel prints %#x of 0 as 0x0, libtraceevent "
+     "(glibc's printf) as 0"),
 ]
+
+
+def printf_only(ours, theirs):
+    """Whether the texts differ only as %p and %#x print (KNOWN's last): the
+    same values once every 0x is taken off and (nil) is a NULL pointer."""
+    def norm(t):
+        return re.sub(r"0x([0-9a-f]+)", r"\1", t.replace("(nil)", "0" * 16))
+    return norm(ours) == norm(theirs)
 
 
 def print_fmt(tracefs, event):
@@ -107,13 +116,12 @@ def main():
             else:
                 diff[x[3]] += 1
                 sample.setdefault(x[3], (x[4], y[4]))
-                # A difference of %p alone: the same text without the 0x.
-                if re.sub(r"0x([0-9a-f]{8,16})\b", r"\1", y[4]) != x[4]:
+                if not printf_only(x[4], y[4]):
                     beyond_0x[x[3]] += 1
     unexplained = 0
     for ev in sorted(diff):
         why = known(sys.argv[3], ev)
-        if why and why.startswith("%p:") and beyond_0x[ev]:
+        if why and why.startswith("%p and %#x") and beyond_0x[ev]:
             why = None	# its print fmt's only known difference is not all there is
         unexplained += why is None
         print(f"DIFF {ev} differ={diff[ev]} same={same[ev]} known={'yes' if why else 'no'}: {why or ''}")
