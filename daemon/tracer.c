@@ -11,6 +11,7 @@
 #include "kernel-events/field_source.h"
 #include "log.h"
 #include "render/render.h"
+#include "render/render_stack.h"
 #include "sink/sink.h"
 #include "knobs.h"
 #include "tracer.h"
@@ -318,6 +319,8 @@ static int build_selection(struct registry *reg, struct sel_state **sels, size_t
 			b->keep = sels[i];
 			return 0;
 		}
+	if (s->stack_trace & STACK_TRACE_KERNEL)
+		render_stacks_prepare();
 	r = resolve_selection(reg, s, &b->events, &b->n_events, d);
 	if (r < 0)
 		return r;

@@ -65,7 +65,7 @@ int trace_dat_add_stacks(struct trace_dat *t, const struct trace_rec_hdr *h, con
 	/* A stack taken, even of no frame (cut to nothing, lost), is an entry,
 	 * as --read shows a block for it. */
 	if (tail->kern != TRACERD_STACK_NONE) {
-		unsigned first = rec_stacks_kernel_first(s);
+		unsigned first = rec_stack_first_kernel(s);
 
 		for (unsigned i = first; i < tail->n_kern && r >= 0; i++)
 			r = add_symbol(t, s, rec_stack_frame(s, false, i), &sb);

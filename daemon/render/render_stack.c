@@ -58,6 +58,14 @@ unsigned kstack_trim(const uint64_t *frames, unsigned n,
 	return i;
 }
 
+void render_stacks_prepare(void)
+{
+	struct strbuf sb = { 0 };
+
+	(void)kallsyms_lookup_print(0, false, &sb);	/* loads them; 0 is in no symbol */
+	sb_free(&sb);
+}
+
 bool render_kernel_symbol(uint64_t addr, struct strbuf *out)
 {
 	return kallsyms_lookup_print(addr, true, out);
@@ -92,7 +100,7 @@ static bool machinery_addr(uint64_t addr, void *ctx)
 	return kstack_machinery_name(sb_str(&c->sb), c->sb.len);
 }
 
-unsigned rec_stacks_kernel_first(const struct rec_stacks *s)
+unsigned rec_stack_first_kernel(const struct rec_stacks *s)
 {
 	uint64_t f[TRACERD_STACK_DEPTH];
 	struct trim_ctx c = { .s = s };
@@ -142,7 +150,7 @@ void render_stacks_text(const struct rec_stacks *s, const struct trace_rec_hdr *
 	if (t->kern != TRACERD_STACK_NONE) {
 		sb_put(out, prefix, prefix_len);
 		sb_puts(out, "<stack trace>\n");
-		for (unsigned i = rec_stacks_kernel_first(s); i < t->n_kern; i++) {
+		for (unsigned i = rec_stack_first_kernel(s); i < t->n_kern; i++) {
 			sb_put(out, " => ", 4);
 			kernel_frame(s, rec_stack_frame(s, false, i), false, o, out);
 			sb_putc(out, '\n');
@@ -173,7 +181,7 @@ static void stack_fields(const struct rec_stacks *s, const struct trace_rec_hdr 
 
 	if (state == TRACERD_STACK_NONE)
 		return;
-	for (unsigned i = user ? 0 : rec_stacks_kernel_first(s); i < n; i++) {
+	for (unsigned i = user ? 0 : rec_stack_first_kernel(s); i < n; i++) {
 		uint64_t ip = rec_stack_frame(s, user, i);
 
 		if (user && !ip)	/* the walk's end, as ftrace takes it */

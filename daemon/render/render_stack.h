@@ -22,6 +22,10 @@ struct rec_stacks {
 	const void *ksym_ctx;
 };
 
+/* Loads this kernel's symbols now (kallsyms, ~150k of them), at start, not
+ * with the first stack's records. */
+void render_stacks_prepare(void);
+
 /* A kernel address's symbol as %pS prints it ("func+0xoff/0xsize"), from
  * this kernel (kallsyms, or its own printf without CAP_SYSLOG); false if no
  * symbol holds it. */
@@ -34,12 +38,13 @@ size_t rec_stacks_split(uint32_t flags, const uint8_t *rec, size_t len, struct r
 
 /* Frame i of the kernel's (user: false) or the user's stack. */
 uint64_t rec_stack_frame(const struct rec_stacks *s, bool user, unsigned i);
-/* The index of the first kernel frame shown (the tracing machinery below
- * it left out: kstack_trim()). */
-unsigned rec_stacks_kernel_first(const struct rec_stacks *s);
 /* A kernel frame's symbol, from the record's source (s->ksym) or this
  * kernel: "func+0xoff/0xsize" with_offset, else "func"; false if none. */
 bool rec_stack_symbol(const struct rec_stacks *s, uint64_t addr, bool with_offset, struct strbuf *out);
+
+/* The first kernel frame shown: the tracepoint's caller (kstack_trim()
+ * applied with the record's symbols). */
+unsigned rec_stack_first_kernel(const struct rec_stacks *s);
 
 /* The skip rule, in one place with TRACERD_KSTACK_SKIP (tracerd_record.h):
  * the first of n kernel frames that is not the kernel's tracing
