@@ -25,8 +25,8 @@ KNOWN = [
      "the print fmt reads jiffies or vmemmap_base, which only the running kernel has: tracerd "
      "prints field=value, libtraceevent computes with 0"),
     (lambda sysname, fmt: re.search(r"%p[sSB]", fmt),
-     "%pS/%ps: the trace.dat carries no kallsyms (the store keeps none): libtraceevent prints "
-     "the address, the kernel the symbol"),
+     "%pS/%ps: the trace.dat's kallsyms hold only the stacks' functions (the store keeps no "
+     "others): libtraceevent prints the address, the kernel the symbol"),
     (lambda sysname, fmt: re.search(r"%p(?![a-zA-Z])|%#[0-9]*l*[xX]", fmt),
      "%p and %#x: libtraceevent prints 0x before an address and (nil) for NULL, the kernel "
      "(hash-ptr off, --raw-pointers) neither; the kernel prints %#x of 0 as 0x0, libtraceevent "
