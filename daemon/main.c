@@ -81,6 +81,8 @@ static void help(void)
 	       "       --until TIME        only records up to TIME (its last digit included)\n"
 	       "       --follow            wait for more at the end\n"
 	       "       --raw-pointers      print %%p addresses raw instead of hashed\n"
+	       "       --trace-dat FILE    write them to FILE as trace.dat (version 6), for\n"
+	       "                           trace-cmd report and KernelShark\n"
 	       "     --version             print the version, and the libbpf, libsystemd,\n"
 	       "                           libtraceevent and kernel it runs with\n"
 	       "  -h --help               this text\n");
@@ -88,7 +90,7 @@ static void help(void)
 
 enum {
 	ARG_CHECK = 0x100, ARG_LIST_EVENTS, ARG_LIST_CLASSES, ARG_DESCRIBE, ARG_VERSION,
-	ARG_READ, ARG_JSON, ARG_SINCE, ARG_UNTIL, ARG_FOLLOW, ARG_RAW_PTRS,
+	ARG_READ, ARG_JSON, ARG_SINCE, ARG_UNTIL, ARG_FOLLOW, ARG_RAW_PTRS, ARG_TRACE_DAT,
 	ARG_SELECTION = 0x200,	/* + the key's index in the config table */
 };
 
@@ -111,6 +113,7 @@ static const struct option *options(void)
 		{ "until", required_argument, NULL, ARG_UNTIL },
 		{ "follow", no_argument, NULL, ARG_FOLLOW },
 		{ "raw-pointers", no_argument, NULL, ARG_RAW_PTRS },
+		{ "trace-dat", required_argument, NULL, ARG_TRACE_DAT },
 		{ "help", no_argument, NULL, 'h' },
 	};
 	static struct option all[MAX_OPTIONS];
@@ -178,6 +181,7 @@ static int read_option(int c, struct read_opts *ro)
 	case ARG_JSON: ro->json = true; return 0;
 	case ARG_FOLLOW: ro->follow = true; return 0;
 	case ARG_RAW_PTRS: ro->raw_pointers = true; return 0;
+	case ARG_TRACE_DAT: ro->trace_dat = optarg; return 0;
 	case ARG_SINCE: case ARG_UNTIL:
 		if (read_parse_time(optarg, c == ARG_SINCE ? &ro->since : &ro->until) < 0) {
 			fprintf(stderr, "tracerd: cannot parse time '%s'; see --help\n", optarg);
@@ -293,6 +297,11 @@ static int read_main(struct read_opts *ro, const struct sel_args *a, char **path
 	ro->n_paths = n;
 	if (!ro->n_paths) {
 		fprintf(stderr, "tracerd: --read needs a file or directory; see --help\n");
+		return 2;
+	}
+	if (ro->trace_dat && (ro->json || ro->follow)) {
+		fprintf(stderr, "tracerd: --trace-dat writes a file, not lines: not with %s; see --help\n",
+			ro->json ? "--json" : "--follow");
 		return 2;
 	}
 	k = read_store(ro);

@@ -23,6 +23,7 @@ struct read_opts {
 	char **units;			/* --unit: globs as Unit= takes them; none: all */
 	size_t n_units;
 	struct read_time since, until;
+	const char *trace_dat;		/* write the records there (trace.dat), not text */
 };
 
 /* "SECONDS[.frac]" (monotonic, as tracerd prints it), "@EPOCH[.frac]",

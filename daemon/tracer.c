@@ -4,6 +4,7 @@
  * attached, then the switch to the new selections, and only then what went
  * away detached); stopped in order (halt the programs, drain, close the
  * sink; then detach) and freed. The accounting read across the stages is report.c's. */
+#include <time.h>
 #include "aggregate/hist.h"
 #include "attach/ksym.h"
 #include "filter/filter.h"
@@ -72,15 +73,46 @@ void tracer_set_progress(struct tracer *t, loader_progress_fn fn, void *userdata
 	loader_set_progress(t->ld, fn, userdata);
 }
 
+/* The ring buffer's new losses, per CPU, to the sink (the store marks them
+ * after the records drained so far): one map read per drain. */
+static void pass_losses(struct tracer *t)
+{
+	uint64_t now[256];
+	struct timespec ts;
+	int n = loader_lost_by_cpu(t->ld, now, ARRAY_SIZE(now));
+
+	if (n <= 0 || !t->sink)
+		return;
+	if ((size_t)n > t->n_lost_seen) {
+		uint64_t *v = realloc(t->lost_seen, n * sizeof(*v));
+
+		if (!v)
+			return;
+		memset(v + t->n_lost_seen, 0, (n - t->n_lost_seen) * sizeof(*v));
+		t->lost_seen = v;
+		t->n_lost_seen = n;
+	}
+	clock_gettime(CLOCK_MONOTONIC, &ts);
+	for (int c = 0; c < n; c++)
+		if (now[c] > t->lost_seen[c]) {
+			sink_lost(t->sink, c, ts.tv_sec * 1000000000ull + ts.tv_nsec, now[c] - t->lost_seen[c]);
+			t->lost_seen[c] = now[c];
+		}
+}
+
 int tracer_drain(struct tracer *t)
 {
-	return consumer_drain(t->cons);
+	int r = consumer_drain(t->cons);
+
+	pass_losses(t);
+	return r;
 }
 
 void tracer_drain_all(struct tracer *t)
 {
 	if (t->cons)
 		consumer_drain_all(t->cons);
+	pass_losses(t);
 }
 
 void tracer_drain_written(struct tracer *t)
@@ -165,6 +197,7 @@ void tracer_free(struct tracer *t)
 	ksym_close();
 	cgroup_watch_free(t->cgroup_watch);
 	loader_free(t->ld);
+	free(t->lost_seen);
 	registry_free(t->reg, render_release);
 	config_free(&t->cfg);
 	free(t);

@@ -61,6 +61,8 @@ struct tracer {
 	bool halted;			/* tracer_halt() ran */
 	uint64_t unit_sets;		/* Unit= sets in use, bit set - 1 */
 	struct cgroup_watch *cgroup_watch;	/* new cgroups, once a selection has Unit= */
+	uint64_t *lost_seen;		/* per CPU: the ring buffer's losses passed to the sink */
+	size_t n_lost_seen;
 };
 
 /* tracer.c: the tracer's life. tracer_new() returns -ENOMEDIUM if tracefs

@@ -216,6 +216,24 @@ uint64_t loader_lost_total(struct loader *l)
 	return sum;
 }
 
+int loader_lost_by_cpu(struct loader *l, uint64_t *v, size_t n)
+{
+	int ncpu = libbpf_num_possible_cpus();
+	__u32 zero = 0;
+	_cleanup_free_ __u64 *all = NULL;
+
+	if (ncpu <= 0)
+		return ncpu < 0 ? ncpu : -EINVAL;
+	all = calloc(ncpu, sizeof(*all));
+	if (!all)
+		return -ENOMEM;
+	if (bpf_map_lookup_elem(bpf_map__fd(l->skel->maps.lost_total), &zero, all) < 0)
+		return -errno;
+	for (size_t c = 0; c < n && c < (size_t)ncpu; c++)
+		v[c] = all[c];
+	return (size_t)ncpu < n ? ncpu : (int)n;
+}
+
 /* Each copy has its own .bss: the flag is set in every one. A plain store
  * into the mapped page; the caller then waits for running programs. */
 void loader_stop_programs(struct loader *l)

@@ -49,6 +49,8 @@ void loader_slot_stats(struct loader *l, unsigned id, struct event_stats *sum);
 /* Records lost (ring buffer full) since the start, every slot that ever
  * was: one element, read at once. */
 uint64_t loader_lost_total(struct loader *l);
+/* The same per CPU, into v[0..n); returns how many CPUs it filled, or -errno. */
+int loader_lost_by_cpu(struct loader *l, uint64_t *v, size_t n);
 /* From now on the class program returns at once, before it counts a hit:
  * what fires is neither a record nor a loss. Programs already running
  * finish as they started; wait for them (hist_wait_programs()). Events stay

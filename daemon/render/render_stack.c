@@ -49,7 +49,7 @@ bool render_kernel_symbol(uint64_t addr, struct strbuf *out)
 }
 
 /* addr's symbol, from the record's source (a store file) or this kernel. */
-static bool frame_symbol(const struct rec_stacks *s, uint64_t addr, bool with_offset,
+bool rec_stack_symbol(const struct rec_stacks *s, uint64_t addr, bool with_offset,
 			 struct strbuf *out)
 {
 	const char *t = s->ksym ? s->ksym(s->ksym_ctx, addr) : NULL;
@@ -65,7 +65,7 @@ static bool frame_symbol(const struct rec_stacks *s, uint64_t addr, bool with_of
 /* stack_skip()'s symbolizer: the function alone, from the record's source. */
 static bool frame_function(uint64_t addr, struct strbuf *out, void *ctx)
 {
-	return frame_symbol(ctx, addr, false, out);
+	return rec_stack_symbol(ctx, addr, false, out);
 }
 
 unsigned rec_stack_first_kernel(const struct rec_stacks *s)
@@ -96,7 +96,7 @@ static void user_frame(const struct rec_stacks *s, unsigned i, struct strbuf *ou
 static void kernel_frame(const struct rec_stacks *s, uint64_t addr, bool with_offset,
 			 const struct render_opts *o, struct strbuf *out)
 {
-	if (!frame_symbol(s, addr, with_offset, out))
+	if (!rec_stack_symbol(s, addr, with_offset, out))
 		render_plain_pointer(addr, o && o->raw_pointers, out);
 }
 

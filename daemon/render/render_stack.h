@@ -43,6 +43,9 @@ size_t rec_stacks_split(uint32_t flags, const uint8_t *rec, size_t len, struct r
 
 /* Frame i of the kernel's (user: false) or the user's stack. */
 uint64_t rec_stack_frame(const struct rec_stacks *s, bool user, unsigned i);
+/* A kernel frame's symbol, from the record's source (s->ksym) or this
+ * kernel: "func+0xoff/0xsize" with_offset, else "func"; false if none. */
+bool rec_stack_symbol(const struct rec_stacks *s, uint64_t addr, bool with_offset, struct strbuf *out);
 
 /* The first kernel frame shown: the tracepoint's caller (stack_skip(),
  * kernel-events/stack_skip.c, applied with the record's symbols). */

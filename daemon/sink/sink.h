@@ -43,6 +43,10 @@ struct sink_ops {
 	int (*message)(struct sink *s, int priority, const char *msg, const char *const *fields,
 		       size_t n_fields);
 	void (*flush)(struct sink *s);	/* optional */
+	/* Optional: n records were lost in the ring buffer on cpu (of any
+	 * selection), noticed at ts_ns (CLOCK_MONOTONIC), after the records
+	 * emitted so far: the store marks them there (docs/STORE.md). */
+	void (*lost)(struct sink *s, unsigned cpu, uint64_t ts_ns, uint64_t n);
 	/* Optional: finish what is pending, in bounded time; after it every
 	 * counter is final and later calls write synchronously. */
 	void (*close)(struct sink *s);
@@ -116,6 +120,11 @@ void journal_user_string(const char *name, const struct render_ustr *u, journal_
 
 static inline int sink_emit(struct sink *s, const struct out_record *r) { return s->ops->emit(s, r); }
 static inline void sink_flush(struct sink *s) { if (s->ops->flush) s->ops->flush(s); }
+static inline void sink_lost(struct sink *s, unsigned cpu, uint64_t ts_ns, uint64_t n)
+{
+	if (s && s->ops->lost)
+		s->ops->lost(s, cpu, ts_ns, n);
+}
 static inline void sink_close(struct sink *s) { if (s && s->ops->close) s->ops->close(s); }
 static inline void sink_free(struct sink *s) { if (s) s->ops->free(s); }
 /* Whether the innermost sink's output is closed for good. */

@@ -131,6 +131,13 @@ static void store_flush(struct sink *sk)
 	log_retention(s);
 }
 
+static void store_lost(struct sink *sk, unsigned cpu, uint64_t ts_ns, uint64_t n)
+{
+	struct sink_store *s = (struct sink_store *)sk;
+
+	store_writer_add_lost(s->w, cpu, ts_ns, n);
+}
+
 static void store_close(struct sink *sk)
 {
 	struct sink_store *s = (struct sink_store *)sk;
@@ -159,6 +166,7 @@ static const struct sink_ops store_ops = {
 	.emit = store_emit,
 	.message = store_message,
 	.flush = store_flush,
+	.lost = store_lost,
 	.close = store_close,
 	.free = store_free,
 };

@@ -54,6 +54,9 @@ int store_writer_add_event(struct store_writer *w, struct tp_event *e, const cha
  * buffer waits for the disk. */
 int store_writer_append(struct store_writer *w, unsigned id, const struct trace_rec_hdr *h,
 			const uint8_t *rec, size_t len);
+/* n records were lost on cpu (the ring buffer's losses, noticed at ts_ns):
+ * a mark in the open block, after the records appended so far. */
+void store_writer_add_lost(struct store_writer *w, unsigned cpu, uint64_t ts_ns, uint64_t n);
 /* Seals the open block if force, or if its first record waited flush_usec/2. */
 void store_writer_flush(struct store_writer *w, bool force);
 /* Writes everything out, makes it durable (fdatasync) and waits for it
@@ -90,6 +93,9 @@ struct store_event {
 
 struct store_rec {
 	const struct store_file_info *file;
+	/* With want_lost, a record may be a loss mark instead: lost records
+	 * (the ring buffer's) on hdr.cpu before hdr.ts_ns; ev and data NULL. */
+	uint64_t lost;
 	struct store_event *ev;
 	struct trace_rec_hdr hdr;
 	const uint8_t *data;
@@ -104,6 +110,7 @@ struct store_reader_opts {
 	/* Called once per event as its description is read; false: its records
 	 * are skipped. NULL: every event. */
 	bool (*want_event)(struct store_event *ev, void *userdata);
+	bool want_lost;			/* the loss marks too (store_rec.lost) */
 	/* With follow: called before waiting for more (to flush output). */
 	void (*idle)(void *userdata);
 	void *userdata;

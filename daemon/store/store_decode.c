@@ -19,7 +19,7 @@ static int split_columns(const struct bbuf *raw, struct rcur col[STORE_N_COLUMNS
 		uint64_t n;
 		const uint8_t *p;
 
-		/* A file from before the cgroup columns ends before them. */
+		/* A file from before the cgroup (and LOST) columns ends before them. */
 		if (i >= STORE_COL_TASK_CGROUPS && rc.p == rc.end) {
 			col[i] = (struct rcur){ rc.p, rc.p, false };
 			continue;
@@ -152,6 +152,7 @@ static int decode_one(struct store_cursor *c, struct rcur col[STORE_N_COLUMNS],
 	memcpy(d->hdr.comm, tasks[ti].comm, TRACERD_COMM_LEN);
 	d->hdr.slot = id;
 	d->hdr.len = len;
+	d->lost = 0;
 	d->ev = c->ev[id]->wanted ? c->ev[id] : NULL;
 	d->off = c->data.len;
 	d->len = len;
@@ -169,6 +170,34 @@ static int decode_one(struct store_cursor *c, struct rcur col[STORE_N_COLUMNS],
 	c->data.len += len;
 	c->last_gen[id] = c->gen;
 	c->last_of[id] = c->n;
+	return 0;
+}
+
+/* The loss marks, after the records: each its own drec, sorted in with them. */
+static int decode_lost(struct store_cursor *c, struct rcur *col)
+{
+	while (col->p < col->end) {
+		struct drec d = { 0 };
+
+		d.hdr.cpu = rcur_varint(col);
+		d.hdr.ts_ns = rcur_varint(col);
+		d.lost = rcur_varint(col);
+		if (col->bad || !d.lost)
+			return -EBADMSG;
+		if (c->n == c->cap) {
+			size_t cap = c->cap ? c->cap * 2 : 16;
+			struct drec *v = realloc(c->recs, cap * sizeof(*v));
+			uint32_t *o = v ? realloc(c->order, cap * sizeof(*o)) : NULL;
+
+			if (v)
+				c->recs = v;
+			if (!o)
+				return -ENOMEM;
+			c->order = o;
+			c->cap = cap;
+		}
+		c->recs[c->n++] = d;
+	}
 	return 0;
 }
 
@@ -214,8 +243,12 @@ int decode_block(struct store_cursor *c, const struct store_chunk_hdr *h)
 		}
 		c->n++;
 	}
+	if (c->r->o.want_lost && (r = decode_lost(c, &col[STORE_COL_LOST])) < 0) {
+		c->n = 0;
+		return r;
+	}
 	for (uint32_t i = 0; i < c->n; i++)
-		if (c->recs[i].ev)
+		if (c->recs[i].ev || c->recs[i].lost)
 			c->order[kept++] = i;
 	if (kept > 1)	/* qsort_r(NULL, 0) is undefined */
 		qsort_r(c->order, kept, sizeof(*c->order), cmp_ts, c->recs);

@@ -64,6 +64,10 @@ enum store_column {
 	STORE_COL_TASK_CGROUPS,	/* per task of TASKS: varint index into CGROUPS */
 	STORE_COL_CGROUPS,	/* the block's cgroups: varint id, varint path length, path
 				 * (from the cgroup2 root; length 0: not known) */
+	/* Added in version 1 (readers before it stop at TASKS): the ring
+	 * buffer's losses noticed while the block was open, each varint cpu,
+	 * varint timestamp (ns), varint count; in the order they were noticed. */
+	STORE_COL_LOST,
 	STORE_N_COLUMNS,
 };
 

@@ -232,9 +232,9 @@ int store_reader_next(struct store_reader *r, struct store_rec *rec)
 		d = cursor_head(best);
 		best->pos++;
 		*rec = (struct store_rec){
-			.file = &best->info, .ev = d->ev, .hdr = d->hdr,
-			.data = best->data.p + d->off, .len = d->len,
-			.cgroup = cgroup_map_get(r->cgroups, d->hdr.cgroup_id),
+			.file = &best->info, .lost = d->lost, .ev = d->ev, .hdr = d->hdr,
+			.data = d->lost ? NULL : best->data.p + d->off, .len = d->len,
+			.cgroup = d->lost ? NULL : cgroup_map_get(r->cgroups, d->hdr.cgroup_id),
 		};
 		return 1;
 	}

@@ -12,8 +12,9 @@
 
 struct drec {
 	struct trace_rec_hdr hdr;
-	struct store_event *ev;		/* NULL: not wanted */
+	struct store_event *ev;		/* NULL: not wanted, or a loss mark */
 	uint32_t off, len;		/* in the cursor's data arena */
+	uint64_t lost;			/* a loss mark: records lost on hdr.cpu */
 };
 
 struct store_cursor {

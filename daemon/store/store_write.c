@@ -335,6 +335,30 @@ static void put_data(struct store_writer *w, struct store_block *b, unsigned id,
 	w->prev_gen[id] = b->gen;
 }
 
+static struct store_block *open_block(struct store_writer *w, uint64_t ts)
+{
+	struct store_block *b = w->open;
+
+	if (!b) {
+		b = w->open = take_block(w);
+		b->ts_first = b->ts_min = b->ts_max = ts;
+		b->prev_ts = 0;	/* the first delta is the timestamp itself */
+	}
+	return b;
+}
+
+void store_writer_add_lost(struct store_writer *w, unsigned cpu, uint64_t ts_ns, uint64_t n)
+{
+	struct store_block *b = open_block(w, ts_ns);
+	struct bbuf *col = &b->col[STORE_COL_LOST];
+
+	bbuf_varint(col, cpu);
+	bbuf_varint(col, ts_ns);
+	bbuf_varint(col, n);
+	b->ts_min = ts_ns < b->ts_min ? ts_ns : b->ts_min;
+	b->ts_max = ts_ns > b->ts_max ? ts_ns : b->ts_max;
+}
+
 /* The record's kernel frames that the block has not listed yet, for the
  * file thread to describe (KSYMS); a frame seen again is skipped by a
  * direct-mapped cache, which may list one twice, never miss one. */
@@ -368,11 +392,7 @@ int store_writer_append(struct store_writer *w, unsigned id, const struct trace_
 
 	if (id >= w->n_ev || len > TRACERD_MAX_RECORD + TRACERD_MAX_STACKS)
 		return -EINVAL;
-	if (!b) {
-		b = w->open = take_block(w);
-		b->ts_first = b->ts_min = b->ts_max = h->ts_ns;
-		b->prev_ts = 0;	/* the first delta is the timestamp itself */
-	}
+	b = open_block(w, h->ts_ns);
 	if (count(b, id) < 0)
 		return -ENOMEM;
 	bbuf_varint(&b->col[STORE_COL_TS], zigzag((int64_t)(h->ts_ns - b->prev_ts)));
@@ -400,7 +420,7 @@ void store_writer_flush(struct store_writer *w, bool force)
 {
 	struct store_block *b = w->open;
 
-	if (b && b->n && (force || store_now_usec() - b->opened_usec >= w->o.flush_usec / 2))
+	if (b && (b->n || b->col[STORE_COL_LOST].len) && (force || store_now_usec() - b->opened_usec >= w->o.flush_usec / 2))
 		seal(w);
 }
 
