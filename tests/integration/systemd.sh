@@ -597,28 +597,6 @@ pointer_key_check() {
 pointers_check
 # --- end pointers --------------------------------------------------------
 
-# --- user stacks (issue 20) under the unit: named, not "maps unreadable" --
-# The unit's dynamic user reads another user's /proc/PID/maps only with
-# CAP_SYS_PTRACE (ProtectProc=invisible hides the process without it too):
-# a root workload's frames must name b, a and main in its file.
-ustack_check() {
-	local f=$TMP/ustack.json prog=/opt/ci/$BUILD/tests/tools/ustack_prog
-	ct rm -rf $DROPINS
-	ct sh -c "printf '[Daemon]\nFlushIntervalMSec=50\nStatsIntervalSec=0\n[Selection]\nName=ustack\nEvents=filelock:fcntl_setlk\nFilter=comm == \"ustack_prog\"\nStackTrace=user\n' >$CONF"
-	ct systemctl reset-failed tracerd
-	check "user stacks: start with StackTrace=user" ct systemctl start tracerd
-	ct sh -c "sleep 3 | $prog 5" >/dev/null
-	wait_count 5 TRACE_SELECTION=ustack >/dev/null
-	ct systemctl stop tracerd
-	entries TRACE_SELECTION=ustack >"$f"
-	note "user stacks: $(jq -r .TRACE_USER_STACK "$f" | head -3 | xargs)"
-	check "user stacks: 5 entries whose frames name b, a and main in $prog" jqq -s --arg p "$prog" '
-		map(.TRACE_USER_STACK | split("\n") | .[0:3]) | length == 5 and all(
-			(.[0] | startswith($p + "[+0x") and contains(" b+0x")) and
-			(.[1] | contains(" a+0x")) and (.[2] | contains(" main+0x")))' "$f"
-}
-ustack_check
-# --- end user stacks -----------------------------------------------------
 
 # --- the store (issue 13): Output=store as the unit's dynamic user --------
 # The unit writes into its StateDirectory= (all else is read-only to it), and

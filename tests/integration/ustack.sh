@@ -143,3 +143,36 @@ for r in recs:
     f = r["TRACE_USER_STACK"].split("\n")
     assert [re.sub(r".*\] (\w+)\+0x.*", r"\1", x) for x in f[:3]] == ["b", "a", "main"], f
 ' "$TMP/read.json"
+
+# 4. As the unit runs it: a dynamic user with the unit's capabilities names
+# a root process's frames only with CAP_SYS_PTRACE (units/tracerd.service
+# grants it); without it the process's files are not its to open (through
+# /proc/PID/root), so its frames show file and offset but no function.
+UPRIV=$(mktemp -d /dev/shm/tracerd-ustack-priv.XXXXXX)
+on_exit "rm -rf $UPRIV"
+chown nobody "$UPRIV"
+printf '[Daemon]\nOutput=stdout\nFlushIntervalMSec=20\nStatsIntervalSec=0\n[Selection]\nName=ustack\nEvents=filelock:fcntl_setlk\nFilter=comm == "%s"\nStackTrace=user\n' \
+	"$COMM" >"$UPRIV/conf"
+chmod 644 "$UPRIV/conf"
+BIN=$TRACERD
+as_unit() { # as_unit CAPS OUT: tracerd as nobody with CAPS, ustack_prog as root
+	TRACERD=setpriv TRACERD_POINTER_KEY=$UPRIV/key run_tracerd "$2" --reuid=nobody --regid=nogroup \
+		--clear-groups --inh-caps="$1" --ambient-caps="$1" "$BIN" --config "$UPRIV/conf" || return 1
+	sleep 1 | "$PROG" 5 >/dev/null
+	stop_tracerd
+}
+UNIT_CAPS=+bpf,+perfmon,+dac_read_search
+if as_unit "$UNIT_CAPS,+sys_ptrace" "$UPRIV/ptrace.out"; then
+	note "as the unit: $(grep -m3 '^ => ' "$UPRIV/ptrace.out" | tr '\n' '|')"
+	check "as the unit (CAP_SYS_PTRACE): a root process's frames name b, a, main, 5 each" \
+		test "$(names "$UPRIV/ptrace.out")" = "a=5 b=5 main=5 "
+else
+	not_ok "as the unit (CAP_SYS_PTRACE): tracerd starts"
+fi
+if as_unit "$UNIT_CAPS" "$UPRIV/noptrace.out"; then
+	note "without: $(grep -m3 '^ => ' "$UPRIV/noptrace.out" | tr '\n' '|')"
+	check "without CAP_SYS_PTRACE: 15 frames, none named (why the unit grants it)" \
+		test "$(grep -c '^ => ' "$UPRIV/noptrace.out")" -ge 15 -a -z "$(names "$UPRIV/noptrace.out")"
+else
+	not_ok "without CAP_SYS_PTRACE: tracerd starts"
+fi
