@@ -124,7 +124,7 @@ void sel_past_free(struct sel_past *p);
 uint64_t tracer_skipped(struct tracer *t);
 const struct record_counts *tracer_record_counts(struct tracer *t);
 
-/* report.c: Aggregate='s dumps. Interval dumps of the selections due at
+/* report_hist.c: Aggregate='s dumps. Interval dumps of the selections due at
  * now_usec (CLOCK_MONOTONIC); the last dump of a slot of st once it is
  * detached (why: "final" at stop, "replaced" on reload), then its hist is
  * freed. */
@@ -133,7 +133,7 @@ void hist_out_last(struct tracer *t, const struct sel_state *st, struct trace_sl
 		   const char *why);
 void hist_out_stop(struct tracer *t);
 
-/* Resolves every selection and compiles its filters against reg,
+/* tracer_apply.c. Resolves every selection and compiles its filters against reg,
  * attaching nothing. */
 int tracer_check(struct registry *reg, const struct config *cfg, struct diag *d);
 /* Applies cfg (taking ownership of it on success): attaches what is new or
