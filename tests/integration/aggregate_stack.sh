@@ -136,14 +136,7 @@ if not ok:
     print("# " + repr(keys) + "\n# want " + repr(frames))
 EOF2
 
-bad() {
-	printf '[Selection]\nName=b\nEvents=kmem:kmalloc\n%s\n' "$2" >"$TMP/bad.conf"
-	"$TRACERD" --check-config "$TMP/bad.conf" >/dev/null 2>"$TMP/bad.err"
-	local rc=$? got
-	got=$(grep -v '^libbpf: ' "$TMP/bad.err" | head -1)
-	if [ "$rc" != 0 ] && [ "$got" = "$TMP/bad.conf$3" ]; then ok "bad input: $1"; else
-		not_ok "bad input: $1"; note "want: $TMP/bad.conf$3"; note "got ($rc): $got"; fi
-}
+bad() { bad_selection "$@"; }
 bad "a modifier on common_stacktrace" "Aggregate=hist:keys=common_stacktrace.hex" \
 	":4:39: common_stacktrace takes no modifier: it prints as the kernel's hist file prints it, a frame per line"
 bad "common_stacktrace in a filter" "Filter=common_stacktrace == 1" \
