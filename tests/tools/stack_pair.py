@@ -72,19 +72,27 @@ def in_bpf(rec):
                                       for f in rec[1])
 
 
+def same_stack(k, t):
+    return k[1] is not None and t[1] is not None and from_caller(k[1]) == t[1]
+
+
 def nearest_pairs(a, b):
     """Pairs of indexes into a and b (each sorted by time), closest first:
     a record pairs with the nearest one of the other side within the
     window, so that one a side lacks (skipped, or dropped on the perf path)
-    does not shift its neighbours' pairs by one."""
+    does not shift its neighbours' pairs by one. Records with equal stacks
+    pair first: an interrupt's firing nested in another's of the same task,
+    CPU and text (softirq_raise in idle) may be timed in the other order on
+    the two sides. A wrong stack still shows: its counterpart pairs with it
+    or is left without the records of its stack."""
     times = [r[0] for r in b]
     cand = []
     for i, r in enumerate(a):
         lo = bisect.bisect_left(times, r[0] - WINDOW_US)
         hi = bisect.bisect_right(times, r[0] + WINDOW_US)
-        cand += [(abs(times[j] - r[0]), i, j) for j in range(lo, hi)]
+        cand += [(not same_stack(r, b[j]), abs(times[j] - r[0]), i, j) for j in range(lo, hi)]
     used_a, used_b = set(), set()
-    for _, i, j in sorted(cand):
+    for _, _, i, j in sorted(cand):
         if i not in used_a and j not in used_b:
             used_a.add(i)
             used_b.add(j)
