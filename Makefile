@@ -243,3 +243,8 @@ bench: bench-deps bench-build
 
 clean:
 	rm -rf build build-san build-tsan build-fuzz
+
+# The user-stack workload walks its own frame pointers, and the kernel's
+# walk of its stack must find each function's frame: no optimization, frame
+# pointers kept (tests/tools/ustack_prog.c).
+$(BUILD)/tests/tools/ustack_prog: override CFLAGS += -O0 -fno-omit-frame-pointer

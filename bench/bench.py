@@ -230,9 +230,10 @@ class PerfRecord:
     """`perf record -a` of the one event; started disabled, enabled through its
     control fifo, so that its start-up is not measured."""
 
-    def __init__(self, ev, filt, tmp, label, compress=False):
+    def __init__(self, ev, filt, tmp, label, compress=False, callgraph=False):
         self.ev, self.filt, self.tmp, self.name = ev, filt, tmp, label
         self.compress = compress  # -z: the bytes on disk are compared with the store's
+        self.callgraph = callgraph  # -g: kernel and user stacks, against StackTrace=
 
     def start(self):
         self.data = f"{self.tmp}/perf.data"
@@ -245,6 +246,8 @@ class PerfRecord:
                 "--control", f"fifo:{ctl},{ack}", "-o", self.data]
         if self.compress:
             argv.insert(2, "-z")
+        if self.callgraph:
+            argv.insert(2, "-g")
         if self.filt:
             argv[5:5] = ["--filter", self.filt]
         self.err = f"{self.tmp}/perf.err"
@@ -306,7 +309,8 @@ class Bpftrace:
         text = read(self.out) + read(f"{self.tmp}/bpftrace.err")
         lost = sum(int(x) for x in re.findall(r"Lost (\d+) events", text))
         if self.key:
-            delivered = sum(int(x) for x in re.findall(r"^@n\[.*\]: (\d+)$", text, re.M))
+            # "@n[key]: N", or a kstack key's frames on lines of their own, then "]: N"
+            delivered = sum(int(x) for x in re.findall(r"^(?:@n\[.*)?\]: (\d+)$", text, re.M))
         elif self.count:
             m = re.search(r"@n: (\d+)", text)
             delivered = int(m.group(1)) if m else 0
@@ -318,7 +322,7 @@ class Bpftrace:
 
 class Tracerd:
     def __init__(self, ev, filt, tmp, label, build, output="stdout", journald=None, ring_only=False,
-                 aggregate=None):
+                 aggregate=None, stack=None, unit=None):
         self.ev, self.filt, self.tmp, self.name = ev, filt, tmp, label
         self.build, self.output, self.journald = build, output, journald
         self.ring_only = ring_only  # bench/ring-drain.c: the daemon's code, no rendering
@@ -334,6 +338,10 @@ class Tracerd:
             f.write(f"[Selection]\nName=bench\nEvents={ev['tp']}\n")
             if filt:
                 f.write(f"Filter={filt}\n")
+            if stack:  # StackTrace=
+                f.write(f"StackTrace={stack}\n")
+            if unit:  # Unit=: checked before the filter, one lookup of the task's cgroup
+                f.write(f"Unit={unit}\n")
             if aggregate:  # counted in BPF; the dump at stop goes to stdout
                 f.write(f"Aggregate={aggregate}\nAggregateIntervalSec=0\n")
         self.aggregate = aggregate
@@ -348,7 +356,7 @@ class Tracerd:
         return msg[0] if msg else f"exit {r.returncode}"
 
     def start(self):
-        self.err = f"{self.tmp}/tracerd.err"
+        self.err = f"{self.tmp}/tracerd-{abs(hash(self.name))}.err"  # one each: several may run at once
         if self.store:
             shutil.rmtree(self.store, ignore_errors=True)
         argv = [f"{self.build}/tracerd", "--config", self.conf]
@@ -450,9 +458,16 @@ def consumers_for(evname, ev, tmp, build, journal, compare=None):
          Tracerd(ev, None, tmp, "tracerd store zlib", build, output="store:zlib"),
          Tracerd(ev, None, tmp, "tracerd store none", build, output="store:none"),
          Tracerd(ev, ev["reject"], tmp, "tracerd reject", build),
+         # rejected by Unit= (no task runs in that unit) where the row above is by Filter=
+         Tracerd(ev, None, tmp, "tracerd unit reject", build, unit="tracerd-bench-nothing.service"),
          Tracerd(ev, ev["accept"], tmp, "tracerd accept", build),
          Tracerd(ev, ev["accept"], tmp, "tracerd aggregate accept", build,
-                 aggregate=ev["hist"])]
+                 aggregate=ev["hist"]),
+         # Stack traces (issue 20): against perf's way of recording them.
+         PerfRecord(ev, None, tmp, "perf record -g", callgraph=True),
+         Tracerd(ev, None, tmp, "tracerd store zstd kstack", build, output="store:zstd",
+                 stack="kernel"),
+         Tracerd(ev, ev["reject"], tmp, "tracerd reject kstack", build, stack="kernel")]
     if journal:
         c.append(Tracerd(ev, None, tmp, "tracerd journal", build, output="journal",
                          journald=journal))
@@ -478,11 +493,36 @@ def fmt(x, digits=0):
 
 BASE = {"ftrace": "ftrace", "ftrace reject": "ftrace reject", "ftrace accept": "ftrace accept",
         "tracerd stdout": "ftrace", "tracerd reject": "ftrace reject",
+        "tracerd unit reject": "ftrace reject",
         "tracerd accept": "ftrace accept", "tracerd journal": "ftrace",
         "tracerd stdout (B)": "ftrace", "tracerd ring (no text)": "ftrace",
         "tracerd store zstd": "ftrace", "tracerd store zlib": "ftrace", "tracerd store none": "ftrace",
         "tracerd reject (B)": "ftrace reject", "tracerd accept (B)": "ftrace accept",
-        "tracerd journal (B)": "ftrace"}
+        "tracerd journal (B)": "ftrace", "tracerd store zstd kstack": "ftrace",
+        "tracerd reject kstack": "ftrace reject"}
+
+
+def stack_ratios(summary, p):
+    """StackTrace=kernel (issue 20), within this run: the added cost per
+    event streamed to the store against `perf record -g`, a rejected event's
+    cost with and without stacks, and the store's bytes per event."""
+    g = lambda name, k="added": summary.get(name, {}).get(k)
+    ks, store, perf_g, perf = (g("tracerd store zstd kstack"), g("tracerd store zstd"),
+                               g("perf record -g"), g("perf record"))
+    if ks is None or perf_g is None:
+        return
+    p(f"stacks: tracerd store zstd kstack {fmt(ks)} ns/event vs perf record -g {fmt(perf_g)}: "
+      f"{fmt(ks / perf_g, 2)}x (target <= 0.5x)")
+    if store is not None and perf is not None:
+        p(f"stacks: the walk's own cost: tracerd +{fmt(ks - store)} ns (store zstd kstack - store zstd), "
+          f"perf +{fmt(perf_g - perf)} ns (record -g - record)")
+    rk, r = g("tracerd reject kstack"), g("tracerd reject")
+    if rk is not None and r is not None:
+        p(f"stacks: a rejected event: {fmt(rk)} ns with StackTrace=kernel, {fmt(r)} without")
+    bk, b = g("tracerd store zstd kstack", "bytes_ev"), g("tracerd store zstd", "bytes_ev")
+    if bk and b:
+        p(f"stacks: store bytes/event {fmt(bk, 2)} with kernel stacks, {fmt(b, 2)} without: "
+          f"{fmt(bk / b, 2)}x (target <= 2x); perf record -g: {fmt(g('perf record -g', 'bytes_ev') or float('nan'), 1)}")
 
 
 def bench_event(evname, args, tmp, journal, out):
@@ -564,6 +604,7 @@ def bench_event(evname, args, tmp, journal, out):
           + (f"  {fmt(s['bytes_ev'], 2)} bytes/event on disk" if s.get("bytes_ev") is not None else ""))
     for name, why in skipped.items():
         p(f"{name:<24} not measured: tracerd refuses the config: {why}")
+    stack_ratios(summary, p)
     p("(vs ftrace: tracerd and ftrace rows against the ftrace row with the same filter; "
       "others against plain ftrace. CPU: the consumer's own processes from ready to exit "
       "(tracerd journal: and journald's). "
@@ -649,39 +690,62 @@ def prog_stats(pid):
 def bench_bpf_runtime(evname, args, tmp, out, skipped):
     """ns per run of tracerd's class program, from the kernel's own BPF
     statistics. They cost two clock reads per run of every BPF program on the
-    machine, so they are on only here, not in the rounds above."""
+    machine, so they are on only here, not in the rounds above. Every
+    configuration runs at once, each tracerd its own program on the same
+    events, so that their ratios come from the same workload runs: a loaded
+    machine slows them all alike."""
     ev = EVENTS[evname]
     p = lambda *a: print(*a, file=out)
     path = "/proc/sys/kernel/bpf_stats_enabled"
     old = read(path).strip()
     p(f"\ntracerd's BPF program, ns per event it ran for (kernel.bpf_stats_enabled, "
-      f"median of {args.rounds} runs of {args.count // 4} events; includes the statistics' own clock reads):")
-    res = {}
-    for label, filt in (("no filter", None), ("reject", ev["reject"]), ("accept", ev["accept"])):
-        if f"tracerd {label}" in skipped:
-            p(f"  {label:<10} not measured: {skipped[f'tracerd {label}']}")
-            continue
-        c = Tracerd(ev, filt, tmp, f"tracerd {label}", args.build)
-        if filt and c.check():
-            p(f"  {label:<10} not measured: {c.check()}")
-            continue
-        per = []
-        c.start()
-        try:
-            for _ in range(args.rounds):
-                write(path, "1")
-                try:
-                    t0, n0 = prog_stats(c.proc.p.pid)
-                    run_workload(args.build, evname, args.count // 4)
-                    t1, n1 = prog_stats(c.proc.p.pid)
-                finally:
-                    write(path, old)
+      f"median of {args.rounds} runs of {args.count // 4} events, every configuration attached at once; "
+      f"includes the statistics' own clock reads):")
+    confs = [("no filter", None, None, args.build), ("reject", ev["reject"], None, args.build),
+             ("unit reject", None, "tracerd-bench-nothing.service", args.build),
+             ("accept", ev["accept"], None, args.build)]
+    if args.compare:
+        confs += [("reject (B)", ev["reject"], None, args.compare),
+                  ("accept (B)", ev["accept"], None, args.compare)]
+    running = []
+    try:
+        for label, filt, unit, build in confs:
+            if f"tracerd {label}" in skipped:
+                p(f"  {label:<12} not measured: {skipped[f'tracerd {label}']}")
+                continue
+            c = Tracerd(ev, filt, tmp, f"tracerd bpf {label}", build, unit=unit)
+            if c.check():
+                p(f"  {label:<12} not measured: {c.check()}")
+                continue
+            c.start()
+            running.append((label, c, []))
+        for _ in range(args.rounds):
+            write(path, "1")
+            try:
+                before = [prog_stats(c.proc.p.pid) for _, c, _ in running]
+                run_workload(args.build, evname, args.count // 4)
+                after = [prog_stats(c.proc.p.pid) for _, c, _ in running]
+            finally:
+                write(path, old)
+            for (label, c, per), (t0, n0), (t1, n1) in zip(running, before, after):
                 if n1 > n0:
                     per.append((t1 - t0) / (n1 - n0))
-        finally:
-            c.stop()
+    finally:
+        for _, c, _ in running:
+            try:
+                c.stop()
+            except Exception as e:
+                log(f"   {c.name}: {e}")
+    res = {}
+    for label, _, per in running:
         res[label] = median(per)
-        p(f"  {label:<10} {fmt(res[label])} ns (min {fmt(min(per) if per else None)})")
+        p(f"  {label:<12} {fmt(res[label])} ns (min {fmt(min(per) if per else None)})")
+    if "accept (B)" in res and res["accept (B)"] > 0:
+        p(f"  accept / accept (B): {res['accept'] / res['accept (B)']:.3f}x "
+          f"(the cgroup id in every record; target <= 1.05x)")
+    if res.get("reject", 0) > 0 and "unit reject" in res:
+        p(f"  unit reject / reject: {res['unit reject'] / res['reject']:.3f}x "
+          f"(rejected by Unit= against rejected by Filter=; target <= 1)")
     return res
 
 

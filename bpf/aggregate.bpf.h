@@ -117,21 +117,35 @@ static __always_inline void agg_key_str(const struct agg_key_src *k, const __u8 
 		bpf_probe_read_kernel_str(dst, n, ctx + start);
 }
 
-static __always_inline void agg_key_part(const struct agg_key_src *k, const __u8 *rec,
-					 const __u8 *ctx, __u64 pid_tgid, __u8 *data)
+/* common_stacktrace: the kernel call path as return addresses, the first
+ * at the tracepoint's caller (from the regs perf_trace_<class> saved; the
+ * tracing machinery's own frames that may precede it are taken off when
+ * the dump is read). Frames past the last are zeros: bpf_get_stack()
+ * clears the rest of the buffer. The frames are the key itself, as in the
+ * kernel's hist: no id that two stacks could share, nothing kept between
+ * dumps. False: the kernel gave no stack. */
+static __always_inline bool agg_key_stack(void *ctx, __u8 *dst)
+{
+	return bpf_get_stack(ctx, dst, TRACERD_HIST_STACK_FRAMES * 8, 0) > 0;
+}
+
+static __always_inline bool agg_key_part(const struct agg_key_src *k, const __u8 *rec,
+					 void *ctx, __u64 pid_tgid, __u8 *data)
 {
 	__u8 *dst = data + (k->key_off & AGG_KEY_MASK);
 	__u64 v;
 
 	switch (k->src) {
+	case SRC_STACKTRACE:
+		return agg_key_stack(ctx, dst);
 	case SRC_STR:
 	case SRC_DATA_LOC:
 	case SRC_REL_LOC:
 		agg_key_str(k, rec, ctx, dst);
-		return;
+		return true;
 	case SRC_COMM:
 		bpf_get_current_comm(dst, TRACERD_COMM_LEN);
-		return;
+		return true;
 	case SRC_PID_COMM:
 		bpf_get_current_comm(dst + 8, TRACERD_COMM_LEN);
 		/* fall through */
@@ -141,6 +155,10 @@ static __always_inline void agg_key_part(const struct agg_key_src *k, const __u8
 	case SRC_CPU:
 		v = bpf_get_smp_processor_id();
 		break;
+	case SRC_CGROUP:
+	case SRC_UNIT:
+		v = bpf_get_current_cgroup_id();
+		break;
 	default:
 		v = agg_load(rec, k->off, k->size, k->is_signed);
 	}
@@ -149,6 +167,7 @@ static __always_inline void agg_key_part(const struct agg_key_src *k, const __u8
 	else if (k->xform == AGG_X_BUCKETS && k->buckets)
 		v = v / k->buckets * k->buckets;
 	*(__u64 *)dst = v;
+	return true;
 }
 
 /* Adds the event to an entry other CPUs may be adding to. */
@@ -212,17 +231,30 @@ static __always_inline bool agg_count(void *map, struct agg_scratch *a, const st
 	return agg_insert(map, a, ad, rec);
 }
 
+/* An event whose key could not be built: Dropped, as one that found no
+ * entry, so that Hits still adds up. */
+static __always_inline void agg_drop(__u32 slot, __u32 gen)
+{
+	__u32 idx = slot * 2 + (gen & 1);
+	struct agg_budget *b = bpf_map_lookup_elem(&agg_budgets, &idx);
+
+	if (b)
+		__sync_fetch_and_add(&b->dropped, 1);
+}
+
+enum agg_result { AGG_COUNTED, AGG_NO_ENTRY, AGG_NO_STACK };
+
 /* Counts the record of slot in its histogram: rec is the copy of its
  * fixed part (at least), ctx the kernel's. Not inlined: the class
  * program's other path stays as it was. */
-static __attribute__((noinline)) bool aggregate(__u32 slot, const __u8 *rec, const __u8 *ctx,
-						__u64 pid_tgid, struct agg_scratch *a)
+static __attribute__((noinline)) int aggregate(__u32 slot, const __u8 *rec, void *ctx,
+					       __u64 pid_tgid, struct agg_scratch *a)
 {
 	const struct agg_desc *ad = bpf_map_lookup_elem(&agg_descs, &slot);
 	__u32 i;
 
 	if (!ad || !a)
-		return false;
+		return AGG_NO_ENTRY;
 	a->hdr.slot = slot;
 	a->hdr.gen = ad->gen & 1;
 	if (ad->large)
@@ -232,9 +264,14 @@ static __attribute__((noinline)) bool aggregate(__u32 slot, const __u8 *rec, con
 	for (i = 0; i < TRACERD_AGG_KEYS; i++) {
 		if (i >= ad->n_keys)
 			break;
-		agg_key_part(&ad->keys[i], rec, ctx, pid_tgid, a->data);
+		if (!agg_key_part(&ad->keys[i], rec, ctx, pid_tgid, a->data)) {
+			agg_drop(slot, a->hdr.gen);
+			return AGG_NO_STACK;
+		}
 	}
-	return ad->large ? agg_count(&agg_large, a, ad, rec) : agg_count(&agg_small, a, ad, rec);
+	if (ad->large ? agg_count(&agg_large, a, ad, rec) : agg_count(&agg_small, a, ad, rec))
+		return AGG_COUNTED;
+	return AGG_NO_ENTRY;
 }
 
 #endif

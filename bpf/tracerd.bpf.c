@@ -11,6 +11,8 @@
 #include "filter.bpf.h"
 #include "aggregate.bpf.h"
 #include "user_str.bpf.h"
+#include "stack.bpf.h"
+#include "unit.bpf.h"
 
 char LICENSE[] SEC("license") = "GPL";
 
@@ -60,6 +62,7 @@ struct scratch {
 	struct trace_rec_hdr hdr;
 	__u8 data[2 * TRACERD_MAX_RECORD];
 	struct agg_scratch agg;		/* last: the record path's layout as it was */
+	struct unit_memo unit;		/* Unit='s last answer on this CPU */
 };
 
 struct {
@@ -123,13 +126,13 @@ static __always_inline __u64 copy_record(const struct event_desc *d, struct even
  * (`perf record` beside tracerd saw nothing), so always pass it on. */
 #define PASS_ON 1
 
-/* A slot's compiled filter (daemon/filter/filter_emit.c), at the slot's
- * index, and the accept program at TRACERD_ACCEPT_PROG. A slot whose
- * filter the emitter does not cover has no entry: the tail call falls
- * through to the interpreter. A Filter= change is an update here. */
+/* Where an emitted filter (daemon/filter/filter_emit.c), attached in the
+ * class program's place, sends a record it keeps: trace_event_accept at
+ * TRACERD_ACCEPT_PROG. A constant key, so the JIT makes the tail call a
+ * direct jump. */
 struct {
 	__uint(type, BPF_MAP_TYPE_PROG_ARRAY);
-	__uint(max_entries, TRACERD_MAX_EVENTS + 1);
+	__uint(max_entries, 1);
 	__type(key, __u32);
 	__type(value, __u32);
 } filters SEC(".maps");
@@ -153,6 +156,16 @@ static __always_inline struct event_desc *class_head(__u32 slot, __u64 pid_tgid,
 	return d;
 }
 
+/* Unit= (bpf/unit.bpf.h): another unit's event counts as filtered. */
+static __always_inline bool class_unit_rejects(const struct event_desc *d,
+					       struct event_stats *st, struct scratch *s)
+{
+	if (!d->unit_set || !unit_rejects(d, &s->unit))
+		return false;
+	st->filtered++;
+	return true;
+}
+
 /* A record the filter kept: aggregated, or copied whole and written to
  * the ring. len bytes of s->data are copied; early: only the filter's
  * prefix (filter_span), the rest is copied here. */
@@ -165,10 +178,15 @@ static __always_inline void class_accept(void *ctx, __u32 slot, const struct eve
 	__u32 zero = 0;
 
 	if (d->agg) {
-		if (aggregate(slot, s->data, ctx, pid_tgid, &s->agg))
+		int r = aggregate(slot, s->data, ctx, pid_tgid, &s->agg);
+
+		if (r == AGG_COUNTED) {
 			st->aggregated++;
-		else
+		} else {
 			st->agg_dropped++;
+			if (r == AGG_NO_STACK)
+				st->agg_nostack++;
+		}
 		return;
 	}
 	if (early) {
@@ -176,6 +194,13 @@ static __always_inline void class_accept(void *ctx, __u32 slot, const struct eve
 		*(__u64 *)s->data = (__u64)d->id | (__u64)(__u32)pid_tgid << 32;
 	}
 	end = len;
+	if (d->stack) {		/* StackTrace=: once the filter accepted */
+		__u64 with = take_stacks(ctx, d, st, s->data, end);
+
+		if (with != end)
+			flags |= TRACERD_REC_STACKS;
+		end = with;
+	}
 
 	s->hdr.ts_ns = bpf_ktime_get_ns();
 	s->hdr.slot = slot;
@@ -185,6 +210,7 @@ static __always_inline void class_accept(void *ctx, __u32 slot, const struct eve
 	s->hdr.len = end;
 	s->hdr.flags = flags;
 	bpf_get_current_comm(s->hdr.comm, sizeof(s->hdr.comm));
+	s->hdr.cgroup_id = bpf_get_current_cgroup_id();
 
 	/* Wake the consumer only when this record carries the ring across
 	 * WakeupBytes: a wakeup is an IPI, and one per record while the
@@ -243,14 +269,11 @@ int trace_event_class(void *ctx)
 	d = class_head(slot, pid_tgid, &st);
 	if (!d)
 		return PASS_ON;
-	/* A compiled filter decides from here, and the accept program
-	 * finishes what it keeps. No entry: on to the interpreter. A lone
-	 * numeric compare is never emitted (daemon/tracer_emit.c): it runs
-	 * inline below, without even a failed tail call. */
-	if (d->n_insns > 1 || (d->n_insns && d->insns[0].op != FOP_CMP))
-		bpf_tail_call(ctx, &filters, slot);
 	s = bpf_map_lookup_elem(&scratch, &zero);
 	if (!s)
+		return PASS_ON;
+	/* Unit= before the filter: another unit's event costs one lookup. */
+	if (class_unit_rejects(d, st, s))
 		return PASS_ON;
 
 	/* Decide first when the filter reads only the start of the record:
@@ -268,10 +291,11 @@ int trace_event_class(void *ctx)
 	return PASS_ON;
 }
 
-/* Where a compiled filter goes with a record it keeps (filters[
- * TRACERD_ACCEPT_PROG]): the class program's tail, after its hit was
- * counted and its filter passed. An aggregating slot copies the prefix
- * its keys and sums read (filter_span), like the class program. */
+/* Where an emitted filter goes with a record it keeps: the class
+ * program's tail, after its hit was counted and its filter passed. Unit=
+ * comes after the filter here, the cheaper test first: either rejects, and
+ * counts the event filtered. An aggregating slot copies the prefix its keys
+ * and sums read (filter_span), like the class program. */
 SEC("tracepoint")
 int trace_event_accept(void *ctx)
 {
@@ -282,6 +306,8 @@ int trace_event_accept(void *ctx)
 	struct scratch *s = bpf_map_lookup_elem(&scratch, &zero);
 
 	if (!d || !st || !s)
+		return PASS_ON;
+	if (class_unit_rejects(d, st, s))
 		return PASS_ON;
 	len = class_copy(d, st, s, ctx, pid_tgid, &flags, d->agg && d->filter_span);
 	class_accept(ctx, slot, d, st, s, pid_tgid, len, flags, false);

@@ -15,6 +15,7 @@
 #include "report.h"
 #include "sink/sink.h"
 #include "tracer.h"
+#include "units.h"
 #include "util.h"
 
 struct daemon {
@@ -22,6 +23,7 @@ struct daemon {
 	struct tracer *t;
 	sd_event *event;
 	sd_event_source *more;		/* drains on while the ring stays full */
+	sd_event_source *cgroups;	/* Unit=: new cgroups (watch_cgroups()) */
 	uint64_t last_delivered, last_status_usec;
 	unsigned reloads;
 	bool stopping;
@@ -52,7 +54,8 @@ static void format_losses(struct tracer *t, const struct sel_totals *sum, char *
 		{ sum->lost, "lost (ring buffer full)" },
 		{ sum->sink_errors, "sink errors" },
 		{ sum->suppressed, "suppressed (rate limit)" },
-		{ sum->agg_dropped, "dropped (histogram full)" },
+		{ sum->agg_dropped - sum->agg_nostack, "dropped (histogram full)" },
+		{ sum->agg_nostack, "dropped (no stack)" },
 		{ tracer_skipped(t), "skipped by the kernel" },
 		{ tracer_record_counts(t)->malformed + tracer_record_counts(t)->late, "malformed" },
 	};
@@ -127,6 +130,30 @@ static int on_more(sd_event_source *s, void *userdata)
 	(void)s;
 	drain(userdata);
 	return 0;
+}
+
+/* Unit=: a cgroup was made; its verdicts before its first events, if we
+ * are quick. */
+static int on_cgroups(sd_event_source *s, int fd, uint32_t revents, void *userdata)
+{
+	struct daemon *dm = userdata;
+
+	(void)s; (void)fd; (void)revents;
+	units_on_ready(dm->t);
+	return 0;
+}
+
+/* The watch of new cgroups starts with the first selection with Unit=,
+ * at start or at a reload. */
+static void watch_cgroups(struct daemon *dm)
+{
+	int fd = units_fd(dm->t);
+
+	if (fd < 0 || dm->cgroups || !dm->event)
+		return;
+	if (sd_event_add_io(dm->event, &dm->cgroups, fd, EPOLLIN, on_cgroups, dm) < 0)
+		log_warning("Unit=: cannot watch new cgroups: a unit started from now on is "
+			    "matched at the next reload");
 }
 
 static int on_ring(sd_event_source *s, int fd, uint32_t revents, void *userdata)
@@ -265,6 +292,7 @@ static int on_hup(sd_event_source *s, const struct signalfd_siginfo *si, void *u
 			tracer_drain_written(t);
 			sink_route_commit(t->sink, &outputs);
 			tracer_set_sink(t, t->sink, t->cfg.output, dm->o->foreground);
+			watch_cgroups(dm);
 		}
 		if (r < 0)
 			config_free(&cfg);
@@ -345,6 +373,7 @@ static int setup_loop(struct daemon *dm)
 		return r;
 	sd_event_source_set_priority(dm->more, SD_EVENT_PRIORITY_IDLE);
 	sd_event_source_set_enabled(dm->more, SD_EVENT_OFF);
+	watch_cgroups(dm);
 	if ((r = sd_event_add_time_relative(dm->event, NULL, CLOCK_MONOTONIC,
 					    t->cfg.flush_interval_ms * 1000ULL, 0, on_flush, dm)) < 0 ||
 	    (r = sd_event_add_time_relative(dm->event, NULL, CLOCK_MONOTONIC, 2000000ULL, 0,
@@ -495,6 +524,7 @@ int run_daemon(const struct run_opts *o)
 	}
 	if (r < 0) {
 		config_free(&cfg);
+		sd_event_source_unref(dm.cgroups);
 		tracer_free(dm.t);
 		sd_event_source_unref(dm.more);
 		sd_event_unref(dm.event);
@@ -503,6 +533,7 @@ int run_daemon(const struct run_opts *o)
 	notify_status(&dm, "READY=1\n");
 	r = sd_event_loop(dm.event);
 	stop(&dm);
+	sd_event_source_unref(dm.cgroups);	/* its fd is the tracer's */
 	tracer_free(dm.t);
 	sd_event_source_unref(dm.more);
 	sd_event_unref(dm.event);

@@ -2,6 +2,7 @@
 /* tracerd: kernel trace events, filtered in BPF, into the journal. */
 #include <getopt.h>
 #include "config/config.h"
+#include "kernel-events/unit_path.h"
 #include "inspect.h"
 #include "log.h"
 #include "loop.h"
@@ -73,11 +74,15 @@ static void help(void)
 	       "       --json              one JSON object per event, the journal's field names\n"
 	       "       -e --events GLOBS   only these events, e.g. 'sched:*'\n"
 	       "       --filter EXPR       only records that pass this filter\n"
+	       "       --unit GLOBS        only records of tasks in these units (or below), by\n"
+	       "                           the cgroup paths stored with them\n"
 	       "       --since TIME        only records from TIME on: '934.253262' (as printed),\n"
 	       "                           '2026-12-03 10:00:00.250', '@EPOCH', '-10min', 'now'\n"
 	       "       --until TIME        only records up to TIME (its last digit included)\n"
 	       "       --follow            wait for more at the end\n"
 	       "       --raw-pointers      print %%p addresses raw instead of hashed\n"
+	       "       --trace-dat FILE    write them to FILE as trace.dat (version 6), for\n"
+	       "                           trace-cmd report and KernelShark\n"
 	       "     --version             print the version, and the libbpf, libsystemd,\n"
 	       "                           libtraceevent and kernel it runs with\n"
 	       "  -h --help               this text\n");
@@ -85,7 +90,7 @@ static void help(void)
 
 enum {
 	ARG_CHECK = 0x100, ARG_LIST_EVENTS, ARG_LIST_CLASSES, ARG_DESCRIBE, ARG_VERSION,
-	ARG_READ, ARG_JSON, ARG_SINCE, ARG_UNTIL, ARG_FOLLOW, ARG_RAW_PTRS,
+	ARG_READ, ARG_JSON, ARG_SINCE, ARG_UNTIL, ARG_FOLLOW, ARG_RAW_PTRS, ARG_TRACE_DAT,
 	ARG_SELECTION = 0x200,	/* + the key's index in the config table */
 };
 
@@ -108,6 +113,7 @@ static const struct option *options(void)
 		{ "until", required_argument, NULL, ARG_UNTIL },
 		{ "follow", no_argument, NULL, ARG_FOLLOW },
 		{ "raw-pointers", no_argument, NULL, ARG_RAW_PTRS },
+		{ "trace-dat", required_argument, NULL, ARG_TRACE_DAT },
 		{ "help", no_argument, NULL, 'h' },
 	};
 	static struct option all[MAX_OPTIONS];
@@ -142,6 +148,8 @@ struct sel_args {
 	const char *events[MAX_OPTIONS];	/* -e, for --read */
 	size_t n_events;
 	const char *filter;			/* --filter, for --read */
+	const char *units[MAX_OPTIONS];		/* --unit, for --read */
+	size_t n_units;
 	const char *other;			/* an option --read does not take */
 };
 
@@ -159,6 +167,8 @@ static int selection_option(int c, struct sel_args *a)
 		a->events[a->n_events++] = optarg;
 	else if (!strcmp(it->key, "Filter"))
 		a->filter = optarg;
+	else if (!strcmp(it->key, "Unit"))
+		a->units[a->n_units++] = optarg;
 	else
 		a->other = it->key;
 	return 0;
@@ -171,6 +181,7 @@ static int read_option(int c, struct read_opts *ro)
 	case ARG_JSON: ro->json = true; return 0;
 	case ARG_FOLLOW: ro->follow = true; return 0;
 	case ARG_RAW_PTRS: ro->raw_pointers = true; return 0;
+	case ARG_TRACE_DAT: ro->trace_dat = optarg; return 0;
 	case ARG_SINCE: case ARG_UNTIL:
 		if (read_parse_time(optarg, c == ARG_SINCE ? &ro->since : &ro->until) < 0) {
 			fprintf(stderr, "tracerd: cannot parse time '%s'; see --help\n", optarg);
@@ -226,15 +237,46 @@ static int inspect(int what, const char *arg)
 	return r < 0 ? 1 : 0;
 }
 
-/* --read takes -e and --filter of the selection options; -e given more than
- * once adds globs. */
+/* --read --unit: the words of every --unit, checked as Unit= checks them. */
+static int read_units(struct read_opts *ro, const struct sel_args *a)
+{
+	size_t cap = 0;
+
+	for (size_t i = 0; i < a->n_units; i++) {
+		_cleanup_free_ char *copy = strdup(a->units[i]);
+		char *save = NULL;
+
+		if (!copy)
+			return -ENOMEM;
+		for (char *g = strtok_r(copy, " \t", &save); g; g = strtok_r(NULL, " \t", &save)) {
+			char name[UNIT_NAME_MAX + 16];
+			size_t bad = 0;
+
+			if (unit_glob_normalize(g, name, sizeof(name), &bad) < 0) {
+				fprintf(stderr, "tracerd: --unit: '%s' is not a unit name or glob "
+					"(at '%s')\n", g, g + bad);
+				return -EINVAL;
+			}
+			if (GROW(ro->units, cap, ro->n_units) < 0 ||
+			    !(ro->units[ro->n_units] = strdup(name)))
+				return -ENOMEM;
+			ro->n_units++;
+		}
+	}
+	return 0;
+}
+
+/* --read takes -e, --filter and --unit of the selection options; -e given
+ * more than once adds globs. */
 static int read_main(struct read_opts *ro, const struct sel_args *a, char **paths, int n)
 {
 	_cleanup_free_ char *events = NULL;
 	size_t len = 0;
+	int k;
 
 	if (a->other) {
-		fprintf(stderr, "tracerd: --read takes -e and --filter, not %s=; see --help\n", a->other);
+		fprintf(stderr, "tracerd: --read takes -e, --filter and --unit, not %s=; see --help\n",
+			a->other);
 		return 2;
 	}
 	for (size_t i = 0; i < a->n_events; i++) {
@@ -247,13 +289,24 @@ static int read_main(struct read_opts *ro, const struct sel_args *a, char **path
 	}
 	ro->events = events;
 	ro->filter = a->filter;
+	if (read_units(ro, a) < 0) {
+		strv_free(ro->units, ro->n_units);
+		return 2;
+	}
 	ro->paths = paths;
 	ro->n_paths = n;
 	if (!ro->n_paths) {
 		fprintf(stderr, "tracerd: --read needs a file or directory; see --help\n");
 		return 2;
 	}
-	return read_store(ro);
+	if (ro->trace_dat && (ro->json || ro->follow)) {
+		fprintf(stderr, "tracerd: --trace-dat writes a file, not lines: not with %s; see --help\n",
+			ro->json ? "--json" : "--follow");
+		return 2;
+	}
+	k = read_store(ro);
+	strv_free(ro->units, ro->n_units);
+	return k;
 }
 
 int main(int argc, char **argv)

@@ -5,11 +5,14 @@
  * printed by the stdout sink's line formatter, or as one JSON object per
  * line with the journal sink's field names. */
 #include "boot_id.h"
+#include "export/trace_dat.h"
 #include "filter/filter.h"
 #include "kernel-events/field_source.h"
+#include "kernel-events/unit_path.h"
 #include "ptrkey.h"
 #include "read.h"
 #include "render/render.h"
+#include "render/render_stack.h"
 #include "sink/sink.h"
 #include "store/store.h"
 #include "store/store_filter.h"
@@ -20,12 +23,16 @@ struct read_ev {
 	struct event_desc desc;
 	char **names;			/* journal field names by field index */
 	size_t n_names;
+	unsigned dat_id;		/* --trace-dat: the event's id there */
 };
 
 struct reader_ctx {
 	const struct read_opts *o;
 	struct render_opts ropts;
 	struct sink *text_sink;		/* the stdout sink, for its line format */
+	struct trace_dat *dat;		/* --trace-dat */
+	int dat_err;
+	uint64_t lost;			/* records the ring buffer lost, marked in the store */
 	struct strbuf line, text;
 	struct read_ev **evs;
 	size_t n_evs, cap_evs;
@@ -72,6 +79,17 @@ static bool want_event(struct store_event *ev, void *userdata)
 		fprintf(stderr, "tracerd: --filter does not apply to %s:%s (%s): its records are not shown\n",
 			ev->event->system, ev->event->name, d.msg);
 		return false;
+	}
+	if (ctx->dat) {
+		int r = trace_dat_add_event(ctx->dat, ev->event, &re->dat_id);
+
+		if (r < 0) {
+			fprintf(stderr, "tracerd: --trace-dat: %s:%s: %s: its records are not written\n",
+				ev->event->system, ev->event->name, strerror(-r));
+			ctx->dat_err = r;
+			return false;
+		}
+		return true;
 	}
 	(void)render_prepare(ev->event);
 	if (ctx->o->json && journal_event_field_names(ev->event, &re->names) == 0)
@@ -153,7 +171,8 @@ static void json_user_string(void *userdata, const struct render_ustr *u)
 }
 
 /* The journal sink's entry for the record, as journalctl -o json shows it. */
-static void print_json(struct reader_ctx *ctx, const struct store_rec *r)
+static void print_json(struct reader_ctx *ctx, const struct store_rec *r,
+		       const struct rec_stacks *stacks)
 {
 	const struct tp_event *e = r->ev->event;
 	struct strbuf *sb = &ctx->line;
@@ -177,21 +196,26 @@ static void print_json(struct reader_ctx *ctx, const struct store_rec *r)
 	json_kn(sb, "TRACE_PID", r->hdr.pid);
 	json_kn(sb, "TRACE_TID", r->hdr.tid);
 	json_kv(sb, "TRACE_COMM", r->hdr.comm, strnlen(r->hdr.comm, TRACERD_COMM_LEN));
+	if (r->hdr.cgroup_id)	/* 0: a file from before the cgroup was kept */
+		journal_cgroup_fields(r->hdr.cgroup_id, r->cgroup, json_kv_n, sb);
 	json_kn(sb, "TRACE_TIMESTAMP_NS", r->hdr.ts_ns);
 	json_kn(sb, "TRACE_TIME_REALTIME_USEC",
 		((int64_t)r->hdr.ts_ns + r->file->realtime_offset_ns) / 1000);
 	render_fields(e, &ctx->ropts, r->data, r->len, json_field, &jf);
 	render_user_strings(e, r->data, r->len, json_user_string, &jf);
+	render_stacks_fields(stacks, &ctx->ropts, json_kv_n, sb);
 	sb_puts(sb, "}\n");
 }
 
-static void print_text(struct reader_ctx *ctx, const struct store_rec *r)
+static void print_text(struct reader_ctx *ctx, const struct store_rec *r,
+		       const struct rec_stacks *stacks)
 {
 	struct out_slot slot = { .event = r->ev->event, .selection = r->ev->selection,
 				 .priority = r->ev->priority };
 	struct out_record out = {
 		.slot = &slot, .priority = r->ev->priority, .hdr = &r->hdr, .rec = r->data,
-		.len = r->len, .render = ctx->ropts, .realtime_offset_ns = r->file->realtime_offset_ns,
+		.len = r->len, .stacks = *stacks, .render = ctx->ropts,
+		.realtime_offset_ns = r->file->realtime_offset_ns,
 	};
 
 	/* What the consumer does live: render, then the sink formats the line. */
@@ -261,6 +285,29 @@ static void use_file_key(struct reader_ctx *ctx, const struct store_file_info *f
 	}
 }
 
+/* The ring buffer lost records there: a mark in the trace.dat where they
+ * were lost, else counted (said at the end). */
+static int lost(struct reader_ctx *ctx, const struct store_rec *r)
+{
+	ctx->lost += r->lost;
+	return ctx->dat ? trace_dat_add_lost(ctx->dat, r->hdr.cpu, r->lost) : 0;
+}
+
+/* A kernel frame as the file's writer named it (KSYMS): a store read on
+ * another boot or machine shows the writing kernel's symbols. */
+static const char *file_ksym(const void *ctx, uint64_t addr)
+{
+	return store_file_ksym(ctx, addr);
+}
+
+/* --unit: by the names the writer stored; a record whose cgroup is not
+ * known is in no unit. */
+static bool in_units(const struct read_opts *o, const struct store_rec *r)
+{
+	return !o->n_units || (r->cgroup && r->cgroup->path &&
+			       unit_path_match(o->units, o->n_units, r->cgroup->path, &r->cgroup->names));
+}
+
 static int read_all(struct reader_ctx *ctx, struct store_reader *sr)
 {
 	const struct read_opts *o = ctx->o;
@@ -268,20 +315,72 @@ static int read_all(struct reader_ctx *ctx, struct store_reader *sr)
 	int k;
 
 	while ((k = store_reader_next(sr, &r)) > 0) {
-		const struct read_ev *re = r.ev->userdata;
+		const struct read_ev *re;
+		struct rec_stacks stacks;
+		uint32_t whole;
 
-		if (!in_range(o, &r) || !store_filter_match(&re->desc, &r.hdr, r.data, r.len))
+		if (r.lost) {
+			if (in_range(o, &r) && (k = lost(ctx, &r)) < 0)
+				return k;
 			continue;
+		}
+		re = r.ev->userdata;
+		/* The record proper, as the live path renders it; its stacks apart. */
+		whole = r.len;
+		r.len = rec_stacks_split(r.hdr.flags, r.data, r.len, &stacks);
+		stacks.ksym = file_ksym;
+		stacks.ksym_ctx = r.file;
+		if (!in_range(o, &r) || !in_units(o, &r) ||
+		    !store_filter_match(&re->desc, &r.hdr, r.data, r.len))
+			continue;
+		if (ctx->dat) {
+			k = trace_dat_add_record(ctx->dat, re->dat_id, &r.hdr, r.data, r.len);
+			if (k >= 0 && r.len < whole)
+				k = trace_dat_add_stacks(ctx->dat, &r.hdr, &stacks);
+			if (k < 0)
+				return k;
+			continue;
+		}
 		use_file_key(ctx, r.file);
 		sb_reset(&ctx->line);
 		if (o->json)
-			print_json(ctx, &r);
+			print_json(ctx, &r, &stacks);
 		else
-			print_text(ctx, &r);
+			print_text(ctx, &r, &stacks);
 		if (fwrite(ctx->line.buf, 1, ctx->line.len, stdout) != ctx->line.len)
 			return -errno;
 	}
 	return k;
+}
+
+/* The trace.dat written out, and what it says (or leaves out) on stderr;
+ * 1 if an event could not go into it. */
+static int finish_trace_dat(struct reader_ctx *ctx)
+{
+	struct trace_dat_stats s;
+	int r = trace_dat_finish(ctx->dat, &s);
+
+	if (r < 0) {
+		fprintf(stderr, "tracerd: --trace-dat: %s: %s\n", ctx->o->trace_dat, strerror(-r));
+		return r;
+	}
+	fprintf(stderr, "tracerd: %s: %llu records on %u CPUs", ctx->o->trace_dat,
+		(unsigned long long)s.records, s.cpus);
+	if (s.stacks)
+		fprintf(stderr, ", %llu stack traces", (unsigned long long)s.stacks);
+	if (s.dropped)
+		fprintf(stderr, ", %llu lost records marked where they were lost",
+			(unsigned long long)s.dropped);
+	fprintf(stderr, "\n");
+	if (s.too_large)
+		fprintf(stderr, "tracerd: %s: %llu records longer than a ring-buffer page holds "
+			"are left out, marked as dropped\n", ctx->o->trace_dat,
+			(unsigned long long)s.too_large);
+	if (s.reordered)
+		fprintf(stderr, "tracerd: %s: %llu records earlier than their CPU's previous one "
+			"(another boot's clock?) are written at that one's time\n", ctx->o->trace_dat,
+			(unsigned long long)s.reordered);
+	return ctx->dat_err || s.too_large || s.reordered ? 1 : 0;
 }
 
 /* Whether files were deleted before they were read (each reported as found). */
@@ -302,7 +401,7 @@ int read_store(const struct read_opts *o)
 {
 	struct reader_ctx ctx = { .o = o, .ropts = { .raw_pointers = o->raw_pointers } };
 	struct store_reader_opts so = { .follow = o->follow, .want_event = want_event, .idle = idle,
-					.userdata = &ctx };
+					.want_lost = true, .userdata = &ctx };
 	struct store_reader *sr = NULL;
 	int k;
 
@@ -316,10 +415,14 @@ int read_store(const struct read_opts *o)
 			return 2;
 	}
 	k = sink_stdout_new(&ctx.text_sink, stdout);
+	if (k >= 0 && o->trace_dat && (k = trace_dat_new(&ctx.dat, o->trace_dat)) < 0)
+		fprintf(stderr, "tracerd: --trace-dat: %s: %s\n", o->trace_dat, strerror(-k));
 	if (k >= 0)
 		k = store_reader_new(&sr, o->paths, o->n_paths, &so);
 	if (k >= 0)
 		k = read_all(&ctx, sr);
+	if (k >= 0 && ctx.dat)
+		k = finish_trace_dat(&ctx);
 	if (fflush(stdout) != 0 && k >= 0)
 		k = -errno;
 	if (k < 0 && k != -EPIPE)
@@ -329,6 +432,9 @@ int read_store(const struct read_opts *o)
 			(unsigned long long)store_reader_skipped(sr));
 	if (k >= 0 && sr && report_unread(sr))
 		k = 1;
+	if (k >= 0 && ctx.lost && !ctx.dat)
+		fprintf(stderr, "tracerd: %llu records were lost in the ring buffer while these were "
+			"written (of any selection)\n", (unsigned long long)ctx.lost);
 	k = k < 0 ? 2 : k == 1 || (sr && store_reader_skipped(sr)) ? 1 : 0;
 	store_reader_free(sr);
 	for (size_t i = 0; i < ctx.n_evs; i++) {
@@ -339,6 +445,7 @@ int read_store(const struct read_opts *o)
 	sb_free(&ctx.line);
 	sb_free(&ctx.text);
 	sink_free(ctx.text_sink);
+	trace_dat_free(ctx.dat);
 	return k;
 }
 

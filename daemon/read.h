@@ -20,7 +20,10 @@ struct read_opts {
 	bool json, follow, raw_pointers;
 	const char *events;		/* globs, space or comma separated; NULL: all */
 	const char *filter;
+	char **units;			/* --unit: globs as Unit= takes them; none: all */
+	size_t n_units;
 	struct read_time since, until;
+	const char *trace_dat;		/* write the records there (trace.dat), not text */
 };
 
 /* "SECONDS[.frac]" (monotonic, as tracerd prints it), "@EPOCH[.frac]",

@@ -1,17 +1,14 @@
 // SPDX-License-Identifier: GPL-2.0
-/* The tracer's life: the stages set up and wired; a config applied (every
- * selection built first: globs resolved, filters compiled; then what is new
- * attached, then the switch to the new selections, and only then what went
- * away detached); stopped in order (halt the programs, drain, close the
- * sink; then detach) and freed. The accounting read across the stages is report.c's. */
-#include "aggregate/hist.h"
+/* The tracer's life: the stages set up and wired, drained, stopped in
+ * order (halt the programs, drain, close the sink; then detach) and freed.
+ * A config is applied by tracer_apply.c; the accounting read across the
+ * stages is report.c's. */
+#include <time.h>
 #include "attach/ksym.h"
-#include "filter/filter.h"
-#include "kernel-events/field_source.h"
 #include "log.h"
-#include "render/render.h"
 #include "sink/sink.h"
 #include "tracer.h"
+#include "attach/cgroup_watch.h"
 #include "util.h"
 
 int tracer_new(struct tracer **ret, const struct config *cfg, struct diag *d)
@@ -68,15 +65,46 @@ void tracer_set_progress(struct tracer *t, loader_progress_fn fn, void *userdata
 	loader_set_progress(t->ld, fn, userdata);
 }
 
+/* The ring buffer's new losses, per CPU, to the sink (the store marks them
+ * after the records drained so far): one map read per drain. */
+static void pass_losses(struct tracer *t)
+{
+	uint64_t now[256];
+	struct timespec ts;
+	int n = loader_lost_by_cpu(t->ld, now, ARRAY_SIZE(now));
+
+	if (n <= 0 || !t->sink)
+		return;
+	if ((size_t)n > t->n_lost_seen) {
+		uint64_t *v = realloc(t->lost_seen, n * sizeof(*v));
+
+		if (!v)
+			return;
+		memset(v + t->n_lost_seen, 0, (n - t->n_lost_seen) * sizeof(*v));
+		t->lost_seen = v;
+		t->n_lost_seen = n;
+	}
+	clock_gettime(CLOCK_MONOTONIC, &ts);
+	for (int c = 0; c < n; c++)
+		if (now[c] > t->lost_seen[c]) {
+			sink_lost(t->sink, c, ts.tv_sec * 1000000000ull + ts.tv_nsec, now[c] - t->lost_seen[c]);
+			t->lost_seen[c] = now[c];
+		}
+}
+
 int tracer_drain(struct tracer *t)
 {
-	return consumer_drain(t->cons);
+	int r = consumer_drain(t->cons);
+
+	pass_losses(t);
+	return r;
 }
 
 void tracer_drain_all(struct tracer *t)
 {
 	if (t->cons)
 		consumer_drain_all(t->cons);
+	pass_losses(t);
 }
 
 void tracer_drain_written(struct tracer *t)
@@ -130,7 +158,7 @@ void tracer_stop(struct tracer *t)
 		for (size_t k = 0; k < t->sels[i]->n_slots; k++) {
 			struct attachment *a = &t->sels[i]->slots[k]->att;
 
-			if (!a->link)
+			if (!a->attached)
 				continue;
 			if (all)
 				all[n++] = a;
@@ -159,7 +187,9 @@ void tracer_free(struct tracer *t)
 	hist_maps_close(&t->hist_maps);
 	kallsyms_set_fallback(NULL);
 	ksym_close();
+	cgroup_watch_free(t->cgroup_watch);
 	loader_free(t->ld);
+	free(t->lost_seen);
 	registry_free(t->reg, render_release);
 	config_free(&t->cfg);
 	free(t);
@@ -177,457 +207,4 @@ size_t tracer_attached(struct tracer *t)
 int tracer_prog_count(struct tracer *t)
 {
 	return loader_prog_count(t->ld);
-}
-
-/* A selection being built by tracer_apply, before anything is attached. */
-struct sel_build {
-	const struct selection *conf;
-	struct sel_state *keep;		/* unchanged: reuse this state */
-	struct tp_event **events;
-	size_t n_events;
-	struct event_desc *descs;
-	struct hist **hists;		/* Aggregate=, per event; NULL: none */
-	struct sel_emit emit;		/* Filter= as BPF programs, or why not */
-};
-
-static int fill_desc(const struct tp_event *e, const struct selection *s,
-		     struct event_desc *desc, struct diag *d)
-{
-	memset(desc, 0, sizeof(*desc));
-	desc->fixed_size = e->fixed_size;
-	desc->id = e->id;
-	for (size_t i = 0; i < e->n_fields; i++) {
-		const struct tp_field *f = &e->fields[i];
-
-		if (f->kind != TP_FIELD_DATA_LOC && f->kind != TP_FIELD_REL_LOC)
-			continue;
-		if (desc->n_dyn == TRACERD_MAX_DYN)
-			return diag_set(d, s->pos.file, s->pos.line, s->pos.col,
-					"%s:%s has more than %d dynamic fields", e->system, e->name,
-					TRACERD_MAX_DYN);
-		if (f->kind == TP_FIELD_REL_LOC)
-			desc->dyn_rel |= 1u << desc->n_dyn;
-		desc->dyn_off[desc->n_dyn++] = f->offset;
-	}
-	/* Before the filter, which compares the strings listed here. An
-	 * aggregating slot writes no record to carry them. */
-	if (s->syscall_strings && (!s->aggregate || !*s->aggregate))
-		event_desc_user_strings(e, desc);
-	return filter_compile(s->filter, e, &s->filter_pos, desc, d);
-}
-
-/* Aggregate=: the event's histogram; its records then go to the hash map,
- * and the class program copies the record prefix that the filter, the
- * keys and the sums read. */
-static int fill_hist(const struct tp_event *e, const struct selection *s,
-		     struct event_desc *desc, struct hist **ret, struct diag *d)
-{
-	int r;
-
-	*ret = NULL;
-	if (!s->aggregate || !*s->aggregate)
-		return 0;
-	r = hist_compile(s->aggregate, e, &s->aggregate_pos, ret, d);
-	if (r < 0)
-		return r;
-	desc->agg = 1;
-	desc->filter_span = hist_record_span(*ret, desc);
-	return 0;
-}
-
-static void build_free(struct sel_build *b)
-{
-	for (size_t i = 0; b->hists && i < b->n_events; i++)
-		hist_free(b->hists[i]);
-	free(b->hists);
-	free(b->events);
-	free(b->descs);
-	sel_emit_free(&b->emit);
-}
-
-static bool str_same(const char *a, const char *b)
-{
-	return !strcmp(a ? a : "", b ? b : "");
-}
-
-/* Whether b can keep a's attachments: the same name, events and filter.
- * Priority= and RateLimit= live in userspace only, and take effect through
- * what commit() sets on the kept state, so keeping the links loses nothing
- * and needs no second copy of the class program. */
-static bool same_attachments(const struct selection *a, const struct selection *b)
-{
-	if (!str_same(a->name, b->name) || !str_same(a->filter, b->filter) ||
-	    !str_same(a->aggregate, b->aggregate) || a->n_events != b->n_events ||
-	    a->syscall_strings != b->syscall_strings)
-		return false;
-	for (size_t i = 0; i < a->n_events; i++)
-		if (strcmp(a->events[i], b->events[i]))
-			return false;
-	return true;
-}
-
-/* Resolves and compiles one selection; touches nothing in the kernel.
- * An unchanged one of sels is kept instead. */
-static int build_selection(struct registry *reg, struct sel_state **sels, size_t n_sels,
-			   const struct selection *s, const struct filter_emit_maps *m,
-			   struct sel_build *b, struct diag *d)
-{
-	int r;
-
-	b->conf = s;
-	for (size_t i = 0; i < n_sels; i++)
-		if (same_attachments(sels[i]->conf, s)) {
-			b->keep = sels[i];
-			return 0;
-		}
-	r = resolve_selection(reg, s, &b->events, &b->n_events, d);
-	if (r < 0)
-		return r;
-	b->descs = calloc(b->n_events, sizeof(*b->descs));
-	b->hists = calloc(b->n_events, sizeof(*b->hists));
-	if (!b->descs || !b->hists)
-		return -ENOMEM;
-	for (size_t i = 0; i < b->n_events; i++) {
-		r = render_prepare(b->events[i]);
-		if (r >= 0)
-			r = fill_desc(b->events[i], s, &b->descs[i], d);
-		if (r >= 0)
-			r = fill_hist(b->events[i], s, &b->descs[i], &b->hists[i], d);
-		if (r < 0)
-			return r;
-	}
-	return sel_emit_build(&b->emit, s, b->descs, b->n_events, m);
-}
-
-/* The index of the Events= word naming e outright, or -1 if only globs matched it. */
-static int named_explicitly(const struct selection *s, const struct tp_event *e)
-{
-	char full[256];
-
-	snprintf(full, sizeof(full), "%s:%s", e->system, e->name);
-	for (size_t i = 0; i < s->n_events; i++)
-		if (!strcmp(s->events[i], full))
-			return i;
-	return -1;
-}
-
-/* Returns -errno; *refused tells that the kernel refused the attachment. */
-static int slot_attach(struct tracer *t, struct sel_state *st, struct tp_event *e,
-		       const struct event_desc *desc, int filter_fd, struct hist **hist,
-		       bool *refused, struct diag *d)
-{
-	struct trace_slot *slot;
-	int id = consumer_slot_alloc(t->cons), r;
-
-	if (id < 0)
-		return diag_set(d, st->conf->pos.file, st->conf->pos.line, 0,
-				"more than %d events selected", TRACERD_MAX_EVENTS);
-	if (GROW(st->slots, st->cap_slots, st->n_slots) < 0 ||
-	    trace_slot_new(&slot, id, e, st->conf->name, st->conf->priority, &st->rl) < 0)
-		return -ENOMEM;
-	out_slot_set_output(slot->out, st->conf->output);
-	r = 0;
-	if (*hist)	/* before the descriptor that sends events to it */
-		r = hist_slot_setup(&t->hist_maps, id, &(*hist)->desc);
-	if (r >= 0)
-		r = loader_set_filter(t->ld, id, filter_fd);
-	if (r >= 0)
-		r = loader_set_slot(t->ld, id, desc);
-	if (r < 0) {
-		trace_slot_free(slot);
-		return diag_set(d, NULL, 0, 0, "cannot write the BPF maps: %s", strerror(-r)), r;
-	}
-	r = loader_attach(t->ld, e, id, &slot->att);
-	if (r < 0) {
-		trace_slot_free(slot);
-		*refused = true;
-		return r;
-	}
-	slot->hist = TAKE_PTR(*hist);
-	consumer_slot_set(t->cons, slot);
-	st->slots[st->n_slots++] = slot;
-	return 0;
-}
-
-static int note_refused(struct sel_state *st, const struct tp_event *e, int err)
-{
-	char buf[512];
-
-	snprintf(buf, sizeof(buf), "%s:%s (%s)", e->system, e->name, strerror(-err));
-	if (GROW(st->refused, st->cap_refused, st->n_refused) < 0 ||
-	    !(st->refused[st->n_refused] = strdup(buf)))
-		return -ENOMEM;
-	st->n_refused++;
-	return 0;
-}
-
-static int attach_selection(struct tracer *t, struct sel_build *b, struct sel_state **ret,
-			    struct diag *d)
-{
-	struct sel_state *st = calloc(1, sizeof(*st));
-	const struct selection *s = b->conf;
-	int r = 0;
-
-	if (!st)
-		return -ENOMEM;
-	st->conf = s;
-	st->rl = (struct rate_limit){
-		.per_sec = s->rate_limit, .burst = s->rate_burst, .tokens = s->rate_burst,
-	};
-	*ret = st;
-	r = sel_emit_load(t->ld, &b->emit, s, &st->filter_progs, &st->n_filter_progs);
-	sel_emit_log(&b->emit, s);
-	for (size_t i = 0; i < b->n_events && r >= 0; i++) {
-		struct tp_event *e = b->events[i];
-		bool refused = false;
-		int gi;
-
-		loader_progress(t->ld, i, b->n_events);
-		r = slot_attach(t, st, e, &b->descs[i], b->emit.fd ? b->emit.fd[i] : -1,
-				&b->hists[i], &refused, d);
-		if (r >= 0 || !refused)
-			continue;
-		/* An event a glob matched may be one the kernel keeps from BPF
-		 * (ftrace: internals): note it. One named outright must attach. */
-		gi = named_explicitly(s, e);
-		if (gi < 0)
-			r = note_refused(st, e, r);
-		else
-			diag_set(d, s->events_file, s->event_lines[gi], s->event_cols[gi],
-				 "the kernel refused to attach to %s:%s: %s", e->system, e->name,
-				 strerror(-r));
-	}
-	return r;
-}
-
-/* Detaches every slot of st and drains what they already wrote; what they
- * counted goes to into (NULL: nowhere), then st is freed. ids_end: see
- * tracer_keep_counts(). */
-static void sel_state_retire(struct tracer *t, struct sel_state *st, unsigned ids_end,
-			     struct sel_past *into)
-{
-	_cleanup_free_ struct attachment **atts = NULL;
-	int r;
-
-	if (!st)
-		return;
-	atts = calloc(st->n_slots ? st->n_slots : 1, sizeof(*atts));
-	for (size_t i = 0; i < st->n_slots; i++)
-		if (atts)
-			atts[i] = &st->slots[i]->att;
-		else	/* no memory: one by one */
-			loader_detach(t->ld, &st->slots[i]->att);
-	if (atts)
-		loader_detach_many(t->ld, atts, st->n_slots);
-	/* Detached: all their records are written; other events still fire. */
-	tracer_drain_written(t);
-	/* Nothing counts in the program any more, and the rate limit saw
-	 * every record: the counts are final but for records still queued
-	 * for a sink, which count on through the slot's out_slot. */
-	if (into && ((r = tracer_keep_counts(t, st, ids_end, into)) < 0 ||
-		     (r = sel_past_move(into, &st->past)) < 0))
-		log_warning("selection %s: cannot keep what its replaced events counted (%s): "
-			    "the summary leaves it out", st->conf->name, strerror(-r));
-	/* Their compiled filters go with them; the array forgets them. */
-	for (size_t i = 0; i < st->n_slots; i++)
-		loader_set_filter(t->ld, st->slots[i]->id, -1);
-	for (size_t i = 0; i < st->n_filter_progs; i++)
-		loader_filter_close(t->ld, st->filter_progs[i]);
-	free(st->filter_progs);
-	for (size_t i = 0; i < st->n_slots; i++) {
-		hist_out_last(t, st, st->slots[i], "replaced");
-		consumer_slot_clear(t->cons, st->slots[i]->id);
-		/* records still in the sink queue hold their own reference */
-		trace_slot_free(st->slots[i]);
-	}
-	sel_past_free(&st->past);
-	free(st->slots);
-	strv_free(st->refused, st->n_refused);
-	free(st);
-}
-
-void sel_state_free(struct tracer *t, struct sel_state *st)
-{
-	sel_state_retire(t, st, 0, NULL);
-}
-
-static struct sel_past *removed_find(struct tracer *t, const char *name)
-{
-	for (size_t i = 0; i < t->n_removed; i++)
-		if (!strcmp(t->removed[i].name, name))
-			return &t->removed[i];
-	return NULL;
-}
-
-/* Where the counts of old, which a reload replaces or removes, go: the new
- * selection of its name, or the removed ones. NULL: no memory. */
-static struct sel_past *past_for(struct tracer *t, struct sel_state **sels, size_t n,
-				 const struct sel_state *old)
-{
-	const char *name = old->conf->name;
-	struct sel_past *p;
-
-	for (size_t i = 0; i < n; i++)
-		if (sels[i] != old && !strcmp(sels[i]->conf->name, name))
-			return &sels[i]->past;
-	p = removed_find(t, name);
-	if (p)
-		return p;
-	if (GROW(t->removed, t->cap_removed, t->n_removed) < 0)
-		return NULL;
-	p = &t->removed[t->n_removed];
-	*p = (struct sel_past){ .name = strdup(name) };
-	if (!p->name)
-		return NULL;
-	t->n_removed++;
-	return p;
-}
-
-/* A selection that an earlier reload removed is back: it counts on. */
-static void take_removed(struct tracer *t, struct sel_state *st)
-{
-	struct sel_past *p = removed_find(t, st->conf->name);
-
-	if (!p)
-		return;
-	if (sel_past_move(&st->past, p) < 0)
-		sel_past_free(p);	/* what did not move is dropped, not counted twice */
-	*p = t->removed[--t->n_removed];
-}
-
-static bool kept(struct sel_build *b, size_t n, const struct sel_state *st)
-{
-	for (size_t i = 0; i < n; i++)
-		if (b[i].keep == st)
-			return true;
-	return false;
-}
-
-/* A kept selection takes its new Priority= and RateLimit=. */
-static void sel_state_update(struct sel_state *st, const struct selection *conf)
-{
-	st->conf = conf;
-	st->rl.per_sec = conf->rate_limit;
-	st->rl.burst = conf->rate_burst;
-	for (size_t i = 0; i < st->n_slots; i++) {
-		out_slot_set_priority(st->slots[i]->out, conf->priority);
-		out_slot_set_output(st->slots[i]->out, conf->output);
-	}
-}
-
-/* Swaps in the new selection states and config; frees the old ones. */
-static int commit(struct tracer *t, struct config *cfg, struct sel_build *b, size_t n,
-		  struct sel_state **fresh)
-{
-	struct sel_state **sels = calloc(n ? n : 1, sizeof(*sels));
-	unsigned ids_end;
-
-	if (!sels)
-		return -ENOMEM;
-	for (size_t i = 0; i < n; i++) {
-		sels[i] = b[i].keep ? b[i].keep : fresh[i];
-		sel_state_update(sels[i], &cfg->sels[i]);
-		if (!b[i].keep)
-			take_removed(t, sels[i]);
-	}
-	/* Every slot in use, old and new: t->sels' states go one by one. */
-	ids_end = tracer_ids_end(t->sels, t->n_sels);
-	if (tracer_ids_end(sels, n) > ids_end)
-		ids_end = tracer_ids_end(sels, n);
-	for (size_t i = 0; i < t->n_sels; i++)
-		if (!kept(b, n, t->sels[i]))
-			sel_state_retire(t, t->sels[i], ids_end, past_for(t, sels, n, t->sels[i]));
-	free(t->sels);
-	t->sels = sels;
-	t->n_sels = t->cap_sels = n;
-	config_free(&t->cfg);
-	t->cfg = *cfg;
-	memset(cfg, 0, sizeof(*cfg));
-	/* Every selection's records, kept ones too, from the next one read. */
-	consumer_set_render(t->cons, &(struct render_opts){ .raw_pointers = t->cfg.raw_pointers });
-	return 0;
-}
-
-/* Entries of the histograms' maps that slots may take: size= of each, in
- * both generations. The running slots count too: a changed selection is
- * attached before the old one goes. */
-static void hist_room_add(const struct hist *h, uint64_t used[2])
-{
-	if (h)
-		used[h->desc.large] += 2ULL * h->desc.max_entries;
-}
-
-static int check_hist_room(struct tracer *t, struct sel_build *b, size_t n, struct diag *d)
-{
-	static const uint64_t room[2] = { TRACERD_AGG_SMALL_ENTRIES, TRACERD_AGG_LARGE_ENTRIES };
-	uint64_t used[2] = { 0, 0 };
-
-	for (size_t i = 0; i < t->n_sels; i++)
-		for (size_t k = 0; k < t->sels[i]->n_slots; k++)
-			hist_room_add(t->sels[i]->slots[k]->hist, used);
-	for (size_t i = 0; i < n; i++) {
-		const struct conf_pos *pos = &b[i].conf->aggregate_pos;
-
-		for (size_t k = 0; !b[i].keep && b[i].hists && k < b[i].n_events; k++)
-			hist_room_add(b[i].hists[k], used);
-		for (int c = 0; c < 2; c++)
-			if (used[c] > room[c])
-				return diag_set(d, pos->file, pos->line, pos->col,
-						"the histograms' size= over all their events (twice: "
-						"one generation is read while the other counts) exceed "
-						"the %llu entries of the map for %s: lower size=",
-						(unsigned long long)room[c],
-						c ? "keys of more than 24 bytes" : "keys of up to 24 bytes");
-	}
-	return 0;
-}
-
-int tracer_check(struct registry *reg, const struct config *cfg, struct diag *d)
-{
-	int r = 0;
-
-	for (size_t i = 0; i < cfg->n_sels && r >= 0; i++) {
-		struct filter_emit_maps m = { .stats_fd = -1, .filters_fd = -1 };
-		struct sel_build b = { 0 };
-
-		r = build_selection(reg, NULL, 0, &cfg->sels[i], &m, &b, d);
-		if (r >= 0)
-			sel_emit_log(&b.emit, &cfg->sels[i]);
-		build_free(&b);
-	}
-	return r;
-}
-
-int tracer_apply(struct tracer *t, struct config *cfg, struct diag *d)
-{
-	size_t n = cfg->n_sels;
-	struct sel_build *b = calloc(n ? n : 1, sizeof(*b));
-	struct sel_state **fresh = calloc(n ? n : 1, sizeof(*fresh));
-	int r = b && fresh ? 0 : -ENOMEM;
-	struct filter_emit_maps m;
-
-	loader_filter_maps(t->ld, &m);
-	for (size_t i = 0; i < n && r >= 0; i++)
-		r = build_selection(t->reg, t->sels, t->n_sels, &cfg->sels[i], &m, &b[i], d);
-	if (r >= 0)
-		r = check_hist_room(t, b, n, d);
-	/* New attachments first: an event in both old and new config is then
-	 * traced twice for a moment rather than not at all. */
-	for (size_t i = 0; i < n && r >= 0; i++)
-		if (!b[i].keep)
-			r = attach_selection(t, &b[i], &fresh[i], d);
-	if (r >= 0)
-		r = commit(t, cfg, b, n, fresh);
-	for (size_t i = 0; i < n; i++) {
-		/* a failed reload's new slots: their counts go unreported */
-		for (size_t k = 0; r < 0 && fresh && fresh[i] && k < fresh[i]->n_slots; k++)
-			fresh[i]->slots[k]->hist_done = true;
-		if (r < 0)
-			sel_state_free(t, fresh ? fresh[i] : NULL);
-		if (b)
-			build_free(&b[i]);
-	}
-	free(b);
-	free(fresh);
-	return r;
 }

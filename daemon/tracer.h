@@ -14,6 +14,7 @@
 #include "resolve/registry.h"
 
 struct sink;
+struct cgroup_watch;
 
 /* What a slot counted before a reload detached it: its selection's changed
  * state (the same Name=) or a removed selection keeps these, so that the
@@ -44,6 +45,7 @@ struct sel_state {
 	struct sel_past past;		/* the slots earlier states of this Name= had */
 	int *filter_progs;		/* compiled filters its slots run (tracer_emit.c) */
 	size_t n_filter_progs;
+	unsigned unit_set;		/* Unit=: its set of verdicts (units.c); 0: none */
 };
 
 struct tracer {
@@ -59,6 +61,10 @@ struct tracer {
 	struct hist_maps hist_maps;	/* Aggregate='s maps */
 	bool hist_stdout;		/* dumps in the hist file layout on stdout */
 	bool halted;			/* tracer_halt() ran */
+	uint64_t unit_sets;		/* Unit= sets in use, bit set - 1 */
+	struct cgroup_watch *cgroup_watch;	/* new cgroups, once a selection has Unit= */
+	uint64_t *lost_seen;		/* per CPU: the ring buffer's losses passed to the sink */
+	size_t n_lost_seen;
 };
 
 /* tracer.c: the tracer's life. tracer_new() returns -ENOMEDIUM if tracefs
@@ -120,7 +126,7 @@ void sel_past_free(struct sel_past *p);
 uint64_t tracer_skipped(struct tracer *t);
 const struct record_counts *tracer_record_counts(struct tracer *t);
 
-/* report.c: Aggregate='s dumps. Interval dumps of the selections due at
+/* report_hist.c: Aggregate='s dumps. Interval dumps of the selections due at
  * now_usec (CLOCK_MONOTONIC); the last dump of a slot of st once it is
  * detached (why: "final" at stop, "replaced" on reload), then its hist is
  * freed. */
@@ -151,7 +157,7 @@ int sel_emit_load(struct loader *l, struct sel_emit *se, const struct selection 
 void sel_emit_log(const struct sel_emit *se, const struct selection *s);
 void sel_emit_free(struct sel_emit *se);
 
-/* Resolves every selection and compiles its filters against reg,
+/* tracer_apply.c. Resolves every selection and compiles its filters against reg,
  * attaching nothing. */
 int tracer_check(struct registry *reg, const struct config *cfg, struct diag *d);
 /* Applies cfg (taking ownership of it on success): attaches what is new or

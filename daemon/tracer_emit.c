@@ -38,14 +38,6 @@ static bool forced_interpreted(const char *name)
 	return false;
 }
 
-static bool lone_compare(const struct event_desc *descs, size_t n)
-{
-	for (size_t i = 0; i < n; i++)
-		if (descs[i].n_insns > 1 || (descs[i].n_insns == 1 && descs[i].insns[0].op != FOP_CMP))
-			return false;
-	return true;
-}
-
 static int emit_one(struct sel_emit *se, size_t i, const struct event_desc *d,
 		    const struct filter_emit_maps *m, struct bpf_insn *buf)
 {
@@ -72,14 +64,6 @@ int sel_emit_build(struct sel_emit *se, const struct selection *s, const struct 
 		return 0;
 	if (forced_interpreted(s->name)) {
 		snprintf(se->why, sizeof(se->why), "TRACERD_TEST_INTERPRET names it");
-		return 0;
-	}
-	/* A lone compare runs inline in the class program; reaching an
-	 * emitted one costs an indirect tail call, more on a kernel with
-	 * retpolines (bench/results/2026-12-04-emit-reject.txt). */
-	if (lone_compare(descs, n)) {
-		snprintf(se->why, sizeof(se->why), "a single compare, which the class program "
-			 "runs inline, cheaper than the tail call into an emitted program");
 		return 0;
 	}
 	buf = calloc(FILTER_EMIT_MAX, sizeof(*buf));

@@ -20,6 +20,8 @@ static const char *const knob_names[_KNOB_MAX] = {
 	/* Selection names (comma-separated; "*": all) whose Filter= the
 	 * interpreter runs instead of emitted BPF: the differential test. */
 	[KNOB_TEST_INTERPRET] = "TRACERD_TEST_INTERPRET",
+	/* Frames a stack walk keeps, 1..64 (StackTrace=), to cut stacks on purpose. */
+	[KNOB_TEST_STACK_DEPTH] = "TRACERD_TEST_STACK_DEPTH",
 };
 
 const char *knob_str(enum knob k)

@@ -12,9 +12,9 @@
 /* perf's tracepoint buffer is 8 KiB (PERF_MAX_TRACE_SIZE): no record is larger. */
 #define TRACERD_MAX_RECORD	8192
 #define TRACERD_MAX_EVENTS	4096
-/* The class program's `filters` program array: a slot's compiled filter at
- * the slot's index; the program a compiled filter hands a kept record to. */
-#define TRACERD_ACCEPT_PROG	TRACERD_MAX_EVENTS
+/* In the class program's `filters` program array: the program an emitted
+ * filter hands a kept record to. */
+#define TRACERD_ACCEPT_PROG	0
 #define TRACERD_MAX_DYN		8	/* __data_loc fields per event */
 #define TRACERD_FILTER_INSNS	64	/* filter bytecode per event */
 #define TRACERD_FILTER_STR	64	/* bytes of a string constant, NUL included */
@@ -108,6 +108,66 @@ TRACERD_INLINE __u32 tracerd_ustr_words(__u32 fixed_size)
 
 /* Record flags set by the BPF side. */
 #define TRACERD_REC_TRUNCATED	(1u << 0)	/* dynamic payload ran past MAX_RECORD */
+#define TRACERD_REC_STACKS	(1u << 1)	/* the record ends in stack frames (below) */
+/* Set by the consumer, never by BPF: after its stacks the record holds its
+ * user frames' text, resolved live (daemon/render/ustack_text.h). */
+#define TRACERD_REC_USTACK_TEXT	(1u << 2)
+
+/* Stack traces (StackTrace=, event_desc.stack): a record flagged
+ * TRACERD_REC_STACKS ends, after its own bytes (the fixed part, the
+ * __data_loc payload and any syscall user strings), in
+ *	n_kern kernel return addresses (__u64, innermost first),
+ *	n_user user return addresses (__u64, innermost first),
+ *	struct trace_stack_tail (8 bytes, the record's last),
+ * unaligned. So the record proper is the first
+ * len - sizeof(tail) - 8 * (n_kern + n_user) bytes, which
+ * tracerd_stacks_split() gives. The kernel frames start at the
+ * tracepoint's caller: the class program's bpf_get_stack() skips the
+ * tracing machinery below it (TRACERD_KSTACK_SKIP; the rest of the rule is
+ * stack_skip(), kernel-events/stack_skip.c). A walk keeps at most
+ * TRACERD_STACK_DEPTH frames: the program asks for one more, and a stack
+ * that had it is cut (TRACERD_STACK_CUT), never passed off as whole. */
+#define TRACERD_STACK_DEPTH	64
+#define TRACERD_STACK_KERNEL	(1u << 0)	/* event_desc.stack: what to take */
+#define TRACERD_STACK_USER	(1u << 1)
+/* The most a record's stacks add to it: both walks whole, and the tail. */
+#define TRACERD_MAX_STACKS	(2 * 8 * TRACERD_STACK_DEPTH + 8)
+/* event_desc.stack's bits 8-15: a lower depth (tests: TRACERD_TEST_STACK_DEPTH); 0: the limit. */
+#define TRACERD_STACK_DEPTH_SHIFT 8
+/* Frames bpf_get_stack() skips: none, the walk starts at the registers
+ * perf_trace_<class> took of its caller (perf_fetch_caller_regs); measured
+ * on 6.18, with stack_skip()'s rule. */
+#define TRACERD_KSTACK_SKIP	0
+
+enum trace_stack_state {
+	TRACERD_STACK_NONE = 0,		/* not taken */
+	TRACERD_STACK_WHOLE,		/* every frame */
+	TRACERD_STACK_CUT,		/* the innermost TRACERD_STACK_DEPTH frames */
+	TRACERD_STACK_LOST,		/* the walk failed: err says why, no frames */
+};
+
+struct trace_stack_tail {
+	__u16 n_kern, n_user;
+	__u8 kern, user;		/* enum trace_stack_state */
+	__u8 kern_err, user_err;	/* TRACERD_STACK_LOST: the errno */
+};
+
+/* A record of len bytes flagged TRACERD_REC_STACKS: its tail and where its
+ * frames begin (the record proper's length); false if they do not fit. */
+TRACERD_INLINE bool tracerd_stacks_split(const void *rec, __u32 len,
+					 struct trace_stack_tail *tail, __u32 *frames_off)
+{
+	__u64 n;
+
+	if (len < sizeof(*tail))
+		return false;
+	__builtin_memcpy(tail, (const char *)rec + len - sizeof(*tail), sizeof(*tail));
+	n = 8ull * (tail->n_kern + tail->n_user) + sizeof(*tail);
+	if (n > len)
+		return false;
+	*frames_off = len - n;
+	return true;
+}
 
 struct trace_rec_hdr {
 	__u64 ts_ns;			/* bpf_ktime_get_ns(): CLOCK_MONOTONIC */
@@ -118,6 +178,10 @@ struct trace_rec_hdr {
 	__u32 len;			/* bytes of record that follow */
 	__u32 flags;
 	char comm[TRACERD_COMM_LEN];
+	/* bpf_get_current_cgroup_id(): the current task's cgroup v2 id, the
+	 * same "current" as common_pid (in interrupt context, whatever task
+	 * ran); kernel-events/cgroup.c names it. */
+	__u64 cgroup_id;
 };
 
 /* Filter bytecode, run by bpf/filter.bpf.h. A stack machine over booleans:
@@ -159,6 +223,11 @@ enum trace_src {
 	SRC_PID_COMM,		/* Aggregate='s common_pid.execname: the tid, then comm */
 	SRC_USER_STR,		/* a syscall's user string: off is its word after the
 				 * fixed part; unreadable or absent: no string at all */
+	SRC_STACKTRACE,		/* Aggregate='s common_stacktrace: the kernel call
+				 * path, TRACERD_HIST_STACK_FRAMES return addresses */
+	SRC_CGROUP,		/* Aggregate='s cgroup: the current cgroup v2 id */
+	SRC_UNIT,		/* Aggregate='s unit: the same id, merged by unit name
+				 * in the dump (the names live in userspace) */
 };
 
 struct filter_insn {
@@ -196,13 +265,31 @@ struct event_desc {
 	 * program reads and appends (SyscallStrings=); 0 ends the list, so
 	 * ustr_off[0] == 0 for every other event costs one branch. */
 	__u16 ustr_off[TRACERD_MAX_USTR];
-	__u32 reserved;
+	__u32 stack;		/* StackTrace=: TRACERD_STACK_KERNEL | _USER, and a depth */
+	/* Unit=: nonzero, the selection's set of units in `unit_verdicts`;
+	 * the current task's cgroup must be in one of them (or below). */
+	__u32 unit_set;
 	struct filter_insn insns[TRACERD_FILTER_INSNS];
 	char strs[TRACERD_FILTER_STRS][TRACERD_FILTER_STR];
 };
 
+/* Unit= (bpf/unit.bpf.h): the daemon's verdict on each cgroup for each
+ * selection with Unit= (a set), keyed by cgroup id and set. A cgroup the
+ * daemon has not written yet is judged by its ancestors' verdicts, up to
+ * TRACERD_UNIT_LEVELS levels deep. */
+#define TRACERD_UNIT_SETS	64
+#define TRACERD_UNIT_LEVELS	16
+#define TRACERD_UNIT_CGROUPS	(1u << 16)	/* verdicts, over every set */
+enum { UNIT_REJECT = 1, UNIT_ACCEPT = 2 };
+
+struct unit_key {
+	__u64 cgroup_id;
+	__u32 set;
+	__u32 pad;
+};
+
 /* Per event slot and per CPU, read by the daemon for loss accounting:
- * hits = filtered + emitted + lost, or for an aggregating slot
+ * hits = filtered + emitted + lost (filtered: by Unit= or Filter=), or for an aggregating slot
  * hits = filtered + aggregated + agg_dropped. */
 struct event_stats {
 	__u64 hits;
@@ -212,6 +299,9 @@ struct event_stats {
 	__u64 aggregated;	/* counted in a histogram entry */
 	__u64 agg_dropped;	/* no histogram entry could be placed */
 	__u64 ustr_unreadable;	/* a user string that could not be read */
+	__u64 agg_nostack;	/* of agg_dropped: the kernel gave no stack (its error) */
+	__u64 stack_cut;	/* a stack cut at TRACERD_STACK_DEPTH (kernel or user) */
+	__u64 stack_lost;	/* a stack walk that failed */
 };
 
 /* Aggregation (Aggregate=, the kernel's hist trigger language): per slot an
@@ -223,6 +313,13 @@ struct event_stats {
 #define TRACERD_AGG_SMALL	24	/* key bytes of the small map */
 #define TRACERD_AGG_LARGE	256	/* key bytes of the large map */
 #define TRACERD_AGG_STR		128	/* bytes of a __data_loc string key, NUL included */
+/* A common_stacktrace key: the kernel hist's HIST_STACKTRACE_DEPTH frames
+ * from the tracepoint's caller on, and room for the tracing machinery's
+ * own frames in front (kernel-events/stack_skip.c: __traceiter_<event>
+ * when a tracepoint has several probes, perf_syscall_enter) and for one
+ * more frame, which tells a deeper stack, cut, from a whole one. */
+#define TRACERD_HIST_STACK_DEPTH	16
+#define TRACERD_HIST_STACK_FRAMES	(TRACERD_HIST_STACK_DEPTH + 2)
 /* Entries of each (preallocated) map, both generations of every
  * aggregating slot: about 7 and 3 MiB. */
 #define TRACERD_AGG_SMALL_ENTRIES	(1u << 16)

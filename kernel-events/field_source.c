@@ -22,10 +22,19 @@ static int resolve_common(const char *name, struct field_source *s)
 	} else if (name_is(name, "cpu", "CPU", "common_cpu")) {
 		*s = (struct field_source){ .src = SRC_CPU, .size = 4, .is_signed = true, .ustr = -1 };
 		snprintf(s->type, sizeof(s->type), "int");
+	} else if (!strcmp(name, "cgroup") || !strcmp(name, "unit")) {
+		*s = (struct field_source){ .src = name[0] == 'c' ? SRC_CGROUP : SRC_UNIT, .size = 8,
+					    .ustr = -1 };
+		snprintf(s->type, sizeof(s->type), "u64");
 	} else if (name_is(name, "comm", "COMM", "common_comm")) {
 		*s = (struct field_source){ .src = SRC_COMM, .is_string = true,
 					    .str_size = TRACERD_COMM_LEN, .ustr = -1 };
 		snprintf(s->type, sizeof(s->type), "char[%d]", TRACERD_COMM_LEN);
+	} else if (name_is(name, "common_stacktrace", "stacktrace", "STACKTRACE")) {
+		/* The kernel's hist key (stacktrace and STACKTRACE are its older
+		 * names): neither a number nor a string, a key of Aggregate= only. */
+		*s = (struct field_source){ .src = SRC_STACKTRACE, .ustr = -1 };
+		snprintf(s->type, sizeof(s->type), "unsigned long[%d]", TRACERD_HIST_STACK_DEPTH);
 	} else {
 		return -ENOENT;
 	}

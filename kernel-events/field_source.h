@@ -3,7 +3,9 @@
  * reader of names: Filter= (and --read --filter), Aggregate=. Either a field
  * of the record (a number at an offset, a char array, a __data_loc string)
  * or one the BPF program knows without the record: common_pid, cpu, comm,
- * with the kernel's aliases (CPU, common_cpu; COMM, common_comm). */
+ * with the kernel's aliases (CPU, common_cpu; COMM, common_comm), and the
+ * kernel call path, common_stacktrace (or stacktrace, STACKTRACE): a key of
+ * histograms only, which a filter refuses. */
 #ifndef TRACERD_FIELD_SOURCE_H
 #define TRACERD_FIELD_SOURCE_H
 

@@ -146,6 +146,16 @@ static void rewrite(struct tp_event *e, struct strbuf *out, char **unresolved)
 	sb_puts(out, end);
 }
 
+int tp_event_format_resolved(struct tp_event *e, struct strbuf *out)
+{
+	_cleanup_free_ char *unresolved = NULL;
+
+	if (!e->format_text)
+		return -EINVAL;
+	rewrite(e, out, &unresolved);
+	return out->oom ? -ENOMEM : 0;
+}
+
 void tp_printfmt_free(struct tp_printfmt *p)
 {
 	if (!p)

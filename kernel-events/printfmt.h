@@ -21,6 +21,11 @@ struct tp_printfmt {
 /* Parses e's print fmt (once; later calls return the cached result). */
 int tp_event_printfmt(struct tp_event *e, const struct tp_printfmt **ret);
 void tp_printfmt_free(struct tp_printfmt *p);
+/* e's format file as libtraceevent is given it: the print fmt's enum names
+ * replaced by their values (tracefs left them as names) and its constant
+ * groups folded. For readers of the format other than tracerd's own. */
+struct strbuf;
+int tp_event_format_resolved(struct tp_event *e, struct strbuf *out);
 
 /* printfmt_gate.c: whether libtraceevent may parse this format text. */
 bool printfmt_tep_can_take(const char *format_text);

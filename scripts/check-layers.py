@@ -22,6 +22,7 @@ STAGES = [
     "daemon/attach",    # the BPF loader
     "daemon/consume",   # the ring buffer, slots, the consumer
     "daemon/store",     # the event store's files
+    "daemon/export",    # stored records out to other tools' formats (trace.dat)
     "daemon/sink",      # where records go
     "daemon",           # main, the event loop, apply/commit, reports
 ]

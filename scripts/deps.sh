@@ -13,6 +13,9 @@ pkgs=(
 	# Its postinst only adds the systemd-journal-remote user (systemd-sysusers);
 	# it enables and starts no service.
 	systemd-journal-remote
+	# tests/integration/trace_dat.sh: --trace-dat's files read by the real tools: trace-cmd
+	# report, a libkshark program, and KernelShark itself under Xvfb, photographed by import.
+	trace-cmd libkshark-dev libjson-c-dev libtracecmd-dev libtracefs-dev kernelshark xvfb xauth imagemagick fonts-dejavu-core
 )
 missing=()
 for p in "${pkgs[@]}"; do

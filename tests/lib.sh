@@ -116,3 +116,16 @@ brute_verdict() {
 			if (mode == "unbroken" ? r != 0 || p == 0 : r != p || p < 20) bad++ }
 		END { exit !(keys == want && groups > 0 && !bad) }' "$1"
 }
+
+# bad_selection NAME LINE WANT: a [Selection] of kmem:kmalloc with LINE (a
+# key=value) must be refused by --check-config, its first message being the
+# file's path then WANT (":line:col: ...").
+bad_selection() {
+	local rc got
+	printf '[Selection]\nName=b\nEvents=kmem:kmalloc\n%s\n' "$2" >"$TMP/bad.conf"
+	"$TRACERD" --check-config "$TMP/bad.conf" >/dev/null 2>"$TMP/bad.err"
+	rc=$?
+	got=$(grep -v '^libbpf: ' "$TMP/bad.err" | head -1)
+	if [ "$rc" != 0 ] && [ "$got" = "$TMP/bad.conf$3" ]; then ok "bad input: $1"; else
+		not_ok "bad input: $1"; note "want: $TMP/bad.conf$3"; note "got ($rc): $got"; fi
+}

@@ -59,9 +59,15 @@ struct hist_key {
 	enum hist_mod mod;
 	uint64_t buckets;
 	bool is_string, is_signed;
+	bool is_stack;			/* common_stacktrace: hist_stack.c */
 	unsigned key_off, width;	/* in the key bytes */
 	const struct tp_symtab *tab;	/* flags/symbolic: printed as the line shows it */
+	int src;			/* enum trace_src: SRC_UNIT, SRC_CGROUP print by name */
 };
+
+/* After the TRACERD_HIST_STACK_DEPTH frames of a dumped common_stacktrace key:
+ * the stack went deeper, and was cut there. */
+#define HIST_STACK_CUT 1
 
 struct hist_val {
 	const char *name;
@@ -95,6 +101,8 @@ struct hist {
 int hist_compile(const char *expr, const struct tp_event *e, const struct conf_pos *pos,
 		 struct hist **ret, struct diag *d);
 void hist_free(struct hist *h);
+/* Has h a common_stacktrace key (hist_stack.c)? */
+bool hist_has_stack(const struct hist *h);
 /* The prefix of the record that the class program must copy before it
  * filters and aggregates (event_desc.filter_span), given the filter's. */
 uint32_t hist_record_span(const struct hist *h, const struct event_desc *d);
@@ -110,6 +118,10 @@ struct hist_format_opts {
 	bool raw_pointers;	/* .sym and .hex of addresses: raw, else hashed */
 };
 
+/* Keys by unit: the entries of the cgroups of one unit become one (the
+ * first one's key bytes, hitcounts and sums added up). The entries' keys
+ * are the dump's own, written in place; *n shrinks. */
+void hist_merge_units(const struct hist *h, struct hist_entry *v, size_t *n);
 /* Sorts by sort= (default: hitcount ascending), ties by the key bytes. */
 void hist_sort_entries(const struct hist *h, struct hist_entry *v, size_t n);
 /* The kernel's hist file: header, one line per entry, Totals. */

@@ -18,7 +18,7 @@ struct hcomp {
 
 /* The names a histogram offers beside the event's own: common_type is
  * the event's id, one key for all of a histogram's records. */
-#define HIST_COMMON "common_pid, comm, cpu"
+#define HIST_COMMON "common_pid, comm, cpu, common_stacktrace"
 
 static int resolve(struct hcomp *c, const struct hist_fref *f, struct field_source *s)
 {
@@ -74,6 +74,17 @@ static int resolve_key_field(struct hcomp *c, const struct hist_fref *f, struct 
 	case SRC_COMM:
 		s->width = TRACERD_COMM_LEN;
 		break;
+	case SRC_STACKTRACE:
+		/* Return addresses as bpf_get_stack() gives them, zeros after
+		 * the last; hist_stack.c takes the tracing machinery's own off. */
+		k->is_stack = true;
+		s->width = TRACERD_HIST_STACK_FRAMES * 8;
+		break;
+	case SRC_CGROUP:
+	case SRC_UNIT:
+		k->src = fs.src;
+		s->width = 8;
+		break;
 	case SRC_PID:
 		if (f->mod == HM_EXECNAME)
 			s->src = SRC_PID_COMM;
@@ -92,6 +103,12 @@ static int check_modifier(struct hcomp *c, const struct hist_fref *f, const stru
 {
 	if (f->mod == HM_NONE)
 		return 0;
+	if (k->is_stack)
+		return filter_error(c->src, f->mod_off, "%s takes no modifier: it prints as the "
+				    "kernel's hist file prints it, a frame per line", f->name);
+	if (s->src == SRC_CGROUP || s->src == SRC_UNIT)
+		return filter_error(c->src, f->mod_off, "%s is printed by name: no .%s", f->name,
+				    hist_mod_name(f->mod));
 	if (k->is_string)
 		return filter_error(c->src, f->mod_off, "%s is a string: .%s applies to numbers",
 				    f->name, hist_mod_name(f->mod));
@@ -198,7 +215,10 @@ static int trigger_text(struct hist *h)
 	for (size_t i = 0; i < h->spec.n_keys; i++) {
 		if (i)
 			sb_putc(&sb, ',');
-		print_fref(&h->spec.keys[i], &sb);
+		if (h->keys[i].is_stack)	/* stacktrace too, as the kernel prints it */
+			sb_puts(&sb, "common_stacktrace");
+		else
+			print_fref(&h->spec.keys[i], &sb);
 	}
 	sb_puts(&sb, ":vals=hitcount");
 	for (size_t i = 0; i < h->spec.n_vals; i++) {

@@ -20,6 +20,7 @@
  * hashed as %p is unless RawPointers=yes. */
 #include <inttypes.h>
 #include "hist.h"
+#include "kernel-events/cgroup.h"
 #include "render/render_priv.h"
 #include "util.h"
 
@@ -86,6 +87,59 @@ static void put_symbolic(const struct hist *h, const struct hist_key *k, uint64_
 	sb_free(&text);
 }
 
+/* A frame as the kernel's %pS prints it, "func+0xoff/0xsize [module]";
+ * an address in no symbol is hashed, as %p is, unless RawPointers=yes. */
+static void put_frame(uint64_t ip, const struct hist_format_opts *o, struct strbuf *out)
+{
+	if (kallsyms_lookup_print(ip, true, out))
+		return;
+	if (o->raw_pointers)
+		sb_printf(out, "0x%" PRIx64, ip);
+	else
+		render_plain_pointer(ip, false, out);
+}
+
+/* A common_stacktrace key (hist_stack.c made it): the frames, each after
+ * sep, and a line that says so where the stack was cut at the depth. */
+static void put_stack(const struct hist_key *k, const uint8_t *key, const char *sep,
+		      const struct hist_format_opts *o, struct strbuf *out)
+{
+	uint64_t f[TRACERD_HIST_STACK_FRAMES];
+
+	memcpy(f, key + k->key_off, sizeof(f));
+	for (size_t i = 0; i < TRACERD_HIST_STACK_DEPTH && f[i]; i++) {
+		sb_puts(out, sep);
+		put_frame(f[i], o, out);
+	}
+	if (f[TRACERD_HIST_STACK_DEPTH] == HIST_STACK_CUT)
+		sb_printf(out, "%s... (cut at %d frames)", sep, TRACERD_HIST_STACK_DEPTH);
+}
+
+/* A unit or cgroup key's name: the unit (or "-" for a cgroup of none, such
+ * as the root's kernel threads), the cgroup's path; NULL: not known. */
+static const char *cgroup_key_name(const struct hist_key *k, uint64_t id)
+{
+	const struct cgroup_info *c = cgroup_lookup(id);
+
+	if (!c)
+		return NULL;
+	if (k->src == SRC_CGROUP)
+		return c->path;
+	return c->names.unit[0] ? c->names.unit : "-";
+}
+
+static void put_cgroup_key(const struct hist_key *k, uint64_t id, struct strbuf *out)
+{
+	const char *s = cgroup_key_name(k, id);
+	char num[32];
+
+	if (!s) {	/* gone before the dump: its id */
+		snprintf(num, sizeof(num), "cgroup %" PRIu64, id);
+		s = num;
+	}
+	put_padded(out, s, strlen(s), 50);
+}
+
 static void put_value(const struct hist *h, const struct hist_key *k, const uint8_t *key,
 		      const struct hist_format_opts *o, struct strbuf *out)
 {
@@ -96,6 +150,10 @@ static void put_value(const struct hist *h, const struct hist_key *k, const uint
 	if (k->is_string) {
 		s = key_str(k, key, &n);
 		put_padded(out, s, n, 50);
+		return;
+	}
+	if (k->src == SRC_CGROUP || k->src == SRC_UNIT) {
+		put_cgroup_key(k, v, out);
 		return;
 	}
 	switch (k->mod) {
@@ -136,6 +194,14 @@ static void put_value(const struct hist *h, const struct hist_key *k, const uint
 void hist_format_key_kernel(const struct hist *h, size_t i, const uint8_t *key,
 			    const struct hist_format_opts *o, struct strbuf *out)
 {
+	/* hist_trigger_print_key(): the name, then a frame per line after 9
+	 * spaces ("%*c" of 1 + 8), whatever alias the trigger used */
+	if (h->keys[i].is_stack) {
+		sb_puts(out, "common_stacktrace:");
+		put_stack(&h->keys[i], key, "\n         ", o, out);
+		sb_putc(out, '\n');
+		return;
+	}
 	sb_printf(out, "%s: ", h->keys[i].name);
 	put_value(h, &h->keys[i], key, o, out);
 }
@@ -147,6 +213,12 @@ void hist_format_key(const struct hist *h, size_t i, const uint8_t *key,
 	size_t start = out->len;
 	bool space = false;
 
+	if (h->keys[i].is_stack) {	/* a frame per line */
+		put_stack(&h->keys[i], key, "\n", o, &t);
+		sb_puts(out, sb_str(&t) + (t.len ? 1 : 0));
+		sb_free(&t);
+		return;
+	}
 	/* The kernel's text, its padding taken out: "bash [1234]", "~ 2^10". */
 	put_value(h, &h->keys[i], key, o, &t);
 	for (const char *s = sb_str(&t); *s; s++) {
@@ -165,13 +237,17 @@ void hist_format_key(const struct hist *h, size_t i, const uint8_t *key,
 static void format_entry(const struct hist *h, const struct hist_entry *e,
 			 const struct hist_format_opts *o, struct strbuf *out)
 {
+	bool multiline = false;
+
 	sb_puts(out, "{ ");
 	for (size_t i = 0; i < h->n_keys; i++) {
 		if (i)
 			sb_puts(out, ", ");
 		hist_format_key_kernel(h, i, e->key, o, out);
+		multiline |= h->keys[i].is_stack;
 	}
-	sb_printf(out, " } hitcount: %10" PRIu64, e->hitcount);
+	/* The kernel leaves the space out after a stack's last line. */
+	sb_printf(out, "%s} hitcount: %10" PRIu64, multiline ? "" : " ", e->hitcount);
 	for (size_t i = 0; i < h->n_vals; i++)
 		sb_printf(out, h->vals[i].hex ? "  %s: %10" PRIx64 : "  %s: %10" PRIu64,
 			  h->vals[i].name, e->sums[i]);
@@ -203,11 +279,84 @@ static int cmp_key(const struct hist_key *k, const uint8_t *a, const uint8_t *b)
 
 	if (k->is_string)
 		return strncmp((const char *)a + k->key_off, (const char *)b + k->key_off, k->width);
+	if (k->is_stack)
+		return memcmp(a + k->key_off, b + k->key_off, k->width);
 	x = key_num(k, a);
 	y = key_num(k, b);
+	if (k->src == SRC_CGROUP || k->src == SRC_UNIT) {
+		const char *s = cgroup_key_name(k, x), *t = cgroup_key_name(k, y);
+
+		if (s && t && strcmp(s, t))
+			return strcmp(s, t);
+	}
 	if (k->is_signed && k->mod != HM_LOG2)
 		return (int64_t)x < (int64_t)y ? -1 : (int64_t)x > (int64_t)y;
 	return cmp_u64(x, y);
+}
+
+/* The first id of each unit name met: the key all that unit's entries take. */
+static uint64_t unit_representative(const struct hist_key *k, uint64_t id, uint64_t **seen,
+				    size_t *n_seen, size_t *cap)
+{
+	const char *name = cgroup_key_name(k, id);
+
+	if (!name)
+		return id;
+	for (size_t i = 0; i < *n_seen; i++)
+		if (!strcmp(cgroup_key_name(k, (*seen)[i]), name))
+			return (*seen)[i];
+	if (GROW(*seen, *cap, *n_seen) < 0)
+		return id;
+	(*seen)[(*n_seen)++] = id;
+	return id;
+}
+
+static __thread size_t merge_key_size;
+
+static int cmp_key_bytes(const void *a, const void *b)
+{
+	return memcmp(((const struct hist_entry *)a)->key, ((const struct hist_entry *)b)->key,
+		      merge_key_size);
+}
+
+void hist_merge_units(const struct hist *h, struct hist_entry *v, size_t *n)
+{
+	size_t out = 0;
+	bool any = false;
+
+	for (size_t i = 0; i < h->n_keys; i++)
+		any |= h->keys[i].src == SRC_UNIT;
+	if (!any)
+		return;
+	for (size_t i = 0; i < h->n_keys; i++) {
+		_cleanup_free_ uint64_t *seen = NULL;
+		size_t n_seen = 0, cap = 0;
+
+		if (h->keys[i].src != SRC_UNIT)
+			continue;
+		for (size_t e = 0; e < *n; e++) {
+			uint8_t *key = (uint8_t *)v[e].key + h->keys[i].key_off;
+			uint64_t id;
+
+			memcpy(&id, key, 8);
+			id = unit_representative(&h->keys[i], id, &seen, &n_seen, &cap);
+			memcpy(key, &id, 8);
+		}
+	}
+	/* Entries now equal in their key bytes become one: sorted by them,
+	 * neighbours. */
+	merge_key_size = h->desc.key_size;
+	qsort_safe(v, *n, sizeof(*v), cmp_key_bytes);
+	for (size_t e = 0; e < *n; e++) {
+		if (out && !memcmp(v[out - 1].key, v[e].key, merge_key_size)) {
+			v[out - 1].hitcount += v[e].hitcount;
+			for (size_t j = 0; j < TRACERD_AGG_VALS; j++)
+				v[out - 1].sums[j] += v[e].sums[j];
+			continue;
+		}
+		v[out++] = v[e];
+	}
+	*n = out;
 }
 
 /* qsort has no context argument: the histogram being sorted. */

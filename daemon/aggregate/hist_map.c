@@ -176,6 +176,7 @@ int hist_collect(const struct hist_maps *m, const struct hist *h, uint32_t slot,
 	/* The entry pointers, now that the key array no longer moves. */
 	for (size_t i = 0; i < d->n; i++)
 		d->v[i].key = d->keys + i * key_size;
+	hist_stack_canon(h, d);
 	if (bpf_map_lookup_elem(m->budgets, &idx, &b) < 0)
 		return -errno;
 	d->dropped = b.dropped;

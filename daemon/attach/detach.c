@@ -32,8 +32,7 @@ static void *detach_worker(void *arg)
 	size_t i;
 
 	while ((i = __atomic_fetch_add(&w->next, 1, __ATOMIC_RELAXED)) < w->n) {
-		bpf_link__destroy(w->atts[i]->link);
-		w->atts[i]->link = NULL;
+		attachment_close(w->atts[i]);
 		pthread_mutex_lock(&w->lock);
 		w->done++;
 		pthread_cond_signal(&w->cond);
@@ -75,7 +74,7 @@ void loader_detach_many(struct loader *l, struct attachment **atts, size_t n)
 	pthread_cond_init(&w.cond, &ca);
 	pthread_condattr_destroy(&ca);
 	for (size_t i = 0; i < n; i++)
-		if (atts[i]->link)
+		if (atts[i]->attached)
 			drops[atts[i]->instance]++;
 	/* A thread for every 8 links: a few events need none. */
 	for (size_t i = 0; i < DETACH_THREADS && (i + 1) * 8 < n; i++)

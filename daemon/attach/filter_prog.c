@@ -1,7 +1,7 @@
 // SPDX-License-Identifier: GPL-2.0
-/* Compiled filters (filter/filter_emit.c) loaded as programs, and put in
- * the class program's `filters` array at their slots: what the class
- * program tail-calls after it counted a hit. */
+/* Emitted filters (filter/filter_emit.c) loaded as programs, which
+ * attach.c attaches in the class program's place, and the accept program
+ * they hand kept records to (the `filters` array). */
 #include <bpf/bpf.h>
 #include <bpf/libbpf.h>
 #include "attach/loader_priv.h"
@@ -13,6 +13,9 @@ void loader_filter_maps(struct loader *l, struct filter_emit_maps *m)
 	*m = (struct filter_emit_maps){
 		.stats_fd = bpf_map__fd(l->skel->maps.stats),
 		.filters_fd = bpf_map__fd(l->skel->maps.filters),
+		.bss_fd = bpf_map__fd(l->skel->maps.bss),
+		.stopped_off = (char *)&l->skel->bss->stopped - (char *)l->skel->bss,
+		.self_tgid = l->skel->rodata->self_tgid,
 	};
 }
 
@@ -42,11 +45,11 @@ int loader_filter_load(struct loader *l, const struct bpf_insn *code, size_t n, 
 	_cleanup_free_ char *log = NULL;
 	int fd, r;
 
+	if (GROW(l->filter_fds, l->cap_filter_fds, l->n_filter_progs) < 0)
+		return -ENOMEM;
 	fd = bpf_prog_load(BPF_PROG_TYPE_TRACEPOINT, "tracerd_filter", "GPL", code, n, &opts);
-	if (fd >= 0) {
-		l->n_filter_progs++;
-		return fd;
-	}
+	if (fd >= 0)
+		return l->filter_fds[l->n_filter_progs++] = fd;
 	r = -errno;
 	/* Again with the verifier's log, for its message. */
 	log = malloc(1 << 20);
@@ -59,33 +62,24 @@ int loader_filter_load(struct loader *l, const struct bpf_insn *code, size_t n, 
 	opts.log_size = 1 << 20;
 	opts.log_level = 1;
 	fd = bpf_prog_load(BPF_PROG_TYPE_TRACEPOINT, "tracerd_filter", "GPL", code, n, &opts);
-	if (fd >= 0) {	/* loaded this time: keep it */
-		l->n_filter_progs++;
-		return fd;
-	}
+	if (fd >= 0)	/* loaded this time: keep it */
+		return l->filter_fds[l->n_filter_progs++] = fd;
 	verifier_message(log, why, why_size);
 	if (!why[0])
 		snprintf(why, why_size, "%s", strerror(-r));
 	return r;
 }
 
+/* Its skips outlive it: they are part of the accounting. */
 void loader_filter_close(struct loader *l, int fd)
 {
-	if (fd < 0)
-		return;
-	close(fd);
-	l->n_filter_progs--;
-}
-
-int loader_set_filter(struct loader *l, unsigned id, int prog_fd)
-{
-	int fd = bpf_map__fd(l->skel->maps.filters);
-
-	if (prog_fd >= 0)
-		return bpf_map_update_elem(fd, &id, &prog_fd, BPF_ANY) < 0 ? -errno : 0;
-	if (bpf_map_delete_elem(fd, &id) < 0 && errno != ENOENT)
-		return -errno;
-	return 0;
+	for (unsigned i = 0; fd >= 0 && i < l->n_filter_progs; i++)
+		if (l->filter_fds[i] == fd) {
+			l->skipped_retired += prog_fd_skipped(fd);
+			l->filter_fds[i] = l->filter_fds[--l->n_filter_progs];
+			close(fd);
+			return;
+		}
 }
 
 /* The accept program, where a compiled filter sends what it keeps. */

@@ -84,6 +84,7 @@ void loader_free(struct loader *l)
 		tracerd_bpf__destroy(l->extra[k]);
 	tracerd_bpf__destroy(l->skel);
 	free(l->snap);
+	free(l->filter_fds);
 	free(l);
 }
 
@@ -197,7 +198,10 @@ void loader_slot_stats(struct loader *l, unsigned id, struct event_stats *sum)
 		sum->truncated += v->truncated;
 		sum->aggregated += v->aggregated;
 		sum->agg_dropped += v->agg_dropped;
+		sum->agg_nostack += v->agg_nostack;
 		sum->ustr_unreadable += v->ustr_unreadable;
+		sum->stack_cut += v->stack_cut;
+		sum->stack_lost += v->stack_lost;
 	}
 }
 
@@ -213,6 +217,24 @@ uint64_t loader_lost_total(struct loader *l)
 	for (int c = 0; c < ncpu; c++)
 		sum += v[c];
 	return sum;
+}
+
+int loader_lost_by_cpu(struct loader *l, uint64_t *v, size_t n)
+{
+	int ncpu = libbpf_num_possible_cpus();
+	__u32 zero = 0;
+	_cleanup_free_ __u64 *all = NULL;
+
+	if (ncpu <= 0)
+		return ncpu < 0 ? ncpu : -EINVAL;
+	all = calloc(ncpu, sizeof(*all));
+	if (!all)
+		return -ENOMEM;
+	if (bpf_map_lookup_elem(bpf_map__fd(l->skel->maps.lost_total), &zero, all) < 0)
+		return -errno;
+	for (size_t c = 0; c < n && c < (size_t)ncpu; c++)
+		v[c] = all[c];
+	return (size_t)ncpu < n ? ncpu : (int)n;
 }
 
 /* Each copy has its own .bss: the flag is set in every one. A plain store
@@ -261,6 +283,8 @@ struct bpf_program *loader_instance(struct loader *l, unsigned k, int *err)
 	    bpf_map__reuse_fd(s->maps.agg_budgets, bpf_map__fd(l->skel->maps.agg_budgets)) ||
 	    bpf_map__reuse_fd(s->maps.agg_small, bpf_map__fd(l->skel->maps.agg_small)) ||
 	    bpf_map__reuse_fd(s->maps.agg_large, bpf_map__fd(l->skel->maps.agg_large)) ||
+	    bpf_map__reuse_fd(s->maps.unit_verdicts, bpf_map__fd(l->skel->maps.unit_verdicts)) ||
+	    bpf_map__reuse_fd(s->maps.unit_gen, bpf_map__fd(l->skel->maps.unit_gen)) ||
 	    tracerd_bpf__load(s)) {
 		*err = -errno;
 		tracerd_bpf__destroy(s);
@@ -273,15 +297,19 @@ struct bpf_program *loader_instance(struct loader *l, unsigned k, int *err)
 /* What the kernel counted for a program: runs it skipped because another
  * BPF program was running on that CPU. Read through bpf(BPF_OBJ_GET_INFO_BY_FD),
  * which, unlike a map syscall, does not hold the CPU's BPF-active count. */
-static uint64_t prog_skipped(const struct tracerd_bpf *s)
+uint64_t prog_fd_skipped(int fd)
 {
 	struct bpf_prog_info info = { 0 };
 	__u32 len = sizeof(info);
-	int fd = s ? bpf_program__fd(s->progs.trace_event_class) : -1;
 
 	if (fd < 0 || bpf_obj_get_info_by_fd(fd, &info, &len) < 0)
 		return 0;
 	return info.recursion_misses;
+}
+
+static uint64_t prog_skipped(const struct tracerd_bpf *s)
+{
+	return s ? prog_fd_skipped(bpf_program__fd(s->progs.trace_event_class)) : 0;
 }
 
 /* A copy's skips outlive it: they are part of the accounting. */
@@ -305,5 +333,40 @@ uint64_t loader_skipped(struct loader *l)
 
 	for (unsigned k = 1; k < TRACERD_PROG_INSTANCES; k++)
 		n += prog_skipped(l->extra[k]);
+	for (unsigned i = 0; i < l->n_filter_progs; i++)
+		n += prog_fd_skipped(l->filter_fds[i]);
 	return n;
+}
+
+/* Unit=: the verdict on one cgroup for one set (UNIT_ACCEPT, UNIT_REJECT). */
+int loader_unit_verdict(struct loader *l, unsigned set, uint64_t cgroup_id, unsigned verdict)
+{
+	struct unit_key k = { .cgroup_id = cgroup_id, .set = set };
+	__u32 v = verdict;
+
+	if (bpf_map_update_elem(bpf_map__fd(l->skel->maps.unit_verdicts), &k, &v, BPF_ANY))
+		return -errno;
+	return 0;
+}
+
+/* After verdicts were written: what each CPU remembered of them goes. */
+void loader_unit_changed(struct loader *l)
+{
+	__u32 zero = 0, gen = ++l->unit_gen;
+
+	bpf_map_update_elem(bpf_map__fd(l->skel->maps.unit_gen), &zero, &gen, BPF_ANY);
+}
+
+/* Forgets every verdict of a set, once no slot uses it. */
+void loader_unit_forget(struct loader *l, unsigned set)
+{
+	int fd = bpf_map__fd(l->skel->maps.unit_verdicts);
+	struct unit_key k, next, *prev = NULL;
+
+	while (bpf_map_get_next_key(fd, prev, &next) == 0) {
+		k = next;
+		prev = &k;
+		if (next.set == set && bpf_map_delete_elem(fd, &next) == 0)
+			prev = NULL;	/* the walk starts over: deleting moved it */
+	}
 }

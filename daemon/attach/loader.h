@@ -17,9 +17,11 @@
 struct bpf_link;
 struct loader;
 
-/* One event's attachment: its link, through which copy of the program. */
+/* One event's attachment: its BPF link and perf event, and through which
+ * copy of the class program (0 also for an emitted filter). */
 struct attachment {
-	struct bpf_link *link;		/* NULL: not attached */
+	int link_fd, perf_fd;
+	bool attached;
 	unsigned instance;
 };
 
@@ -50,6 +52,8 @@ void loader_slot_stats(struct loader *l, unsigned id, struct event_stats *sum);
 /* Records lost (ring buffer full) since the start, every slot that ever
  * was: one element, read at once. */
 uint64_t loader_lost_total(struct loader *l);
+/* The same per CPU, into v[0..n); returns how many CPUs it filled, or -errno. */
+int loader_lost_by_cpu(struct loader *l, uint64_t *v, size_t n);
 /* From now on the class program returns at once, before it counts a hit:
  * what fires is neither a record nor a loss. Programs already running
  * finish as they started; wait for them (hist_wait_programs()). Events stay
@@ -67,18 +71,27 @@ void loader_filter_maps(struct loader *l, struct filter_emit_maps *m);
  * verifier's message) filled. */
 int loader_filter_load(struct loader *l, const struct bpf_insn *code, size_t n, char *why,
 		       size_t why_size);
-/* A program of loader_filter_load() no slot uses now (the filters array
- * may hold it until its entry changes). */
+/* A program of loader_filter_load() no event is attached to now. */
 void loader_filter_close(struct loader *l, int fd);
-/* Slot id's filter runs as program prog_fd from now on; -1: interpreted. */
-int loader_set_filter(struct loader *l, unsigned id, int prog_fd);
 
-/* attach.c: returns -errno: the kernel (or loading a copy) refused. */
-int loader_attach(struct loader *l, const struct tp_event *e, unsigned id, struct attachment *a);
+/* attach.c: attaches prog_fd (an emitted filter), or the class program
+ * when -1, to e with cookie id. Returns -errno: the kernel (or loading a
+ * copy) refused. */
+int loader_attach(struct loader *l, const struct tp_event *e, unsigned id, int prog_fd,
+		  struct attachment *a);
 void loader_detach(struct loader *l, struct attachment *a);
+/* Closes a's link and perf event, nothing else (detach.c's threads). */
+void attachment_close(struct attachment *a);
 
 /* detach.c: detaches many at once, from threads, calling the progress
  * callback while the caller waits. */
 void loader_detach_many(struct loader *l, struct attachment **a, size_t n);
+
+/* Unit=: the verdict (UNIT_ACCEPT, UNIT_REJECT) on a cgroup for a set of
+ * units; forget drops a set's verdicts. */
+int loader_unit_verdict(struct loader *l, unsigned set, uint64_t cgroup_id, unsigned verdict);
+void loader_unit_forget(struct loader *l, unsigned set);
+/* After writing or forgetting verdicts: the program's remembered answers go. */
+void loader_unit_changed(struct loader *l);
 
 #endif

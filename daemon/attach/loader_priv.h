@@ -16,17 +16,22 @@ struct loader {
 	struct tracerd_bpf *skel;
 	struct tracerd_bpf *extra[TRACERD_PROG_INSTANCES];	/* [0] unused: skel */
 	unsigned extra_users[TRACERD_PROG_INSTANCES];
-	unsigned n_filter_progs;	/* compiled filters loaded (filter_prog.c) */
+	int *filter_fds;		/* emitted filters loaded (filter_prog.c) */
+	size_t n_filter_progs, cap_filter_fds;
 	uint64_t skipped_retired;	/* kernel skips of program copies since freed */
 	struct event_stats *snap;	/* the last loader_read_stats(): [slot][cpu] */
 	unsigned snap_n, snap_cap;	/* slots read, slots allocated */
 	loader_progress_fn progress;
 	void *progress_userdata;
 	uint64_t progress_last_usec;
+	uint32_t unit_gen;		/* the last generation of Unit= verdicts written */
 };
 
 /* Puts the accept program in the filters array (filter_prog.c). */
 int loader_filters_init(struct loader *l);
+
+/* Events the kernel did not run program fd for (recursion_misses). */
+uint64_t prog_fd_skipped(int fd);
 
 /* Copy k (>= 1) of the class program, loaded on first use. */
 struct bpf_program *loader_instance(struct loader *l, unsigned k, int *err);

@@ -48,6 +48,9 @@ static void selection_free(struct selection *s)
 	pos_free(&s->filter_pos);
 	free(s->aggregate);
 	pos_free(&s->aggregate_pos);
+	pos_free(&s->stack_trace_pos);
+	strv_free(s->units, s->n_units);
+	pos_free(&s->units_pos);
 	pos_free(&s->pos);
 }
 
@@ -384,6 +387,16 @@ static int finish_selection(struct config *c, size_t i, struct diag *d)
 			return diag_set(d, s->pos.file, s->pos.line, s->pos.col,
 					"selection '%s' is already defined at %s:%d; names must be unique",
 					s->name, c->sels[j].pos.file, c->sels[j].pos.line);
+	if (s->stack_trace && s->aggregate && *s->aggregate) {
+		const struct conf_pos *at = &s->stack_trace_pos;
+
+		diag_set(d, at->file, at->line, at->col,
+			 "StackTrace= adds stacks to records, and a selection with Aggregate= writes "
+			 "none; expected StackTrace=no here (a histogram takes keys=common_stacktrace)");
+		if (d && at->source)
+			snprintf(d->source, sizeof(d->source), "%s", at->source);
+		return -EINVAL;
+	}
 	if (s->rate_limit && !s->rate_burst)
 		s->rate_burst = s->rate_limit;
 	return 0;

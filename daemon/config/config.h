@@ -11,6 +11,9 @@
 /* OUTPUT_DAEMON: a selection's records go where [Daemon] Output= says. */
 enum output { OUTPUT_JOURNAL, OUTPUT_STDOUT, OUTPUT_STORE, OUTPUT_DAEMON };
 
+/* StackTrace=: the bits are tracerd_record.h's TRACERD_STACK_KERNEL and _USER. */
+enum stack_trace { STACK_TRACE_NO, STACK_TRACE_KERNEL, STACK_TRACE_USER, STACK_TRACE_BOTH };
+
 /* In the order of the store's codec numbers (docs/STORE.md). */
 enum store_compression { COMPRESSION_NONE, COMPRESSION_ZLIB, COMPRESSION_ZSTD };
 
@@ -47,6 +50,12 @@ struct selection {
 	struct conf_pos aggregate_pos;
 	unsigned aggregate_interval_sec;	/* a dump each interval; 0: only at stop */
 	bool syscall_strings;	/* SyscallStrings=: read syscalls' user strings */
+	int stack_trace;	/* StackTrace=: enum stack_trace, TRACERD_STACK_* bits */
+	struct conf_pos stack_trace_pos;
+	char **units;		/* Unit=: unit globs as systemctl takes them; none: every task */
+	size_t n_units, cap_units;
+	struct conf_pos units_pos;	/* the last Unit= line, for the warning of a glob
+					 * that matches nothing running */
 };
 
 struct config {
@@ -111,7 +120,8 @@ struct config_type {
 
 extern const struct config_type config_type_uint, config_type_size, config_type_pow2,
 	config_type_bool, config_type_enum, config_type_priority, config_type_name,
-	config_type_events, config_type_filter, config_type_path, config_type_hist;
+	config_type_events, config_type_filter, config_type_path, config_type_hist,
+	config_type_units;
 
 struct config_item {
 	const char *section;	/* "Daemon", "Store" or "Selection" */

@@ -5,6 +5,7 @@
 #include <ctype.h>
 #include <strings.h>
 #include "config_parser.h"
+#include "kernel-events/unit_path.h"
 
 typedef unsigned long long ull;
 
@@ -300,6 +301,44 @@ static void expects_events(_unused_ const struct config_item *it, char *buf, siz
 }
 
 const struct config_type config_type_events = { "event globs", parse_events, expects_events };
+
+/* Unit=: each word checked and kept as systemctl would take it. */
+static int parse_units(struct config_parser *p, const struct config_item *it, const char *v,
+		       int vcol, _unused_ void *field, void *section)
+{
+	struct selection *s = section;
+	_cleanup_free_ char *copy = NULL;
+	char *save = NULL;
+
+	if (!*v) {
+		strv_free(s->units, s->n_units);
+		s->units = NULL;
+		s->n_units = s->cap_units = 0;
+		return 0;
+	}
+	if (!(copy = strdup(v)))
+		return -ENOMEM;
+	for (char *g = strtok_r(copy, " \t", &save); g; g = strtok_r(NULL, " \t", &save)) {
+		char name[UNIT_NAME_MAX + 16];
+		size_t bad = 0;
+
+		if (unit_glob_normalize(g, name, sizeof(name), &bad) < 0)
+			return bad_value(p, it, g, vcol + (int)(g - copy + bad));
+		if (GROW(s->units, s->cap_units, s->n_units) < 0 ||
+		    !(s->units[s->n_units] = strdup(name)))
+			return -ENOMEM;
+		s->n_units++;
+	}
+	return 0;
+}
+
+static void expects_units(_unused_ const struct config_item *it, char *buf, size_t size)
+{
+	snprintf(buf, size, "unit names or globs (nginx.service, php-fpm*.service, "
+		 "user@1000.service)");
+}
+
+const struct config_type config_type_units = { "unit globs", parse_units, expects_units };
 
 /* Kept as written: the filter is compiled against each event's fields
  * later (filter/), where its position (the item's pos_offset) is used. */

@@ -31,6 +31,14 @@ static const char *const compressions[] = {
 	NULL,
 };
 
+static const char *const stack_traces[] = {
+	[STACK_TRACE_NO] = "no",
+	[STACK_TRACE_KERNEL] = "kernel",
+	[STACK_TRACE_USER] = "user",
+	[STACK_TRACE_BOTH] = "both",
+	NULL,
+};
+
 static const char *const priorities[] = {
 	[LOG_EMERG] = "emerg", [LOG_ALERT] = "alert", [LOG_CRIT] = "crit", [LOG_ERR] = "err",
 	[LOG_WARNING] = "warning", [LOG_NOTICE] = "notice", [LOG_INFO] = "info",
@@ -120,6 +128,12 @@ static const struct config_item table[] = {
 	  .pos_offset = offsetof(struct selection, filter_pos),	/* for the filter compiler */
 	  .def = "",
 	  .description = "kernel ftrace filter syntax; empty for all" },
+	{ .section = "Selection", .key = "Unit", .type = &config_type_units,
+	  .offset = offsetof(struct selection, units),
+	  .pos_offset = offsetof(struct selection, units_pos),	/* for the warning */
+	  .description = "only events of tasks in these systemd units' cgroups, or below: "
+			 "unit names or globs as systemctl takes them (a name without a type "
+			 "is a .service); repeatable, empty resets; none: every task" },
 	{ .section = "Selection", .key = "Priority", .type = &config_type_priority,
 	  .offset = offsetof(struct selection, priority),
 	  .names = priorities, .def = "info",
@@ -150,6 +164,12 @@ static const struct config_item table[] = {
 	  .def = "yes",
 	  .description = "read the user strings a syscall is given (filename, pathname...) in BPF "
 			 "and show them after their pointers; no: the pointers alone" },
+	{ .section = "Selection", .key = "StackTrace", .type = &config_type_enum,
+	  .offset = offsetof(struct selection, stack_trace),
+	  .pos_offset = offsetof(struct selection, stack_trace_pos),	/* for config_finish()'s check */
+	  .names = stack_traces, .def = "no",
+	  .description = "the stack each accepted event was called from, taken in BPF: no, kernel, "
+			 "user or both (at most 64 frames each; a longer one is marked cut)" },
 };
 
 const struct config_item *config_table(size_t *n)

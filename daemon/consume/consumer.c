@@ -6,6 +6,7 @@
 #include "consume/consumer.h"
 #include "consume/ringbuf.h"
 #include "render/render.h"
+#include "render/ustack_text.h"
 #include "util.h"
 
 /* TRACERD_TEST_CONSUMER_DELAY_US: a test knob that makes the consumer sleep
@@ -37,6 +38,11 @@ int consumer_new(struct consumer **ret, int ring_fd)
 			return r;
 		}
 	}
+	r = ustack_syms_new(&c->ustack);
+	if (r < 0) {
+		consumer_free(c);
+		return r;
+	}
 	consumer_refresh_clock(c);
 	*ret = c;
 	return 0;
@@ -48,6 +54,8 @@ void consumer_free(struct consumer *c)
 		return;
 	rb_reader_free(c->rb);
 	sb_free(&c->text);
+	sb_free(&c->wire);
+	ustack_syms_free(c->ustack);
 	free(c);
 }
 
@@ -130,6 +138,32 @@ static void check_record(struct consumer *c, const struct tp_event *e, const uin
 	}
 }
 
+/* User frames name files and symbols of a process that may exit any
+ * moment: resolved here, once, as the record is read, and kept with it
+ * for every output, the store included (render/ustack_text.h). */
+static void resolve_user_frames(struct consumer *c, struct out_record *r)
+{
+	const struct trace_rec_hdr *h = r->hdr;
+	const uint8_t *user = r->stacks.frames + 8 * r->stacks.tail.n_kern;
+	unsigned n = r->stacks.tail.n_user;
+	int done;
+
+	/* Within what the store takes (store_writer_append()). */
+	done = ustack_text_attach(c->ustack, h->pid, r->rec, h->len, user, n,
+				  TRACERD_MAX_RECORD + TRACERD_MAX_STACKS, &c->wire);
+	if (done < 0 || c->wire.oom) {
+		c->counts.ustack_unresolved += n;
+		return;
+	}
+	c->counts.ustack_unresolved += n - done;
+	c->wire_hdr = *h;
+	c->wire_hdr.flags |= TRACERD_REC_USTACK_TEXT;
+	c->wire_hdr.len = c->wire.len;
+	r->hdr = &c->wire_hdr;
+	r->rec = (const uint8_t *)c->wire.buf;
+	r->len = rec_stacks_split(r->hdr->flags, r->rec, c->wire.len, &r->stacks);
+}
+
 int consumer_on_record(void *ctx, void *data, size_t size)
 {
 	struct consumer *c = ctx;
@@ -156,12 +190,15 @@ int consumer_on_record(void *ctx, void *data, size_t size)
 		slot->rl->suppressed_unreported++;
 		return 0;
 	}
-	check_record(c, slot->event, (const uint8_t *)(h + 1), h->len, h->flags);
 	r = (struct out_record){
 		.slot = slot->out, .priority = out_slot_priority(slot->out), .hdr = h,
-		.rec = (const uint8_t *)(h + 1), .len = h->len, .render = c->render,
+		.rec = (const uint8_t *)(h + 1), .render = c->render,
 		.realtime_offset_ns = c->realtime_offset_ns,
 	};
+	r.len = rec_stacks_split(h->flags, r.rec, h->len, &r.stacks);
+	if (r.stacks.tail.n_user)
+		resolve_user_frames(c, &r);
+	check_record(c, slot->event, r.rec, r.len, h->flags);
 	if (needs_text(c, slot->out)) {
 		sb_reset(&c->text);
 		render_event(slot->event, &r.render, r.rec, r.len, &c->text);

@@ -12,6 +12,8 @@
 #include "consume/slots.h"
 #include "strbuf.h"
 
+struct ustack_syms;
+
 #define CONSUMER_DRAIN_BUDGET 65536	/* records per drain before the loop runs again */
 /* ...or this long: a drain's length is the loop's latency for signals, reload
  * and the watchdog, and a record's cost depends on the sink (a slow
@@ -33,6 +35,9 @@ struct record_counts {
 	uint64_t short_records;		/* shorter than the event's fixed fields */
 	uint64_t bad_dyn_records;	/* a __data_loc/__rel_loc past the record */
 	uint64_t truncated_records;	/* cut at TRACERD_MAX_RECORD by the BPF side */
+	/* User frames printed as bare addresses because their text did not
+	 * fit the record (what the store takes) or memory ran out. */
+	uint64_t ustack_unresolved;
 };
 
 struct consumer {
@@ -43,6 +48,11 @@ struct consumer {
 	void *out;
 	struct record_counts counts;
 	struct strbuf text;
+	/* User frames, resolved as records are read (render/ustack_text.h):
+	 * the symbolizer, and the record with its frames' text. */
+	struct ustack_syms *ustack;
+	struct strbuf wire;
+	struct trace_rec_hdr wire_hdr;
 	int64_t realtime_offset_ns;	/* CLOCK_REALTIME - CLOCK_MONOTONIC */
 	int daemon_output;		/* where Output=daemon selections go (enum output) */
 	struct render_opts render;	/* RawPointers=: each record carries it */

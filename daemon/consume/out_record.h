@@ -9,6 +9,7 @@
 #include <stdint.h>
 #include "kernel-events/events.h"
 #include "render/render.h"
+#include "render/render_stack.h"
 #include "tracerd_record.h"
 
 /* Sink errors of one slot, by errno; the last bucket takes any other errno. */
@@ -41,11 +42,21 @@ struct out_record {
 					 * fields of one record agree across a reload */
 	const struct trace_rec_hdr *hdr;
 	const uint8_t *rec;
-	size_t len;
+	size_t len;			/* the record proper: without its stacks */
+	struct rec_stacks stacks;	/* StackTrace=: the frames after it */
 	const char *text;		/* what the kernel prints after "event_name: " */
 	size_t text_len;
 	int64_t realtime_offset_ns;	/* CLOCK_REALTIME - CLOCK_MONOTONIC */
 };
+
+/* The record's bytes as the ring buffer held them, its stacks included,
+ * and their user frames' text after them when the consumer resolved them
+ * (TRACERD_REC_USTACK_TEXT: hdr is then the consumer's, its len the whole);
+ * len is the record proper's. */
+static inline size_t out_record_whole(const struct out_record *r)
+{
+	return r->hdr->flags & TRACERD_REC_STACKS && r->hdr->len > r->len ? r->hdr->len : r->len;
+}
 
 int out_slot_new(struct out_slot **ret, unsigned id, const struct tp_event *e,
 		 const char *selection, int priority);

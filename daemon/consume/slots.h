@@ -37,9 +37,13 @@ struct trace_slot {
 struct sel_totals {
 	uint64_t hits, filtered, lost, truncated;	/* from BPF */
 	uint64_t aggregated, agg_dropped;		/* Aggregate=, from BPF */
+	uint64_t agg_nostack;	/* of agg_dropped: common_stacktrace without a stack */
 	/* Besides: syscall user strings that could not be read (their records
 	 * are delivered or not like any other), from BPF. */
 	uint64_t unreadable;
+	/* StackTrace=: stacks cut at TRACERD_STACK_DEPTH, walks that failed
+	 * (their records are delivered, marked), from BPF. */
+	uint64_t stack_cut, stack_lost;
 	uint64_t delivered, suppressed, sink_errors;	/* from the daemon */
 	struct sink_errno_count errnos[TRACERD_SINK_ERRNOS];	/* sink_errors by errno */
 };

@@ -66,6 +66,13 @@ static int resolve_field(struct fcomp *c, const struct fnode *p, struct fref *re
 				     sizeof(why));
 		return filter_error(c->src, p->off, "%s", why);
 	}
+	if (s->src == SRC_STACKTRACE)
+		return filter_error(c->src, p->off, "%s is the event's call path: a key of "
+				    "Aggregate= (keys=common_stacktrace), not a value a filter compares",
+				    s->name);
+	if (s->src == SRC_CGROUP || s->src == SRC_UNIT)
+		return filter_error(c->src, p->off, "%s is a key of Aggregate= only: select units "
+				    "with Unit= (or --unit)", s->name);
 	if (s->ustr >= 0 && (r = user_string(c, p, s)) < 0)
 		return r;
 	ref->is_str = s->is_string;

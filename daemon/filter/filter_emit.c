@@ -79,6 +79,7 @@
 #define R_CTX BPF_REG_6
 #define R_PIDTGID BPF_REG_7
 #define R_CPU BPF_REG_8
+#define R_STATS BPF_REG_9	/* this CPU's stats[cookie] (the program's head) */
 #define R_FP BPF_REG_10
 
 #define MAX_NODES (2 * TRACERD_FILTER_INSNS)
@@ -607,8 +608,9 @@ static void prologue(struct emitter *e)
 		cpu |= in->src == SRC_CPU;
 		comm |= in->src == SRC_COMM;
 	}
-	mov_reg(e, R_CTX, R1);
-	if (pid) {
+	if (e->m->verdict)
+		mov_reg(e, R_CTX, R1);
+	if (pid && e->m->verdict) {
 		call(e, BPF_FUNC_get_current_pid_tgid);
 		mov_reg(e, R_PIDTGID, R0);
 	}
@@ -624,12 +626,24 @@ static void prologue(struct emitter *e)
 	}
 }
 
-/* stats[cookie].<counter>++ (this CPU's), then return 1: pass the event on
- * to perf's other users, as the class program does. */
-static void count_and_return(struct emitter *e, size_t counter)
-{
-	int out = label_new(e);
+/* What the class program does before its filter (class_head() in
+ * bpf/tracerd.bpf.c), for this program attached in its place: not after
+ * the daemon stopped, not for the daemon's own events, then the hit,
+ * counted in this CPU's stats[cookie], which R_STATS keeps. */
+static void count(struct emitter *e, size_t counter);
 
+static void head(struct emitter *e, int pass)
+{
+	mov_reg(e, R_CTX, R1);
+	ld_imm64(e, R1, BPF_PSEUDO_MAP_VALUE,
+		 (uint64_t)e->m->stopped_off << 32 | (uint32_t)e->m->bss_fd);
+	ldx(e, BPF_W, R1, R1, 0);
+	jmp_imm(e, BPF_JNE, R1, 0, pass);
+	call(e, BPF_FUNC_get_current_pid_tgid);
+	mov_reg(e, R_PIDTGID, R0);
+	mov_reg(e, R1, R0);
+	alu_imm(e, BPF_RSH, R1, 32);
+	jmp_imm(e, BPF_JEQ, R1, (int32_t)e->m->self_tgid, pass);
 	mov_reg(e, R1, R_CTX);
 	call(e, BPF_FUNC_get_attach_cookie);
 	put(e, insn(BPF_STX | BPF_MEM | BPF_W, R_FP, R0, FP_KEY, 0), -1);
@@ -637,19 +651,24 @@ static void count_and_return(struct emitter *e, size_t counter)
 	mov_reg(e, R2, R_FP);
 	alu_imm(e, BPF_ADD, R2, FP_KEY);
 	call(e, BPF_FUNC_map_lookup_elem);
-	jmp_imm(e, BPF_JEQ, R0, 0, out);
-	ldx(e, BPF_DW, R1, R0, counter);
+	jmp_imm(e, BPF_JEQ, R0, 0, pass);
+	mov_reg(e, R_STATS, R0);
+	count(e, offsetof(struct event_stats, hits));
+}
+
+/* (this CPU's) stats[cookie].<counter>++ */
+static void count(struct emitter *e, size_t counter)
+{
+	ldx(e, BPF_DW, R1, R_STATS, counter);
 	alu_imm(e, BPF_ADD, R1, 1);
-	put(e, insn(BPF_STX | BPF_MEM | BPF_DW, R0, R1, counter, 0), -1);
-	label_place(e, out);
-	ret1(e);
+	put(e, insn(BPF_STX | BPF_MEM | BPF_DW, R_STATS, R1, counter, 0), -1);
 }
 
 int filter_emit(const struct event_desc *d, const struct filter_emit_maps *m,
 		struct bpf_insn *out, char *why, size_t why_size)
 {
 	static __thread struct emitter e;
-	int root, accept, reject;
+	int root, accept, reject, pass;
 
 	e = (struct emitter){ .d = d, .m = m, .out = out, .why = why, .why_size = why_size };
 	if (!d->n_insns || d->n_insns > TRACERD_FILTER_INSNS)
@@ -659,6 +678,9 @@ int filter_emit(const struct event_desc *d, const struct filter_emit_maps *m,
 		return root;
 	accept = label_new(&e);
 	reject = label_new(&e);
+	pass = label_new(&e);
+	if (!m->verdict)
+		head(&e, pass);
 	prologue(&e);
 	emit_node(&e, root, accept, reject);
 	if (m->verdict) {
@@ -667,20 +689,22 @@ int filter_emit(const struct event_desc *d, const struct filter_emit_maps *m,
 		put(&e, insn(BPF_JMP | BPF_EXIT, 0, 0, 0, 0), -1);
 		label_place(&e, accept);
 		ret1(&e);
-		if (!e.err)
-			resolve_jumps(&e);
-		return e.err ? e.err : e.n;
+	} else {
+		label_place(&e, reject);
+		count(&e, offsetof(struct event_stats, filtered));
+		jump(&e, pass);
+		label_place(&e, accept);
+		/* A constant key: the JIT makes this a direct jump. */
+		mov_reg(&e, R1, R_CTX);
+		ld_imm64(&e, R2, BPF_PSEUDO_MAP_FD, (uint32_t)m->filters_fd);
+		mov_imm(&e, R3, TRACERD_ACCEPT_PROG);
+		call(&e, BPF_FUNC_tail_call);
+		/* Only if the accept program is missing: a hit neither
+		 * filtered nor written, so counted lost. */
+		count(&e, offsetof(struct event_stats, lost));
+		label_place(&e, pass);
+		ret1(&e);
 	}
-	label_place(&e, reject);
-	count_and_return(&e, offsetof(struct event_stats, filtered));
-	label_place(&e, accept);
-	mov_reg(&e, R1, R_CTX);
-	ld_imm64(&e, R2, BPF_PSEUDO_MAP_FD, (uint32_t)m->filters_fd);
-	mov_imm(&e, R3, TRACERD_ACCEPT_PROG);
-	call(&e, BPF_FUNC_tail_call);
-	/* Only if the accept program is missing: a hit neither filtered
-	 * nor written, so counted lost. */
-	count_and_return(&e, offsetof(struct event_stats, lost));
 	if (!e.err)
 		resolve_jumps(&e);
 	return e.err ? e.err : e.n;

@@ -8,6 +8,7 @@
 #include <linux/bpf.h>
 #include <stdbool.h>
 #include <stddef.h>
+#include <stdint.h>
 #include "tracerd_record.h"
 
 /* Instructions of an emitted program, at most. */
@@ -19,6 +20,11 @@
 struct filter_emit_maps {
 	int stats_fd;
 	int filters_fd;
+	/* The class program's .bss, for its `stopped` at stopped_off, and
+	 * the daemon's tgid: the head it shares with the class program. */
+	int bss_fd;
+	uint32_t stopped_off;
+	uint32_t self_tgid;
 	/* The decision alone: return 1 kept, 0 rejected, touching no map.
 	 * For the tests and the fuzzer, which run the code as a
 	 * BPF_PROG_TYPE_SYSCALL program on records of their own. */

@@ -4,6 +4,7 @@
  * then a fallback, the kernel's own printf (attach/ksym.c), gives the
  * symbol, one BPF program run per address, remembered; without either no
  * lookup succeeds, and the caller prints a hash. */
+#include <pthread.h>
 #include "knobs.h"
 #include "render_priv.h"
 #include "util.h"
@@ -121,7 +122,7 @@ static const struct ksym *lookup(uint64_t addr)
 	return &syms[lo];
 }
 
-bool kallsyms_lookup_print(uint64_t addr, bool with_offset, struct strbuf *out)
+static bool lookup_print(uint64_t addr, bool with_offset, struct strbuf *out)
 {
 	const struct ksym *s, *next;
 	const char *mod;
@@ -144,4 +145,18 @@ bool kallsyms_lookup_print(uint64_t addr, bool with_offset, struct strbuf *out)
 	if (mod)
 		sb_puts(out, mod);
 	return true;
+}
+
+/* Under a lock: the consumer renders lines (%pS, stacks) while the sink
+ * queue's writer renders the journal's fields, and the load, the
+ * fallback's cache and its BPF program's .bss are one each. */
+bool kallsyms_lookup_print(uint64_t addr, bool with_offset, struct strbuf *out)
+{
+	static pthread_mutex_t lock = PTHREAD_MUTEX_INITIALIZER;
+	bool found;
+
+	pthread_mutex_lock(&lock);
+	found = lookup_print(addr, with_offset, out);
+	pthread_mutex_unlock(&lock);
+	return found;
 }

@@ -18,6 +18,14 @@
 	X(TIMESTAMP_NS, "TRACE_TIMESTAMP_NS")			\
 	X(TIME_REALTIME_USEC, "TRACE_TIME_REALTIME_USEC")
 
+/* The task's cgroup and systemd's names for it (journal_cgroup_fields()). */
+#define TRACE_CGROUP_FIELDS(X)					\
+	X(CGROUP_ID, "TRACE_CGROUP_ID")				\
+	X(CGROUP, "TRACE_CGROUP")				\
+	X(UNIT, "TRACE_UNIT")					\
+	X(SLICE, "TRACE_SLICE")					\
+	X(USER_UNIT, "TRACE_USER_UNIT")
+
 /* What marks tracerd's own entries (journalctl TRACE_STATS=1): reserved
  * too, and so is every TRACE_STATS_* (TRACE_RESERVED_PREFIX). Their other
  * fields (TRACE_RELOAD_SEQ, TRACE_CONFIG_*) share no entry with an event's. */
@@ -25,6 +33,15 @@
 	X(STATS, "TRACE_STATS")					\
 	X(SUPPRESSED, "TRACE_SUPPRESSED")			\
 	X(RELOAD, "TRACE_RELOAD")
+
+/* StackTrace='s (render_stack.c), with their _CUT and _LOST twins. */
+#define TRACE_STACK_FIELDS(X)					\
+	X(STACK, "TRACE_STACK")					\
+	X(STACK_CUT, "TRACE_STACK_CUT")				\
+	X(STACK_LOST, "TRACE_STACK_LOST")			\
+	X(USER_STACK, "TRACE_USER_STACK")			\
+	X(USER_STACK_CUT, "TRACE_USER_STACK_CUT")		\
+	X(USER_STACK_LOST, "TRACE_USER_STACK_LOST")
 
 #define TRACE_RESERVED_PREFIX "STATS_"
 

@@ -9,6 +9,7 @@
 #include <stdio.h>
 #include "config/config.h"
 #include "consume/out_record.h"
+#include "kernel-events/cgroup.h"
 #include "render/render.h"
 #include "strbuf.h"
 
@@ -42,6 +43,10 @@ struct sink_ops {
 	int (*message)(struct sink *s, int priority, const char *msg, const char *const *fields,
 		       size_t n_fields);
 	void (*flush)(struct sink *s);	/* optional */
+	/* Optional: n records were lost in the ring buffer on cpu (of any
+	 * selection), noticed at ts_ns (CLOCK_MONOTONIC), after the records
+	 * emitted so far: the store marks them there (docs/STORE.md). */
+	void (*lost)(struct sink *s, unsigned cpu, uint64_t ts_ns, uint64_t n);
 	/* Optional: finish what is pending, in bounded time; after it every
 	 * counter is final and later calls write synchronously. */
 	void (*close)(struct sink *s);
@@ -107,11 +112,19 @@ int journal_event_field_names(const struct tp_event *e, char ***ret);
  * when they filled the buffer; or name_STR_UNREADABLE= the errno's name
  * (EFAULT) when it could not be read. kv gets each key and value. */
 typedef void (*journal_kv_fn)(void *ctx, const char *key, const char *value, size_t n);
+/* TRACE_CGROUP_ID=, and when c (may be NULL) knows its path TRACE_CGROUP=, TRACE_UNIT=,
+ * TRACE_SLICE=, TRACE_USER_UNIT= (those the path has). */
+void journal_cgroup_fields(uint64_t id, const struct cgroup_info *c, journal_kv_fn kv, void *ctx);
 void journal_user_string(const char *name, const struct render_ustr *u, journal_kv_fn kv,
 			 void *ctx);
 
 static inline int sink_emit(struct sink *s, const struct out_record *r) { return s->ops->emit(s, r); }
 static inline void sink_flush(struct sink *s) { if (s->ops->flush) s->ops->flush(s); }
+static inline void sink_lost(struct sink *s, unsigned cpu, uint64_t ts_ns, uint64_t n)
+{
+	if (s && s->ops->lost)
+		s->ops->lost(s, cpu, ts_ns, n);
+}
 static inline void sink_close(struct sink *s) { if (s && s->ops->close) s->ops->close(s); }
 static inline void sink_free(struct sink *s) { if (s) s->ops->free(s); }
 /* Whether the innermost sink's output is closed for good. */

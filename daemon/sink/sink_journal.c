@@ -13,11 +13,13 @@
 #define SD_JOURNAL_SUPPRESS_LOCATION 1
 
 #include <ctype.h>
+#include <inttypes.h>
 #include <sys/uio.h>
 #include <syslog.h>
 #include <systemd/sd-journal.h>
 #include "clock.h"
 #include "render/render.h"
+#include "render/render_stack.h"
 #include "journal_fields.h"
 #include "log.h"
 #include "sink.h"
@@ -67,7 +69,9 @@ TRACE_HEADER_FIELDS(JF_EQ)
 #define JF_ID(id, name) #id,
 static const char *const reserved[] = {
 	TRACE_HEADER_FIELDS(JF_ID)
+	TRACE_CGROUP_FIELDS(JF_ID)
 	TRACE_MARKER_FIELDS(JF_ID)
+	TRACE_STACK_FIELDS(JF_ID)
 };
 #undef JF_ID
 
@@ -337,6 +341,21 @@ static void add_kv_n(void *ctx, const char *key, const char *value, size_t n)
 	end_entry(j);
 }
 
+void journal_cgroup_fields(uint64_t id, const struct cgroup_info *c, journal_kv_fn kv, void *ctx)
+{
+	char num[24];
+
+	kv(ctx, "TRACE_CGROUP_ID", num, snprintf(num, sizeof(num), "%" PRIu64, id));
+	if (!c || !c->path)	/* not known: gone, or outside our cgroup namespace */
+		return;
+	kv(ctx, "TRACE_CGROUP", c->path, strlen(c->path));
+	if (c->names.unit[0])
+		kv(ctx, "TRACE_UNIT", c->names.unit, strlen(c->names.unit));
+	kv(ctx, "TRACE_SLICE", c->names.slice, strlen(c->names.slice));
+	if (c->names.user_unit[0])
+		kv(ctx, "TRACE_USER_UNIT", c->names.user_unit, strlen(c->names.user_unit));
+}
+
 static void add_user_string(void *ctx, const struct render_ustr *u)
 {
 	struct sink_journal *j = ctx;
@@ -435,6 +454,7 @@ static int journal_emit(struct sink *s, const struct out_record *r)
 		sb_put(&j->sb, h->comm, strnlen(h->comm, TRACERD_COMM_LEN));
 		end_entry(j);
 	}
+	journal_cgroup_fields(h->cgroup_id, cgroup_lookup(h->cgroup_id), add_kv_n, j);
 	ADD_U64(j, jf_TIMESTAMP_NS, h->ts_ns);
 	ADD_U64(j, jf_TIME_REALTIME_USEC, ((int64_t)h->ts_ns + r->realtime_offset_ns) / 1000);
 	/* Field values as the journal wants them, one per field: journal
@@ -442,6 +462,7 @@ static int journal_emit(struct sink *s, const struct out_record *r)
 	 * (MESSAGE) is the consumer's rendering. */
 	render_fields(e, &r->render, r->rec, r->len, add_field, j);
 	render_user_strings(e, r->rec, r->len, add_user_string, j);
+	render_stacks_fields(&r->stacks, &r->render, add_kv_n, j);
 	return send_collected(j, fixed, ARRAY_SIZE(fixed));
 }
 

@@ -66,7 +66,7 @@ struct qentry {
 	const struct out_slot *counted;	/* referenced: the record's slot and counters */
 	struct trace_rec_hdr hdr;
 	int64_t realtime_offset_ns;
-	size_t len;
+	size_t len;			/* of the record with its stacks (out_record_whole) */
 	const char *text;
 	int priority;			/* the record's, or the message's */
 	struct render_opts render;	/* the record's */
@@ -201,10 +201,13 @@ static void entry_write(struct sink_queue *q, struct qentry *e)
 		struct out_record rec = {
 			.slot = e->counted, .priority = e->priority, .hdr = &e->hdr,
 			.render = e->render,
-			.rec = e->data, .len = e->len,
+			.rec = e->data,
 			.text = e->text, .text_len = strlen(e->text),
 			.realtime_offset_ns = e->realtime_offset_ns,
 		};
+
+		/* The record travelled whole: its stacks and their text again. */
+		rec.len = rec_stacks_split(e->hdr.flags, e->data, e->len, &rec.stacks);
 
 		if (q->delay_us)
 			usleep(q->delay_us);
@@ -381,7 +384,8 @@ static int queue_emit(struct sink *s, const struct out_record *r)
 {
 	struct sink_queue *q = (struct sink_queue *)s;
 	size_t tlen = r->text_len;
-	size_t bytes = sizeof(struct qentry) + r->len + tlen + 1;
+	size_t len = out_record_whole(r);	/* with its stacks: the writer splits it again */
+	size_t bytes = sizeof(struct qentry) + len + tlen + 1;
 	struct qentry *e;
 	char *p;
 
@@ -402,10 +406,10 @@ static int queue_emit(struct sink *s, const struct out_record *r)
 	e->hdr = *r->hdr;
 	e->priority = r->priority;
 	e->render = r->render;
-	e->len = r->len;
+	e->len = len;
 	e->realtime_offset_ns = r->realtime_offset_ns;
-	memcpy(e->data, r->rec, r->len);
-	p = (char *)e->data + r->len;
+	memcpy(e->data, r->rec, len);
+	p = (char *)e->data + len;
 	memcpy(p, r->text, tlen);
 	p[tlen] = 0;
 	e->text = p;

@@ -125,6 +125,13 @@ static void route_flush(struct sink *sk)
 			sink_flush(s->out[i]);
 }
 
+static void route_lost(struct sink *sk, unsigned cpu, uint64_t ts_ns, uint64_t n)
+{
+	struct sink_route *s = (struct sink_route *)sk;
+
+	sink_lost(s->out[OUTPUT_STORE], cpu, ts_ns, n);
+}
+
 static void route_close(struct sink *sk)
 {
 	struct sink_route *s = (struct sink_route *)sk;
@@ -147,6 +154,7 @@ static const struct sink_ops route_ops = {
 	.emit = route_emit,
 	.message = route_message,
 	.flush = route_flush,
+	.lost = route_lost,
 	.close = route_close,
 	.free = route_free,
 };

@@ -7,6 +7,7 @@
 #include <unistd.h>
 #include <sys/stat.h>
 #include "render/render.h"
+#include "render/render_stack.h"
 #include "sink.h"
 #include "util.h"
 
@@ -108,6 +109,7 @@ static void stdout_format(struct sink *s, const struct out_record *r, struct str
 	struct prefix_cache *pc = &((struct sink_stdout *)s)->pc;
 	const struct trace_rec_hdr *h = r->hdr;
 	uint64_t secs = h->ts_ns / 1000000000ULL;
+	size_t start = l->len, prefix_len;
 	char usecs[8];
 
 	format_who(pc, h);
@@ -121,6 +123,7 @@ static void stdout_format(struct sink *s, const struct out_record *r, struct str
 	put_padded(usecs, h->ts_ns % 1000000000ULL / 1000, 6, '0', false);
 	memcpy(usecs + 6, ": ", 2);
 	sb_put(l, usecs, 8);
+	prefix_len = l->len - start;
 	if (pc->event != r->slot->event) {
 		pc->event = r->slot->event;
 		pc->name_len = strlen(pc->event->name);
@@ -132,6 +135,16 @@ static void stdout_format(struct sink *s, const struct out_record *r, struct str
 	}
 	sb_put(l, r->text, r->text_len);
 	sb_putc(l, '\n');
+	if (r->hdr->flags & TRACERD_REC_STACKS) {
+		/* The prefix again, from where the line holds it: the block
+		 * may move l's buffer, so copy it first. */
+		char prefix[128];
+
+		if (prefix_len > sizeof(prefix))
+			prefix_len = sizeof(prefix);
+		memcpy(prefix, l->buf + start, prefix_len);
+		render_stacks_text(&r->stacks, &r->render, prefix, prefix_len, l);
+	}
 }
 
 /* One fwrite per line, so the stream is locked once. */

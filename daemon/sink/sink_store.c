@@ -6,6 +6,7 @@
  * or could not be written (a sink error, by errno): every record is
  * counted once either way. Daemon messages go to the journal. */
 #include <sys/stat.h>
+#include "render/render_stack.h"
 #include "config/config.h"
 #include "log.h"
 #include "sink.h"
@@ -95,7 +96,7 @@ static int store_emit(struct sink *sk, const struct out_record *r)
 		if (k < 0)
 			return k;
 	}
-	k = store_writer_append(s->w, c->id, r->hdr, r->rec, r->len);
+	k = store_writer_append(s->w, c->id, r->hdr, r->rec, out_record_whole(r));
 	return k < 0 ? k : 1;	/* counted by store_done() */
 }
 
@@ -130,6 +131,13 @@ static void store_flush(struct sink *sk)
 	log_retention(s);
 }
 
+static void store_lost(struct sink *sk, unsigned cpu, uint64_t ts_ns, uint64_t n)
+{
+	struct sink_store *s = (struct sink_store *)sk;
+
+	store_writer_add_lost(s->w, cpu, ts_ns, n);
+}
+
 static void store_close(struct sink *sk)
 {
 	struct sink_store *s = (struct sink_store *)sk;
@@ -158,6 +166,7 @@ static const struct sink_ops store_ops = {
 	.emit = store_emit,
 	.message = store_message,
 	.flush = store_flush,
+	.lost = store_lost,
 	.close = store_close,
 	.free = store_free,
 };
@@ -174,6 +183,7 @@ int sink_store_new(struct sink **ret, const struct config *cfg, struct diag *d)
 		.flush_usec = cfg->flush_interval_ms * 1000ULL,
 		.codec = (enum store_codec)cfg->store.compression,
 		.done = store_done,
+		.ksym = render_kernel_symbol,
 	};
 	int r;
 

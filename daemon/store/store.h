@@ -8,6 +8,8 @@
 #include <stdbool.h>
 #include <stdint.h>
 #include "diag.h"
+#include "strbuf.h"
+#include "kernel-events/cgroup.h"
 #include "kernel-events/events.h"
 #include "store/store_format.h"
 #include "tracerd_record.h"
@@ -25,6 +27,9 @@ struct store_writer_opts {
 	 * block are on disk (err 0) or could not be written (-errno: lost). */
 	void (*done)(void *owner, uint64_t n, int err, void *userdata);
 	void *userdata;
+	/* A kernel address's symbol as %pS prints it, for the KSYMS chunks of
+	 * stack frames (file thread); false: none. NULL: frames undescribed. */
+	bool (*ksym)(uint64_t addr, struct strbuf *out);
 };
 
 struct store_writer_stats {
@@ -49,6 +54,9 @@ int store_writer_add_event(struct store_writer *w, struct tp_event *e, const cha
  * buffer waits for the disk. */
 int store_writer_append(struct store_writer *w, unsigned id, const struct trace_rec_hdr *h,
 			const uint8_t *rec, size_t len);
+/* n records were lost on cpu (the ring buffer's losses, noticed at ts_ns):
+ * a mark in the open block, after the records appended so far. */
+void store_writer_add_lost(struct store_writer *w, unsigned cpu, uint64_t ts_ns, uint64_t n);
 /* Seals the open block if force, or if its first record waited flush_usec/2. */
 void store_writer_flush(struct store_writer *w, bool force);
 /* Writes everything out, makes it durable (fdatasync) and waits for it
@@ -67,7 +75,11 @@ struct store_file_info {
 	char *boot_id;
 	char *pointer_key_id;		/* the key its pointers are hashed with (ptrkey.h) */
 	int64_t realtime_offset_ns;	/* CLOCK_REALTIME - CLOCK_MONOTONIC */
+	struct store_ksyms *ksyms;	/* its kernel frames' symbols (KSYMS chunks) */
 };
+/* A kernel frame's symbol as the file's writer named it ("func+0xoff/0xsize";
+ * "" none), NULL if the file does not say. */
+const char *store_file_ksym(const struct store_file_info *f, uint64_t addr);
 
 struct store_event {
 	unsigned id;			/* file-local */
@@ -81,10 +93,16 @@ struct store_event {
 
 struct store_rec {
 	const struct store_file_info *file;
+	/* With want_lost, a record may be a loss mark instead: lost records
+	 * (the ring buffer's) on hdr.cpu before hdr.ts_ns; ev and data NULL. */
+	uint64_t lost;
 	struct store_event *ev;
 	struct trace_rec_hdr hdr;
 	const uint8_t *data;
 	size_t len;
+	/* hdr.cgroup_id's path and names as the writer saw them; NULL: none
+	 * (a file from before, or a cgroup gone before it was written) */
+	const struct cgroup_info *cgroup;
 };
 
 struct store_reader_opts {
@@ -92,6 +110,7 @@ struct store_reader_opts {
 	/* Called once per event as its description is read; false: its records
 	 * are skipped. NULL: every event. */
 	bool (*want_event)(struct store_event *ev, void *userdata);
+	bool want_lost;			/* the loss marks too (store_rec.lost) */
 	/* With follow: called before waiting for more (to flush output). */
 	void (*idle)(void *userdata);
 	void *userdata;

@@ -21,6 +21,8 @@ void bbuf_free(struct bbuf *b);
 
 static inline void bbuf_put(struct bbuf *b, const void *d, size_t n)
 {
+	if (!n)		/* an empty column's buffer may be NULL: no memcpy from it */
+		return;
 	if (b->len + n > b->cap && bbuf_reserve(b, n) < 0)
 		return;
 	memcpy(b->p + b->len, d, n);

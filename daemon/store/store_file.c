@@ -277,6 +277,43 @@ static int write_events(struct store_writer *w, const struct store_block *b)
 	return r;
 }
 
+/* A KSYMS chunk for the block's kernel frames that this file has not
+ * described: their symbols as this kernel names them, so that the file
+ * reads the same on another boot or machine. */
+static int write_ksyms(struct store_writer *w, const struct store_block *b)
+{
+	struct bbuf p = { 0 }, out = { 0 };
+	struct strbuf sym = { 0 };
+	uint32_t n = 0;
+	int r = 0;
+
+	if (!w->o.ksym || b->kaddrs.oom)
+		return b->kaddrs.oom ? -ENOMEM : 0;
+	for (size_t i = 0; i + 8 <= b->kaddrs.len; i += 8) {
+		uint64_t a;
+
+		memcpy(&a, b->kaddrs.p + i, 8);
+		if (!ksym_set_add(&w->ksyms, a, w->file_gen))
+			continue;
+		sb_reset(&sym);
+		if (!w->o.ksym(a, &sym))
+			sb_reset(&sym);
+		bbuf_varint(&p, a);
+		bbuf_string(&p, sb_str(&sym));
+		n++;
+	}
+	if (n)
+		r = p.oom || sym.oom ? -ENOMEM : store_compress(w->comp, p.p, p.len, &out);
+	if (n && r >= 0)
+		r = write_compressed(w, &p, &out, STORE_CHUNK_KSYMS, n, 0, 0);
+	if (r < 0)	/* what it marked described is not: all again */
+		ksym_set_free(&w->ksyms);
+	bbuf_free(&out);
+	bbuf_free(&p);
+	sb_free(&sym);
+	return r;
+}
+
 static int write_block(struct store_writer *w, const struct store_block *b)
 {
 	int r;
@@ -296,6 +333,8 @@ static int write_block(struct store_writer *w, const struct store_block *b)
 		r = ensure_file(w, w->out.len + 2 * sizeof(struct store_chunk_hdr) + 4096);
 	if (r >= 0)
 		r = write_events(w, b);
+	if (r >= 0)
+		r = write_ksyms(w, b);
 	if (r < 0)
 		return r;
 	return write_compressed(w, &w->payload, &w->out, STORE_CHUNK_BLOCK, b->n, b->ts_min,

@@ -17,6 +17,7 @@ enum store_chunk_type {
 	STORE_CHUNK_FILE = 1,	/* first in every file: "key=value\n" lines */
 	STORE_CHUNK_EVENTS,	/* event descriptions, before the blocks using them */
 	STORE_CHUNK_BLOCK,	/* compressed records */
+	STORE_CHUNK_KSYMS,	/* kernel stack frames' symbols, before the blocks using them */
 };
 
 enum store_codec {
@@ -58,6 +59,15 @@ enum store_column {
 	STORE_COL_LEN,		/* varint: record bytes */
 	STORE_COL_DATA,		/* record bytes, XOR the previous record of its event */
 	STORE_COL_TASKS,	/* the block's tasks: varint pid, tid, comm length, comm */
+	/* Since Unit= (within version 1; a file from before has neither, and
+	 * an older reader ignores them): */
+	STORE_COL_TASK_CGROUPS,	/* per task of TASKS: varint index into CGROUPS */
+	STORE_COL_CGROUPS,	/* the block's cgroups: varint id, varint path length, path
+				 * (from the cgroup2 root; length 0: not known) */
+	/* Added in version 1 (readers before it stop at TASKS): the ring
+	 * buffer's losses noticed while the block was open, each varint cpu,
+	 * varint timestamp (ns), varint count; in the order they were noticed. */
+	STORE_COL_LOST,
 	STORE_N_COLUMNS,
 };
 

@@ -96,8 +96,10 @@ int store_reader_new(struct store_reader **ret, char *const *paths, size_t n,
 	struct store_reader *r = calloc(1, sizeof(*r));
 	int k = 0;
 
-	if (!r)
+	if (!r || cgroup_map_new(&r->cgroups) < 0) {
+		free(r);
 		return -ENOMEM;
+	}
 	r->o = *o;
 	for (size_t i = 0; i < n && k >= 0; i++) {
 		struct stat st;
@@ -230,8 +232,9 @@ int store_reader_next(struct store_reader *r, struct store_rec *rec)
 		d = cursor_head(best);
 		best->pos++;
 		*rec = (struct store_rec){
-			.file = &best->info, .ev = d->ev, .hdr = d->hdr,
-			.data = best->data.p + d->off, .len = d->len,
+			.file = &best->info, .lost = d->lost, .ev = d->ev, .hdr = d->hdr,
+			.data = d->lost ? NULL : best->data.p + d->off, .len = d->len,
+			.cgroup = d->lost ? NULL : cgroup_map_get(r->cgroups, d->hdr.cgroup_id),
 		};
 		return 1;
 	}
@@ -256,5 +259,6 @@ void store_reader_free(struct store_reader *r)
 		cursor_free(r->c[i]);
 	free(r->c);
 	strv_free(r->dirs, r->n_dirs);
+	cgroup_map_free(r->cgroups);
 	free(r);
 }

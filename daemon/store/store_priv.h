@@ -7,6 +7,7 @@
 #include <pthread.h>
 #include "store/store.h"
 #include "store/store_codec.h"
+#include "store/store_ksyms.h"
 
 #define STORE_BLOCKS		4		/* one being filled, the rest queued for disk */
 #define STORE_BLOCK_TARGET	(1u << 20)	/* raw bytes that seal a block */
@@ -27,6 +28,7 @@ struct store_evinfo {
 struct store_task {
 	uint32_t gen, idx, pid, tid;
 	char comm[TRACERD_COMM_LEN];
+	uint64_t cgroup_id;
 };
 
 struct store_count {
@@ -44,6 +46,9 @@ struct store_block {
 	struct store_count *counts;
 	size_t n_counts, cap_counts;
 	struct store_task tasks[STORE_TASK_HASH];
+	struct bbuf kaddrs;		/* kernel stack frames (__u64), for KSYMS */
+	uint64_t *cgroups;		/* this block's, in CGROUPS order */
+	size_t n_cgroups, cap_cgroups;
 };
 
 struct store_writer {
@@ -66,6 +71,9 @@ struct store_writer {
 	struct bbuf *prev;		/* caller's: previous record of each event */
 	uint32_t *prev_gen;		/* the block prev[] belongs to */
 	size_t cap_prev;
+	/* The caller's: frames already in the open block's kaddrs, by hash. */
+	uint64_t kseen[1024];
+	uint32_t kseen_gen[1024];
 
 	struct store_writer_stats stats;	/* under lock */
 
@@ -77,6 +85,7 @@ struct store_writer {
 	unsigned file_seq;
 	struct store_compressor *comp;
 	struct bbuf payload, out;
+	struct ksym_set ksyms;		/* frames the file describes, by file_gen */
 };
 
 /* store_lock.c: the directory's lock, shared by the writers of one

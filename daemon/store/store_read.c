@@ -85,6 +85,7 @@ void cursor_free(struct store_cursor *c)
 	free(c->info.kernel_release);
 	free(c->info.boot_id);
 	free(c->info.pointer_key_id);
+	store_ksyms_free(&c->ksyms);
 	free(c->stream);
 	free(c->path);
 	free(c);
@@ -286,6 +287,15 @@ static int next_chunk(struct store_cursor *c, bool *got_block)
 		parse_file_chunk(c, (const char *)c->raw.p, c->raw.len);
 	else if (h.type == STORE_CHUNK_EVENTS && parse_events(c, &h) < 0)
 		report(c, at, "undecodable event descriptions");
+	else if (h.type == STORE_CHUNK_KSYMS) {
+		int r = store_ksyms_parse(&c->ksyms, c->raw.p, c->raw.len, h.n_records);
+
+		if (r == -ENOMEM)
+			return r;
+		if (r < 0)
+			report(c, at, "undecodable kernel symbols");
+		c->info.ksyms = &c->ksyms;
+	}
 	else if (h.type == STORE_CHUNK_BLOCK) {
 		int r = decode_block(c, &h);
 
@@ -389,4 +399,9 @@ int cursor_peek(struct store_cursor *c)
 	peek_start(c);
 	cursor_close(c);
 	return 0;
+}
+
+const char *store_file_ksym(const struct store_file_info *f, uint64_t addr)
+{
+	return f && f->ksyms ? store_ksyms_find(f->ksyms, addr) : NULL;
 }

@@ -6,13 +6,15 @@
 
 #include "store/store.h"
 #include "store/store_codec.h"
+#include "store/store_ksyms.h"
 
 #define STORE_MAX_EVENT_ID	(1u << 20)
 
 struct drec {
 	struct trace_rec_hdr hdr;
-	struct store_event *ev;		/* NULL: not wanted */
+	struct store_event *ev;		/* NULL: not wanted, or a loss mark */
 	uint32_t off, len;		/* in the cursor's data arena */
+	uint64_t lost;			/* a loss mark: records lost on hdr.cpu */
 };
 
 struct store_cursor {
@@ -22,6 +24,7 @@ struct store_cursor {
 	int fd;				/* open only while read: a deleted file holds no disk */
 	uint64_t off;			/* the next chunk */
 	struct store_file_info info;
+	struct store_ksyms ksyms;	/* info.ksyms */
 	bool have_info, done, active;
 	bool idle;			/* at its end for now (follow): not looked at until the next poll */
 	bool gone, gap_reported;	/* deleted before it was read to its end */
@@ -56,6 +59,7 @@ struct store_reader {
 	uint64_t skipped;
 	uint64_t unread;		/* records of files deleted before they were read */
 	uint64_t unread_unknown;	/* such files whose count cannot be known */
+	struct cgroup_map *cgroups;	/* every cgroup id the blocks named, with its path */
 };
 
 /* Opens and closes the file again, having read its FILE chunk and the time

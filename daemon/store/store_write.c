@@ -6,6 +6,7 @@
  * before the codec sees it. Sealed blocks go to the file thread. */
 #include <signal.h>
 #include <time.h>
+#include "kernel-events/cgroup.h"
 #include "kernel-events/printfmt.h"
 #include "store/store_priv.h"
 #include "util.h"
@@ -209,6 +210,9 @@ static struct store_block *take_block(struct store_writer *w)
 		b->col[i].oom = false;
 	}
 	b->n = b->n_tasks = 0;
+	b->kaddrs.len = 0;
+	b->kaddrs.oom = false;
+	b->n_cgroups = 0;
 	b->raw = 0;
 	b->n_counts = 0;
 	b->gen = ++w->gen;
@@ -225,6 +229,30 @@ static void seal(struct store_writer *w)
 	w->open = NULL;
 }
 
+/* The index of a cgroup in the block's CGROUPS, which carries its path, so
+ * that a reader names it after it is gone, on another machine too. */
+static uint32_t cgroup_index(struct store_block *b, uint64_t id)
+{
+	const struct cgroup_info *c;
+	size_t n;
+
+	for (size_t i = 0; i < b->n_cgroups; i++)
+		if (b->cgroups[i] == id)
+			return i;
+	if (GROW(b->cgroups, b->cap_cgroups, b->n_cgroups) < 0) {
+		b->col[STORE_COL_CGROUPS].oom = true;
+		return 0;
+	}
+	b->cgroups[b->n_cgroups] = id;
+	c = cgroup_lookup(id);
+	n = c ? strlen(c->path) : 0;
+	bbuf_varint(&b->col[STORE_COL_CGROUPS], id);
+	bbuf_varint(&b->col[STORE_COL_CGROUPS], n);
+	if (n)
+		bbuf_put(&b->col[STORE_COL_CGROUPS], c->path, n);
+	return b->n_cgroups++;
+}
+
 static uint32_t task_index(struct store_block *b, const struct trace_rec_hdr *h)
 {
 	uint64_t c8;
@@ -237,12 +265,12 @@ static uint32_t task_index(struct store_block *b, const struct trace_rec_hdr *h)
 		struct store_task *t = &b->tasks[i];
 
 		if (t->gen == b->gen) {
-			if (t->tid == h->tid && t->pid == h->pid &&
+			if (t->tid == h->tid && t->pid == h->pid && t->cgroup_id == h->cgroup_id &&
 			    !memcmp(t->comm, h->comm, TRACERD_COMM_LEN))
 				return t->idx;
 			continue;
 		}
-		*t = (struct store_task){ b->gen, b->n_tasks, h->pid, h->tid, { 0 } };
+		*t = (struct store_task){ b->gen, b->n_tasks, h->pid, h->tid, { 0 }, h->cgroup_id };
 		memcpy(t->comm, h->comm, TRACERD_COMM_LEN);
 		break;
 	}
@@ -252,6 +280,7 @@ static uint32_t task_index(struct store_block *b, const struct trace_rec_hdr *h)
 	bbuf_varint(&b->col[STORE_COL_TASKS], h->tid);
 	bbuf_varint(&b->col[STORE_COL_TASKS], clen);
 	bbuf_put(&b->col[STORE_COL_TASKS], h->comm, clen);
+	bbuf_varint(&b->col[STORE_COL_TASK_CGROUPS], cgroup_index(b, h->cgroup_id));
 	return b->n_tasks++;
 }
 
@@ -306,18 +335,64 @@ static void put_data(struct store_writer *w, struct store_block *b, unsigned id,
 	w->prev_gen[id] = b->gen;
 }
 
+static struct store_block *open_block(struct store_writer *w, uint64_t ts)
+{
+	struct store_block *b = w->open;
+
+	if (!b) {
+		b = w->open = take_block(w);
+		b->ts_first = b->ts_min = b->ts_max = ts;
+		b->prev_ts = 0;	/* the first delta is the timestamp itself */
+	}
+	return b;
+}
+
+void store_writer_add_lost(struct store_writer *w, unsigned cpu, uint64_t ts_ns, uint64_t n)
+{
+	struct store_block *b = open_block(w, ts_ns);
+	struct bbuf *col = &b->col[STORE_COL_LOST];
+
+	bbuf_varint(col, cpu);
+	bbuf_varint(col, ts_ns);
+	bbuf_varint(col, n);
+	b->ts_min = ts_ns < b->ts_min ? ts_ns : b->ts_min;
+	b->ts_max = ts_ns > b->ts_max ? ts_ns : b->ts_max;
+}
+
+/* The record's kernel frames that the block has not listed yet, for the
+ * file thread to describe (KSYMS); a frame seen again is skipped by a
+ * direct-mapped cache, which may list one twice, never miss one. */
+static void note_frames(struct store_writer *w, struct store_block *b,
+			const struct trace_rec_hdr *h, const uint8_t *rec, size_t len)
+{
+	size_t from = b->kaddrs.len;
+
+	store_ksyms_frames(h->flags, rec, len, &b->kaddrs);
+	for (size_t i = from; i + 8 <= b->kaddrs.len; i += 8) {
+		uint64_t a;
+		size_t k;
+
+		memcpy(&a, b->kaddrs.p + i, 8);
+		k = (a * 0x9e3779b97f4a7c15ULL) >> 54;
+		if (w->kseen[k] == a && w->kseen_gen[k] == b->gen) {
+			memmove(b->kaddrs.p + i, b->kaddrs.p + i + 8, b->kaddrs.len - i - 8);
+			b->kaddrs.len -= 8;
+			i -= 8;
+			continue;
+		}
+		w->kseen[k] = a;
+		w->kseen_gen[k] = b->gen;
+	}
+}
+
 int store_writer_append(struct store_writer *w, unsigned id, const struct trace_rec_hdr *h,
 			const uint8_t *rec, size_t len)
 {
 	struct store_block *b = w->open;
 
-	if (id >= w->n_ev || len > TRACERD_MAX_RECORD)
+	if (id >= w->n_ev || len > TRACERD_MAX_RECORD + TRACERD_MAX_STACKS)
 		return -EINVAL;
-	if (!b) {
-		b = w->open = take_block(w);
-		b->ts_first = b->ts_min = b->ts_max = h->ts_ns;
-		b->prev_ts = 0;	/* the first delta is the timestamp itself */
-	}
+	b = open_block(w, h->ts_ns);
 	if (count(b, id) < 0)
 		return -ENOMEM;
 	bbuf_varint(&b->col[STORE_COL_TS], zigzag((int64_t)(h->ts_ns - b->prev_ts)));
@@ -330,6 +405,8 @@ int store_writer_append(struct store_writer *w, unsigned id, const struct trace_
 	bbuf_varint(&b->col[STORE_COL_FLAGS], h->flags);
 	bbuf_varint(&b->col[STORE_COL_LEN], len);
 	put_data(w, b, id, rec, len);
+	if (h->flags & TRACERD_REC_STACKS)
+		note_frames(w, b, h, rec, len);
 	b->n++;
 	b->raw = 0;
 	for (unsigned i = 0; i < STORE_N_COLUMNS; i++)
@@ -343,7 +420,7 @@ void store_writer_flush(struct store_writer *w, bool force)
 {
 	struct store_block *b = w->open;
 
-	if (b && b->n && (force || store_now_usec() - b->opened_usec >= w->o.flush_usec / 2))
+	if (b && (b->n || b->col[STORE_COL_LOST].len) && (force || store_now_usec() - b->opened_usec >= w->o.flush_usec / 2))
 		seal(w);
 }
 
@@ -382,6 +459,8 @@ void store_writer_free(struct store_writer *w)
 		for (unsigned c = 0; c < STORE_N_COLUMNS; c++)
 			bbuf_free(&w->blocks[i].col[c]);
 		free(w->blocks[i].slot_of);
+		bbuf_free(&w->blocks[i].kaddrs);
+		free(w->blocks[i].cgroups);
 		free(w->blocks[i].counts);
 	}
 	for (size_t i = 0; i < w->n_ev; i++) {
@@ -392,6 +471,7 @@ void store_writer_free(struct store_writer *w)
 	free(w->prev);
 	free(w->prev_gen);
 	store_compressor_free(w->comp);
+	ksym_set_free(&w->ksyms);
 	store_dir_unlock(w->sdir);
 	bbuf_free(&w->payload);
 	bbuf_free(&w->out);

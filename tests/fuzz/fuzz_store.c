@@ -19,7 +19,7 @@ static bool want(struct store_event *ev, void *userdata)
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 {
 	static struct strbuf sb;
-	struct store_reader_opts o = { .want_event = want };
+	struct store_reader_opts o = { .want_event = want, .want_lost = true };
 	struct store_reader *r;
 	struct store_rec rec;
 	char path[64], *paths[] = { path };
@@ -31,6 +31,8 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 		snprintf(path, sizeof(path), "/proc/self/fd/%d", fd);
 		if (store_reader_new(&r, paths, 1, &o) == 0) {
 			while (store_reader_next(r, &rec) > 0) {
+				if (rec.lost)	/* a loss mark: no event, no bytes */
+					continue;
 				sb_reset(&sb);
 				render_event(rec.ev->event, NULL, rec.data, rec.len, &sb);
 			}

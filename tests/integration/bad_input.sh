@@ -55,7 +55,7 @@ cc "mistyped key: did you mean" 1 ":2:1: unknown key 'RingBufferSzie' in [Daemon
 conf typo2 $'[Selection]\nName=s\nevent=sched:sched_switch\n'
 cc "mistyped [Selection] key: did you mean" 1 ":3:1: unknown key 'event' in [Selection]; did you mean 'Events'?"
 conf unkkey2 $'[Selection]\nColour=blue\n'
-cc "unknown [Selection] key" 1 ":2:1: unknown key 'Colour' in [Selection]; expected Name, Events, Filter, Priority, RateLimit, RateLimitBurst, Output, Aggregate, AggregateIntervalSec or SyscallStrings"
+cc "unknown [Selection] key" 1 ":2:1: unknown key 'Colour' in [Selection]; expected Name, Events, Filter, Unit, Priority, RateLimit, RateLimitBurst, Output, Aggregate, AggregateIntervalSec, SyscallStrings or StackTrace"
 for v in 3K 2G lots -8M 99999999999999999999 2K 8Q 12K; do
 	conf size "[Daemon]"$'\n'"RingBufferSize=$v"$'\n'"$SEL"
 	cc "RingBufferSize=$v" 1 ":2:16: expected a power of two from 4K to 1G, got '$v'" "                   ^"
@@ -143,6 +143,8 @@ conf glob3 $'[Selection]\nName=s\nEvents=tcp:*retrans*x\n'
 cc "a glob matching nothing: by its longest piece" 1 ":3:8: 'tcp:*retrans*x' matches no event; did you mean tcp:tcp_retransmit_skb or tcp:tcp_retransmit_synack"
 conf badglob $'[Selection]\nName=s\nEvents=sched:sched_switch sched:sched_sw[itch\n'
 cc "an unclosed [ in a glob" 1 ":3:41: 'sched:sched_sw[itch' is not a valid glob: expected ']' to close this '['"
+conf badunit $'[Selection]\nName=s\nEvents=sched:sched_switch\nUnit=nginx.service getty@.service\n'
+cc "Unit=: a template is no unit that runs" 1 ":4:25: expected unit names or globs (nginx.service, php-fpm*.service, user@1000.service), got 'getty@.service'" "                            ^"
 conf globdrop "$SEL"; mkdir -p "$F.d"
 printf '[Selection]\nName=t\nEvents=irq:irq_handler_entry \\\n  irq:nope_*\n' >"$F.d/10.conf"
 expect "a glob matching nothing in a drop-in" 1 "$F.d/10.conf:4:3: 'irq:nope_*' matches no event" "" -- "$TRACERD" --check-config "$F"

@@ -2,7 +2,7 @@
 # Bash completion (conf/bash-completion/tracerd, installed by make install):
 # options from --help (a [Selection] key's too), and this kernel's event
 # names after --describe, --list-events and -e, across the colon of
-# "sys:event"; the values of --output and --priority.
+# "sys:event"; the values of --output, --priority and --stack-trace.
 . "$(dirname "$0")/../lib.sh"
 BC=/usr/share/bash-completion/bash_completion
 [ -r "$BC" ] || { not_ok "completion: $BC missing (scripts/deps.sh installs bash-completion)"; exit 0; }
@@ -34,5 +34,7 @@ got=$(complete_words tracerd -e sched:sched_process_exec --aggregate-i)
 check "options: --aggregate-i completes to --aggregate-interval-sec (got: $got)" [ "$got" = --aggregate-interval-sec ]
 got=$(complete_words tracerd -e sched:sched_process_exec --output s | sort | paste -sd' ')
 check "values: --output s offers stdout and store (got: $got)" [ "$got" = "stdout store" ]
+got=$(complete_words tracerd -e sched:sched_switch --stack-trace '' | sort | paste -sd' ')
+check "values: --stack-trace offers no, kernel, user and both (got: $got)" [ "$got" = "both kernel no user" ]
 got=$(complete_words tracerd --config conf/tracerd.c)
 check "files: --config completes a path (got: $got)" [ "$got" = conf/tracerd.conf ]

@@ -67,7 +67,8 @@ pct=$(common "$TMP/read.h" "$TMP/out.h") rpct=$(common "$TMP/out.h" "$TMP/read.h
 [ "$rpct" -gt "$pct" ] && pct=$rpct
 note "stdout: $(wc -l <"$TMP/out.h") distinct pointer hashes, --read: $n, $pct% in both; e.g. $(grep -m1 'ptr=[0-9a-f]*[1-9a-f]' "$TMP/read")"
 note "$(grep -E 'kfree-(out|store).*delivered=' "$TMP/out.err" | xargs)"
-check "--read as root on this boot: no warning" [ ! -s "$TMP/read.err" ]
+# (It may say what the ring buffer lost: the store marks it.)
+check "--read as root on this boot: no warning about the key" bash -c "! grep -q 'pointer' '$TMP/read.err'"
 check "--read as root on this boot: the hashes stdout printed ($pct% of $n)" [ "$n" -ge 50 -a "$pct" -ge 90 ]
 
 TRACERD_POINTER_KEY=$TMP/none/pointer-key "$TRACERD" --read "$TMP/store" >"$TMP/other" 2>"$TMP/other.err"

@@ -11,48 +11,7 @@
 need_root render_diff
 HERE=$(cd "$(dirname "$0")/.." && pwd)
 
-EVENTS="
-sched:sched_switch sched:sched_wakeup sched:sched_wakeup_new sched:sched_waking
-sched:sched_process_fork sched:sched_process_exec sched:sched_process_exit
-sched:sched_process_free sched:sched_process_wait sched:sched_migrate_task
-signal:signal_generate signal:signal_deliver
-timer:hrtimer_start timer:hrtimer_cancel timer:hrtimer_expire_entry timer:hrtimer_expire_exit
-timer:timer_start timer:timer_cancel timer:timer_expire_entry timer:timer_init
-irq:softirq_entry irq:softirq_exit irq:softirq_raise
-kmem:kmalloc kmem:kfree kmem:kmalloc_node kmem:mm_page_free_batched
-kmem:mm_page_alloc
-writeback:writeback_dirty_inode_start writeback:writeback_dirty_inode
-writeback:writeback_mark_inode_dirty writeback:writeback_single_inode
-writeback:writeback_write_inode writeback:writeback_start writeback:writeback_written
-writeback:writeback_queue writeback:writeback_exec writeback:writeback_dirty_folio
-ext4:ext4_da_write_begin ext4:ext4_da_write_end ext4:ext4_sync_file_enter
-ext4:ext4_sync_file_exit ext4:ext4_fc_commit_start ext4:ext4_fc_commit_stop
-ext4:ext4_fc_track_create ext4:ext4_fc_track_inode ext4:ext4_fc_track_unlink
-ext4:ext4_unlink_enter ext4:ext4_unlink_exit ext4:ext4_free_inode ext4:ext4_allocate_inode
-ext4:ext4_mark_inode_dirty ext4:ext4_writepages ext4:ext4_writepages_result
-ext4:ext4_ext_map_blocks_enter
-ext4:ext4_ext_map_blocks_exit ext4:ext4_request_inode
-jbd2:jbd2_start_commit jbd2:jbd2_commit_locking jbd2:jbd2_end_commit jbd2:jbd2_handle_start
-block:block_rq_issue block:block_rq_complete block:block_bio_queue block:block_rq_insert
-block:block_plug block:block_unplug block:block_getrq
-sock:inet_sock_set_state sock:sock_send_length sock:sock_recv_length sock:inet_sk_error_report
-tcp:tcp_rcv_space_adjust tcp:tcp_destroy_sock tcp:tcp_probe tcp:tcp_cong_state_set
-net:net_dev_queue net:net_dev_xmit net:netif_receive_skb net:netif_rx
-skb:kfree_skb skb:consume_skb skb:skb_copy_datagram_iovec
-filelock:posix_lock_inode filelock:flock_lock_inode filelock:fcntl_setlk
-filelock:locks_get_lock_context filelock:locks_remove_posix
-task:task_newtask task:task_rename
-workqueue:workqueue_queue_work workqueue:workqueue_activate_work
-workqueue:workqueue_execute_start workqueue:workqueue_execute_end
-syscalls:sys_enter_openat syscalls:sys_exit_openat syscalls:sys_enter_kill syscalls:sys_enter_flock
-syscalls:sys_enter_nanosleep syscalls:sys_exit_nanosleep syscalls:sys_enter_fsync
-syscalls:sys_enter_getpid syscalls:sys_exit_getpid syscalls:sys_enter_getppid
-syscalls:sys_enter_close syscalls:sys_exit_close syscalls:sys_exit_kill
-syscalls:sys_enter_lseek syscalls:sys_exit_lseek syscalls:sys_enter_munmap
-syscalls:sys_enter_mmap syscalls:sys_exit_mmap syscalls:sys_enter_exit_group
-vmscan:mm_vmscan_wakeup_kswapd mmap_lock:mmap_lock_start_locking mmap_lock:mmap_lock_acquire_returned
-filemap:mm_filemap_add_to_page_cache filemap:mm_filemap_delete_from_page_cache
-"
+EVENTS=$(grep -v '^#' "$HERE/tools/render_events.txt")
 
 # Only events this kernel has; the rest are reported as skipped.
 selected=()

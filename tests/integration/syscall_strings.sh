@@ -51,7 +51,7 @@ check "stdout: each path after its pointer, quoted and escaped; the unmapped one
 check "stdout: the unmapped pointer is printed, then (unreadable)" \
 	grep -Eq 'filename: 0x[0-9a-f]+ \(unreadable\), flags' "$TMP/a.out"
 check "summary: one unreadable string counted" \
-	grep -Eq "syscalls:sys_enter_openat delivered=[0-9]+ .* unreadable=1$" "$TMP/a.out.err"
+	grep -Eq "syscalls:sys_enter_openat delivered=[0-9]+ .* unreadable=1( |$)" "$TMP/a.out.err"
 check "summary: the selection's line says 1 syscall string unreadable" \
 	grep -q "selection open: .*; 1 syscall strings unreadable" "$TMP/a.out.err"
 
@@ -120,7 +120,7 @@ stop_tracerd
 check "SyscallStrings=no: pointers alone" \
 	bash -c "grep -q 'filename: 0x[0-9a-f]*, flags' '$TMP/d.out' && ! grep -q -e 'filename: 0x[0-9a-f]* [\"(]' '$TMP/d.out'"
 check "SyscallStrings=no: nothing counted unreadable" \
-	grep -Eq "syscalls:sys_enter_openat delivered=[0-9]+ .* unreadable=0$" "$TMP/d.out.err"
+	grep -Eq "syscalls:sys_enter_openat delivered=[0-9]+ .* unreadable=0( |$)" "$TMP/d.out.err"
 conf "$TMP/e.conf" stdout ' && filename ~ "/etc/*"' no
 "$TRACERD" --config "$TMP/e.conf" --check-config >"$TMP/e.out" 2>&1
 check "SyscallStrings=no: a string filter on filename is refused, saying why" \

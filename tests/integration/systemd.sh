@@ -574,7 +574,8 @@ pointer_key_check() {
 	n=$(comm -12 "$TMP/journal.hs" "$TMP/pread.hs" | wc -l)
 	note "pointer key: $(wc -l <"$TMP/journal.hs") pointer hashes in the journal, $n of them in root's --read of the store ($(wc -l <"$TMP/pread.hs"))"
 	check "pointer key: root's --read prints the journal's hashes, without a warning" \
-		[ "$n" -ge $(($(wc -l <"$TMP/journal.hs") * 9 / 10)) -a "$n" -ge 10 -a ! -s "$TMP/pread.err" ]
+		bash -c "[ $n -ge $(($(wc -l <"$TMP/journal.hs") * 9 / 10)) -a $n -ge 10 ] &&
+			! grep -q 'pointers are hashed' '$TMP/pread.err'"	# it may say what the ring buffer lost
 	{ sed 's/^/journal /' "$TMP/journal.hs"
 	  paste -d' ' <(kfree_ptrs "$TMP/pread") <(kfree_ptrs "$TMP/praw") | sed 's/^/read /'; } >"$TMP/ppairs"
 	ct setpriv --reuid=nobody --regid=nogroup --clear-groups "$brute" zero \
@@ -595,6 +596,7 @@ pointer_key_check() {
 }
 pointers_check
 # --- end pointers --------------------------------------------------------
+
 
 # --- the store (issue 13): Output=store as the unit's dynamic user --------
 # The unit writes into its StateDirectory= (all else is read-only to it), and
@@ -637,6 +639,12 @@ store_check() {
 	"$TRACERD" --read "$TMP/shipped" >"$TMP/shipped.txt" 2>"$TMP/shipped.err"
 	check "store: files copied to the host read back with --read (exit $?)" [ $? = 0 ]
 	check "store: what the host reads equals what the container read" cmp -s "$TMP/store.txt" "$TMP/shipped.txt"
+	# And exports for trace-cmd on the host (issue 22): the same records.
+	"$TRACERD" --read "$TMP/shipped" --trace-dat "$TMP/shipped.dat" 2>"$TMP/shipped-dat.err"
+	check "store: the shipped files export as trace.dat (exit $?: $(cat "$TMP/shipped-dat.err"))" [ -s "$TMP/shipped.dat" ]
+	n=$(trace-cmd report -N "$TMP/shipped.dat" 2>/dev/null | grep -c ' sys_enter_sysfs: ')
+	check "store: trace-cmd report shows the container's records ($n of $(grep -c 'sys_sysfs(' "$TMP/store.txt"))" \
+		[ "$n" -gt 0 -a "$n" = "$(grep -c 'sys_sysfs(' "$TMP/store.txt")" ]
 	note "shipped: $(cat "$TMP/shipped.err")"
 	check "store: the host says the files are another boot's: their pointers hash with a key of its own" \
 		grep -q "written on another boot ($(ct cat /proc/sys/kernel/random/boot_id)): pointers are hashed with a key of this run only" "$TMP/shipped.err"

@@ -27,8 +27,13 @@ static const struct bad {
 	  "t.conf:2:1: unknown key 'ringbuffersize' in [Daemon]; did you mean 'RingBufferSize'?" },
 	{ "[Selection]\nEvent=sched:sched_switch\n", NULL,
 	  "t.conf:2:1: unknown key 'Event' in [Selection]; did you mean 'Events'?" },
+	{ "[Selection]\nName=a\nEvents=x:y\nAggregate=hist:keys=cpu\n  StackTrace=kernel\n", NULL,
+	  "t.conf:5:14: StackTrace= adds stacks to records, and a selection with Aggregate= writes none; "
+	  "expected StackTrace=no here (a histogram takes keys=common_stacktrace)" },
+	{ "[Selection]\nName=a\nEvents=x:y\nStackTrace=all\n", NULL,
+	  "t.conf:4:12: expected 'no', 'kernel', 'user' or 'both', got 'all'" },
 	{ "[Selection]\nColour=blue\n", NULL,
-	  "t.conf:2:1: unknown key 'Colour' in [Selection]; expected Name, Events, Filter, Priority, RateLimit, RateLimitBurst, Output, Aggregate, AggregateIntervalSec or SyscallStrings" },
+	  "t.conf:2:1: unknown key 'Colour' in [Selection]; expected Name, Events, Filter, Unit, Priority, RateLimit, RateLimitBurst, Output, Aggregate, AggregateIntervalSec, SyscallStrings or StackTrace" },
 	{ "[Daemon]\nRingBufferSize=3K\n", NULL,
 	  "t.conf:2:16: expected a power of two from 4K to 1G, got '3K'" },
 	{ "[Daemon]\nRingBufferSize = 2G\n", NULL,
@@ -210,6 +215,8 @@ static const char *valid_value(const struct config_item *it)
 		return "s";
 	if (!strcmp(it->key, "Events"))
 		return "sched:sched_switch";
+	if (!strcmp(it->key, "Unit"))
+		return "nginx.service php-fpm*.service getty@tty1 system.slice";
 	return NULL;
 }
 
@@ -237,6 +244,9 @@ static size_t bad_values(const struct config_item *it, char bad[2][64])
 		snprintf(bad[n++], 64, "sched");
 	} else if (t == &config_type_path) {
 		snprintf(bad[n++], 64, "var/lib/tracerd");
+	} else if (t == &config_type_units) {
+		snprintf(bad[n++], 64, "getty@.service");	/* a template runs nowhere */
+		snprintf(bad[n++], 64, "a/b.service");
 	}
 	return n;
 }
@@ -328,7 +338,7 @@ static void the_expected_keys_are_the_tables(void)
 	static const struct { const char *section, *pinned; } sections[] = {
 		{ "Daemon", "RingBufferSize, WakeupBytes, Output, FlushIntervalMSec, StatsIntervalSec or RawPointers" },
 		{ "Store", "Directory, MaxUse, MaxFileSize, MaxFileSec, SyncIntervalSec or Compression" },
-		{ "Selection", "Name, Events, Filter, Priority, RateLimit, RateLimitBurst, Output, Aggregate, AggregateIntervalSec or SyscallStrings" },
+		{ "Selection", "Name, Events, Filter, Unit, Priority, RateLimit, RateLimitBurst, Output, Aggregate, AggregateIntervalSec, SyscallStrings or StackTrace" },
 	};
 	size_t n;
 	const struct config_item *t = config_table(&n);
@@ -375,7 +385,7 @@ static void the_table_is_complete(void)
 		       "%s", t[i].key);
 		EXPECT(t[i].min <= t[i].max, "%s", t[i].key);
 	}
-	EXPECT(n == 22, "%zu keys", n);
+	EXPECT(n == 24, "%zu keys", n);
 }
 
 /* The command line's selection: options named after the keys, parsed as

@@ -295,6 +295,58 @@ static void the_record_queue_counts_exactly(void)
 	teardown();
 }
 
+/* A sink that keeps the user frames' text of the last record it took. */
+struct stack_sink {
+	struct sink base;
+	char text[512];
+	size_t len;
+};
+
+static int stack_emit(struct sink *s, const struct out_record *r)
+{
+	struct stack_sink *k = (struct stack_sink *)s;
+
+	k->len = r->len;
+	snprintf(k->text, sizeof(k->text), "%.*s", (int)r->stacks.user_text_len,
+		 r->stacks.user_text ? r->stacks.user_text : "");
+	return 0;
+}
+
+static const struct sink_ops stack_ops = {
+	.emit = stack_emit, .message = counting_message, .free = counting_free,
+};
+
+/* StackTrace=user: the consumer resolves the frames as it reads the record
+ * (this process's own getpid here), and the queue carries the text to the
+ * journal's kind of sink with the record proper apart. */
+static void user_frames_are_resolved_and_queued(void)
+{
+	struct stack_sink ks = { .base.ops = &stack_ops };
+	struct trace_stack_tail t = { .n_user = 1, .user = TRACERD_STACK_WHOLE };
+	uint8_t buf[sizeof(struct trace_rec_hdr) + 128], *rec = buf + sizeof(struct trace_rec_hdr);
+	struct trace_rec_hdr h = { .slot = SLOT, .pid = getpid(), .tid = getpid(),
+				   .flags = TRACERD_REC_STACKS };
+	uint64_t ip = (uintptr_t)&getpid;
+	size_t n;
+
+	setup(false);
+	sink_free(sink);
+	sink_queue_new(&sink, &ks.base, 0);
+	n = exec_record(rec, 20 << 16 | 20, "/bin/true");
+	memcpy(rec + n, &ip, 8);
+	memcpy(rec + n + 8, &t, sizeof(t));
+	h.len = n + 8 + sizeof(t);
+	memcpy(buf, &h, sizeof(h));
+	consumer_on_record(c, buf, sizeof(h) + h.len);
+	sink_close(sink);
+	EXPECT(ks.len == n, "the record proper: %zu bytes, want %zu", ks.len, n);
+	EXPECT(strstr(ks.text, "libc.so.6[+0x") && strstr(ks.text, "] __getpid+0x0"),
+	       "user frames: '%s'", ks.text);
+	EXPECT(c->counts.ustack_unresolved == 0, "unresolved %llu",
+	       (unsigned long long)c->counts.ustack_unresolved);
+	teardown();
+}
+
 /* Batched writes that fail count every line they carried, by errno: the
  * stdout sink into /dev/full, whose writes fail with ENOSPC. */
 static void failed_batches_count_each_line(void)
@@ -338,6 +390,7 @@ int main(void)
 	RUN(a_full_queue_counts_enobufs);
 	RUN(failed_batches_count_each_line);
 	RUN(the_record_queue_counts_exactly);
+	RUN(user_frames_are_resolved_and_queued);
 	for (size_t i = 0; i < fx_n; i++) {
 		render_release(fx_events[i]);
 		tp_event_free(fx_events[i]);

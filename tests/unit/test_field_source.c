@@ -140,6 +140,8 @@ static void sources(void)
 		{ "common_cpu", 0, SRC_CPU, false },
 		{ "COMM", 0, SRC_COMM, true },
 		{ "common_comm", 0, SRC_COMM, true },
+		{ "common_stacktrace", 0, SRC_STACKTRACE, false },
+		{ "stacktrace", 0, SRC_STACKTRACE, false },
 		{ "common_flags", -EPERM, 0, false },
 		{ "nxt_pid", -ENOENT, 0, false },
 	};

@@ -496,6 +496,7 @@ static const struct error_case errors[] = {
 	{ "sched:sched_switch", "prev_pid in ()", 13, "expected a value" },
 	{ "sched:sched_switch", "nosuch == 1", 0, "unknown field 'nosuch' in sched:sched_switch; its fields are: prev_comm, prev_pid, prev_prio, prev_state, next_comm, next_pid, next_prio, common_pid, common_type, comm, cpu" },
 	{ "sched:sched_switch", "prev_pid == 1 && common_flags & 1", 17, "common_flags is not available" },
+	{ "filelock:fcntl_setlk", "common_stacktrace == 1", 0, "common_stacktrace is the event's call path: a key of Aggregate=" },
 	{ "sched:sched_switch", "common_preempt_count > 0", 0, "common_preempt_count is not available" },
 	{ "sched:sched_switch", "prev_pid ~ \"1*\"", 9, "'~' is a glob and needs a string; prev_pid is a number (pid_t)" },
 	{ "sched:sched_switch", "cpu ~ 1", 4, "'~' is a glob and needs a string; cpu is a number (int)" },

@@ -6,7 +6,9 @@
 #include <linux/bpf.h>
 #include <linux/types.h>
 #include <stdbool.h>
+#include <unistd.h>
 #include "aggregate/hist.h"
+#include "aggregate/hist_map.h"
 #include "kernel-events/symbols.h"
 #include "render/render.h"
 #include "tracerd_record.h"
@@ -57,6 +59,30 @@ static long bpf_get_current_comm(void *buf, __u32 size)
 static __u32 bpf_get_smp_processor_id(void)
 {
 	return cur_cpu;
+}
+
+/* The kernel's stack for the next event: frames, or an error. */
+static __u64 cur_stack[TRACERD_HIST_STACK_FRAMES + 4];
+static long cur_stack_err;
+
+static long bpf_get_stack(void *ctx, void *buf, __u32 size, __u64 flags)
+{
+	__u32 n = 0;
+
+	(void)ctx;
+	(void)flags;
+	if (cur_stack_err)
+		return cur_stack_err;
+	while (n < size / 8 && cur_stack[n])
+		n++;
+	memcpy(buf, cur_stack, n * 8);
+	memset((__u8 *)buf + n * 8, 0, size - n * 8);
+	return n * 8;
+}
+
+static __u64 bpf_get_current_cgroup_id(void)
+{
+	return 4242;	/* Aggregate='s unit and cgroup keys: checked live by units.sh */
 }
 
 #include "../../bpf/aggregate.bpf.h"
@@ -185,7 +211,7 @@ static bool fire(void)
 {
 	static struct agg_scratch a;
 
-	return aggregate(1, rec.data, rec.data, (__u64)4242 << 32 | 4243, &a);
+	return aggregate(1, rec.data, rec.data, (__u64)4242 << 32 | 4243, &a) == AGG_COUNTED;
 }
 
 /* What the daemon dumps and prints. */
@@ -445,8 +471,128 @@ static void test_syscall_and_hex(void)
 	release(h);
 }
 
+/* --- common_stacktrace --- */
+#define SYM(n) (0xffffffff81000000ULL + (n) * 0x100)
+static const char test_kallsyms[] =
+	"ffffffff81000000 T __traceiter_sched_switch\n"
+	"ffffffff81000100 T __schedule\n"
+	"ffffffff81000200 T schedule\n"
+	"ffffffff81000300 T perf_syscall_enter\n"
+	"ffffffff81000400 t do_syscall_64.isra.0\n"
+	"ffffffff81000500 T _etext\n";
+
+static void set_stack(size_t n, const __u64 *frames)
+{
+	memset(cur_stack, 0, sizeof(cur_stack));
+	memcpy(cur_stack, frames, n * 8);
+	cur_stack_err = 0;
+}
+
+/* As the daemon dumps it: keys made as the hist file shows them, merged. */
+static char *dump_canon(const struct hist *h, bool raw)
+{
+	static struct hist_entry v[ARRAY_SIZE(entries)];
+	struct hist_dump d = { .v = v, .n = n_entries, .key_size = h->desc.large ?
+			       TRACERD_AGG_LARGE : TRACERD_AGG_SMALL };
+	struct strbuf out = { 0 };
+
+	for (size_t i = 0; i < n_entries; i++)
+		v[i] = (struct hist_entry){ .key = entries[i].key + sizeof(struct agg_key_hdr),
+					    .hitcount = entries[i].v.hitcount };
+	hist_stack_canon(h, &d);
+	hist_sort_entries(h, d.v, d.n);
+	hist_format(h, d.v, d.n, fake_budgets[2].dropped + fake_budgets[3].dropped,
+		    &(struct hist_format_opts){ .raw_pointers = raw }, &out);
+	return out.buf;
+}
+
+/* The machinery's leading frames come off (__traceiter_ is there when the
+ * tracepoint has several probes), stacks that differ only there are one
+ * entry, the kernel's layout, no space before "}" after the frames. */
+static void test_stack_key(void)
+{
+	struct hist *h = compile_ok("sched:sched_switch",
+				    "hist:keys=stacktrace:sort=hitcount.descending");
+	const __u64 via_iter[] = { SYM(0) + 0x37, SYM(1) + 0x28, SYM(2) + 0x23 };
+	const __u64 direct[] = { SYM(1) + 0x28, SYM(2) + 0x23 };
+	const __u64 syscall[] = { SYM(3) + 0x1d, SYM(4) + 0x10, 0xffffffff90000000ULL };
+	char *out;
+
+	if (!h)
+		return;
+	EXPECT(h->desc.large && h->desc.key_size == TRACERD_HIST_STACK_FRAMES * 8, "key %u",
+	       h->desc.key_size);
+	EXPECT(strstr(h->trigger, "hist:keys=common_stacktrace:"), "%s", h->trigger);
+	set_stack(3, via_iter);
+	EXPECT(fire(), "not counted");
+	fire();
+	set_stack(2, direct);
+	fire();
+	set_stack(3, syscall);
+	fire();
+	EXPECT(n_entries == 3, "%zu entries in the map", n_entries);
+	out = dump_canon(h, false);
+	/* the last frame is in no symbol: hashed as %p */
+	EXPECT(strstr(body(out),
+		"{ common_stacktrace:\n"
+		"         __schedule+0x28/0x100\n"
+		"         schedule+0x23/0x100\n"
+		"} hitcount:          3\n"
+		"{ common_stacktrace:\n"
+		"         do_syscall_64.isra.0+0x10/0x100\n"
+		"         00000000") == body(out) && !strstr(out, "ffffffff9") &&
+	       strstr(out, "\n} hitcount:          1\n\nTotals:\n    Hits: 4\n    Entries: 2\n"),
+	       "%s", out);
+	free(out);
+	out = dump_canon(h, true);
+	EXPECT(strstr(out, "         0xffffffff90000000\n} hitcount:          1\n"), "%s", out);
+	free(out);
+	release(h);
+}
+
+/* Deeper than the depth: 16 frames and a line that says it was cut; a
+ * stack the kernel could not give is Dropped, never an empty key. */
+static void test_stack_cut_and_none(void)
+{
+	struct hist *h = compile_ok("sched:sched_switch", "hist:keys=common_stacktrace,prev_pid");
+	__u64 deep[TRACERD_HIST_STACK_FRAMES + 4], whole[TRACERD_HIST_STACK_DEPTH];
+	char *out;
+
+	if (!h)
+		return;
+	for (size_t i = 0; i < ARRAY_SIZE(deep); i++)
+		deep[i] = SYM(2) + i;
+	for (size_t i = 0; i < ARRAY_SIZE(whole); i++)
+		whole[i] = SYM(1) + i;
+	rec_num("prev_pid", 7);
+	memcpy(cur_stack, deep, sizeof(cur_stack));
+	cur_stack_err = 0;
+	fire();
+	set_stack(ARRAY_SIZE(whole), whole);
+	fire();
+	cur_stack_err = -14;	/* EFAULT */
+	EXPECT(!fire(), "counted without a stack");
+	out = dump_canon(h, false);
+	EXPECT(strstr(out, "         schedule+0xf/0x100\n         ... (cut at 16 frames)\n, "
+			   "prev_pid:          7} hitcount:          1\n") &&
+	       !strstr(out, "schedule+0x10/") &&
+	       strstr(out, "         __schedule+0xf/0x100\n, prev_pid:          7}") &&
+	       strstr(out, "Hits: 3\n    Entries: 2\n    Dropped: 1\n"), "%s", out);
+	free(out);
+	release(h);
+	expect_error("sched:sched_switch", "hist:keys=common_stacktrace.hex", 28, "takes no modifier");
+}
+
 int main(void)
 {
+	char kallsyms[] = "/tmp/tracerd-test-kallsyms-XXXXXX";
+	int fd = mkstemp(kallsyms);
+
+	/* read once, at the first symbol looked up */
+	if (fd < 0 || write(fd, test_kallsyms, sizeof(test_kallsyms) - 1) < 0)
+		return 1;
+	close(fd);
+	setenv("TRACERD_KALLSYMS", kallsyms, 1);
 	fixtures_load();
 	RUN(test_string_key);
 	RUN(test_symbolic_and_numeric_keys);
@@ -456,6 +602,9 @@ int main(void)
 	RUN(test_overflow);
 	RUN(test_errors);
 	RUN(test_syscall_and_hex);
+	RUN(test_stack_key);
+	RUN(test_stack_cut_and_none);
 	fixtures_free();
+	unlink(kallsyms);
 	return TEST_EXIT();
 }

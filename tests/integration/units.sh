@@ -1,0 +1,165 @@
+#!/usr/bin/env bash
+# Unit= and the unit fields on a host whose PID 1 is not systemd: names come
+# from the cgroup2 path by systemd's rules. cgroups named like units are made
+# under the cgroup2 mount (a slice of this run's own), and workloads moved
+# into them: Unit= keeps exactly the selected units' events (a unit made
+# after tracerd started, and one removed and made again with a new cgroup,
+# included); a glob that matches nothing running is a warning; a malformed
+# name is refused at file:line:column. The store and --read name the units.
+. "$(dirname "$0")/../lib.sh"
+need_root units
+
+CG2=$(awk '$(NF-2) == "cgroup2" || $9 == "cgroup2" {print $5; exit}' /proc/self/mountinfo)
+[ -n "$CG2" ] || { not_ok "units: no cgroup2 mount"; exit 0; }
+SLICE=tracerd-units$$.slice
+CG=$CG2/$SLICE
+mkdir "$CG" || { not_ok "units: cannot make $CG"; exit 0; }
+# Every process out of the run's cgroups first, then the cgroups, deepest first.
+on_exit "for p in \$(cat $CG/*/cgroup.procs 2>/dev/null); do kill -9 \$p; done; sleep 0.1; find $CG -depth -type d -exec rmdir {} \;"
+
+# run_in UNIT N: N getppid calls from a process in $CG/UNIT; its pid appended to $TMP/UNIT.pids.
+run_in() {
+	mkdir -p "$CG/$1"
+	sh -c "echo \$\$ > '$CG/$1/cgroup.procs' && exec perl -e 'getppid() for 1..$2; print \"\$\$\\n\"'" \
+		>>"$TMP/${1//\//_}.pids"
+}
+
+cat >"$TMP/u.conf" <<CONF
+[Daemon]
+FlushIntervalMSec=20
+[Selection]
+Name=units
+Events=syscalls:sys_enter_getppid
+Unit=tu-a.service tu-late.service nothing-like-it*.service
+CONF
+mkdir -p "$CG/tu-a.service" "$CG/tu-b.service"
+start_tracerd "$TMP/u.conf" "$TMP/u.out" || { not_ok "units: tracerd starts with Unit="; exit 0; }
+for i in 1 2 3; do run_in tu-a.service 5; run_in tu-b.service 7; done
+run_in tu-late.service 11		# made after tracerd started
+rmdir "$CG/tu-a.service"		# "restarted": a new cgroup of the same name
+run_in tu-a.service 13
+run_in tu-b.service 7
+sleep 0.3
+stop_tracerd
+
+count_of() { # count_of PIDFILE: records of those pids
+	local n=0 p
+	for p in $(cat "$1"); do n=$((n + $(grep -c -- "-$p " "$TMP/u.out"))); done
+	echo $n
+}
+a=$(count_of "$TMP/tu-a.service.pids"); b=$(count_of "$TMP/tu-b.service.pids")
+late=$(count_of "$TMP/tu-late.service.pids"); all=$(wc -l <"$TMP/u.out")
+note "tu-a.service $a (want 28), tu-late.service $late (want 11), tu-b.service $b (want 0), all $all"
+check "Unit=: every event of the selected units, one restarted in a new cgroup (5x3 + 13)" \
+	[ "$a" = 28 ]
+check "Unit=: a unit whose cgroup appeared after tracerd started is matched (11)" [ "$late" = 11 ]
+check "Unit=: nothing of another unit, nothing of other tasks" [ "$b" = 0 -a "$all" = 39 ]
+check "Unit=: what it rejected counts as filtered out (hits = filtered + delivered)" \
+	grep -Eq "sys_enter_getppid delivered=39 .* filtered=(2[1-9]|[3-9][0-9]|[0-9]{3,})" \
+	"$TMP/u.out.err"
+check "Unit=: a glob that matches nothing running is a warning, with its file and line" \
+	grep -q "u.conf:6: Unit=nothing-like-it\*.service matches no unit running now" "$TMP/u.out.err"
+
+# A malformed name: file:line:column, and no start.
+printf '[Selection]\nName=x\nEvents=syscalls:sys_enter_getppid\nUnit=ok.service  bad/name.service\n' \
+	>"$TMP/bad.conf"
+"$TRACERD" --config "$TMP/bad.conf" --foreground >"$TMP/bad.out" 2>&1
+rc=$?
+check "Unit=: a malformed unit name is refused at file:line:column (exit $rc)" \
+	grep -q "bad.conf:4:21: expected unit names or globs .*, got 'bad/name.service'" "$TMP/bad.out"
+
+# The store keeps each record's cgroup and the cgroup's path: --read names
+# the units after their cgroups are gone, and --read --unit filters on them.
+cat >"$TMP/s.conf" <<CONF
+[Daemon]
+FlushIntervalMSec=20
+Output=store
+[Store]
+Directory=$TMP/store
+[Selection]
+Name=stored
+Events=syscalls:sys_enter_getppid
+Filter=comm == "perl"
+CONF
+rm -f "$TMP"/*.pids
+start_tracerd_store "$TMP/s.conf" "$TMP/s.out" || { not_ok "units: tracerd starts with Output=store"; exit 0; }
+run_in tu-a.service 5
+run_in tu-b.service 7
+mkdir -p "$CG/app.slice/tu-c.service/sub"	# a unit's child cgroup: its unit still
+sh -c "echo \$\$ > '$CG/app.slice/tu-c.service/sub/cgroup.procs' && exec perl -e 'getppid() for 1..3; print \"\$\$\\n\"'" \
+	>>"$TMP/tu-c.service.pids"
+sleep 0.3
+stop_tracerd
+# The units stop: their cgroups go before the store is read.
+for d in tu-a.service tu-b.service app.slice/tu-c.service/sub app.slice/tu-c.service app.slice; do
+	rmdir "$CG/$d"
+done
+"$TRACERD" --read "$TMP/store" --json >"$TMP/s.json" 2>"$TMP/s.err"
+pid_json() { jq -c --arg p "$(cat "$TMP/$1.pids")" 'select(.TRACE_PID == $p) |
+	{TRACE_UNIT, TRACE_SLICE, TRACE_CGROUP, TRACE_USER_UNIT}' "$TMP/s.json" | sort | uniq -c | sed "s/^ *//"; }
+note "tu-a: $(pid_json tu-a.service); tu-c: $(pid_json tu-c.service)"
+check "--read --json: TRACE_UNIT=, TRACE_SLICE=, TRACE_CGROUP= of units whose cgroups are gone" \
+	[ "$(pid_json tu-a.service)" = "5 {\"TRACE_UNIT\":\"tu-a.service\",\"TRACE_SLICE\":\"$SLICE\",\"TRACE_CGROUP\":\"/$SLICE/tu-a.service\",\"TRACE_USER_UNIT\":null}" ]
+check "--read --json: a unit's child cgroup is its unit's, under the innermost slice" \
+	[ "$(pid_json tu-c.service)" = "3 {\"TRACE_UNIT\":\"tu-c.service\",\"TRACE_SLICE\":\"app.slice\",\"TRACE_CGROUP\":\"/$SLICE/app.slice/tu-c.service/sub\",\"TRACE_USER_UNIT\":null}" ]
+"$TRACERD" --read "$TMP/store" --unit 'tu-[ac]*' >"$TMP/s-ac.txt"
+"$TRACERD" --read "$TMP/store" --unit "$SLICE" >"$TMP/s-slice.txt"
+"$TRACERD" --read "$TMP/store" --unit tu-b >"$TMP/s-b.txt"	# a bare name is a .service
+n_of() { grep -c -- "-$(cat "$TMP/$2.pids") " "$1"; }
+check "--read --unit 'tu-[ac]*': exactly tu-a's 5 and tu-c's 3" \
+	[ "$(wc -l <"$TMP/s-ac.txt")" = 8 -a "$(n_of "$TMP/s-ac.txt" tu-a.service)" = 5 -a "$(n_of "$TMP/s-ac.txt" tu-c.service)" = 3 ]
+check "--read --unit SLICE: everything below the slice (15)" [ "$(wc -l <"$TMP/s-slice.txt")" = 15 ]
+check "--read --unit tu-b: tu-b.service's 7" \
+	[ "$(wc -l <"$TMP/s-b.txt")" = 7 -a "$(n_of "$TMP/s-b.txt" tu-b.service)" = 7 ]
+
+# Aggregate= by unit (and by cgroup) equals the per-unit counts of the same
+# events taken one by one: a second selection stores them, and --read --json
+# names each record's unit.
+cat >"$TMP/a.conf" <<CONF
+[Daemon]
+FlushIntervalMSec=20
+Output=stdout
+[Store]
+Directory=$TMP/agg-store
+[Selection]
+Name=byunit
+Events=syscalls:sys_enter_getppid
+Filter=comm == "perl"
+Aggregate=hist:keys=unit:vals=hitcount:sort=hitcount.descending
+AggregateIntervalSec=0
+[Selection]
+Name=bycgroup
+Events=syscalls:sys_enter_getppid
+Filter=comm == "perl"
+Aggregate=hist:keys=cgroup:vals=hitcount
+AggregateIntervalSec=0
+[Selection]
+Name=each
+Events=syscalls:sys_enter_getppid
+Filter=comm == "perl"
+Output=store
+CONF
+start_tracerd_store "$TMP/a.conf" "$TMP/a.out" || { not_ok "units: tracerd starts with Aggregate=keys=unit"; exit 0; }
+mkdir -p "$CG/app.slice/tu-c.service/sub"
+run_in tu-a.service 5; run_in tu-a.service 4; run_in tu-b.service 7
+run_in app.slice/tu-c.service 2; run_in app.slice/tu-c.service/sub 3
+sleep 0.3
+stop_tracerd
+"$TRACERD" --read "$TMP/agg-store" --json >"$TMP/a.json"
+hist_of() { # hist_of KEY: "name count" per entry of that key's dump
+	awk -v k="$1" '$1 == "{" && $2 == k":" { n = $(NF); sub(/^\{ [a-z]+: */, ""); sub(/ *\} hitcount:.*/, ""); print $0, n }' "$TMP/a.out"
+}
+by_unit=$(hist_of unit | sort); by_cgroup=$(hist_of cgroup | sort)
+one_by_one_unit=$(jq -r '.TRACE_UNIT // "-"' "$TMP/a.json" | sort | uniq -c | awk '{print $2, $1}' | sort)
+one_by_one_cgroup=$(jq -r '.TRACE_CGROUP' "$TMP/a.json" | sort | uniq -c | awk '{print $2, $1}' | sort)
+note "by unit: $(echo $by_unit); one by one: $(echo $one_by_one_unit)"
+check "Aggregate=keys=unit: each unit's hitcount equals its records one by one, the cgroups of a unit merged (tu-c: 5)" \
+	[ -n "$by_unit" -a "$by_unit" = "$one_by_one_unit" ]
+check "Aggregate=keys=unit: tu-a.service 9, tu-b.service 7, tu-c.service 5" \
+	[ "$(grep -E '^tu-' <<<"$by_unit" | xargs)" = "tu-a.service 9 tu-b.service 7 tu-c.service 5" ]
+check "Aggregate=keys=cgroup: each cgroup's path with its records one by one" \
+	[ -n "$by_cgroup" -a "$by_cgroup" = "$one_by_one_cgroup" ]
+printf '[Selection]\nName=x\nEvents=syscalls:sys_enter_getppid\nFilter=unit == 1\n' >"$TMP/bad2.conf"
+"$TRACERD" --config "$TMP/bad2.conf" --foreground >"$TMP/bad2.out" 2>&1
+check "Filter= refuses unit: a key of Aggregate= only, use Unit=" \
+	grep -q "unit is a key of Aggregate= only: select units with Unit=" "$TMP/bad2.out"
