@@ -32,10 +32,12 @@
  *     syscall's user strings (appended by the class program, not in ctx)
  *     are not emitted: the selection stays with the interpreter, and
  *     filter_emit() says why.
- *  5. Both ends are shared: rejected, the slot's `filtered` is counted
- *     (slot = the BPF cookie); kept, the program tail-calls the class
- *     program's accept half, which copies and writes (or aggregates) as the
- *     class program would have.
+ *  5. The program is attached in the class program's place, so it begins
+ *     with the class program's head (the stop flag, the daemon's own tgid,
+ *     the hit counted in stats[cookie]). Rejected, it counts the slot's
+ *     `filtered`; kept, it tail-calls the class program's accept half at a
+ *     constant key (a direct jump once JITed), which copies and writes (or
+ *     aggregates) as the class program would have.
  *
  * The emitted code depends on the layout only (offsets, sizes) and on the
  * filter's values, so the events of one class with one Filter= emit the
@@ -45,7 +47,11 @@
  * is an int at offset 24). Bytecode: CMP(pid EQ 1) ORSC(+1)
  * STRCMP(comm GLOB "sys*"): the tree OR(pid == 1, comm ~ "sys*"):
  *
- *	r6 = r1				ctx
+ *	r6 = r1				ctx; the head:
+ *	r1 = *(u32 *)&stopped; if r1 != 0 goto pass
+ *	call bpf_get_current_pid_tgid; r7 = r0
+ *	if r7 >> 32 == <daemon's tgid> goto pass
+ *	r9 = &stats[cookie]; r9->hits++
  *	r1 = r10 - 24; r2 = 16		comm, for the glob
  *	call bpf_get_current_comm
  *	r0 = *(s32 *)(r6 + 24)		the leaf pid == 1:
@@ -56,8 +62,9 @@
  *	if r1 != 's' goto reject
  *	... 'y', 's'
  *	goto accept
- *  reject: stats[cookie].filtered++; return 1
- *  accept: tail call filters[TRACERD_ACCEPT_PROG]; (failed) stats.lost++
+ *  reject: r9->filtered++; goto pass
+ *  accept: tail call filters[TRACERD_ACCEPT_PROG]; (failed) r9->lost++
+ *  pass:   return 1
  */
 #include <errno.h>
 #include <stdarg.h>
