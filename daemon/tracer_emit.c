@@ -54,8 +54,10 @@ static int emit_one(struct sel_emit *se, size_t i, const struct event_desc *d,
 }
 
 int sel_emit_build(struct sel_emit *se, const struct selection *s, const struct event_desc *descs,
-		   size_t n, const struct filter_emit_maps *m)
+		   size_t n, const struct filter_emit_maps *maps)
 {
+	struct filter_emit_maps m_sel = *maps, *m = &m_sel;
+
 	_cleanup_free_ struct bpf_insn *buf = NULL;
 	int r = 0;
 
@@ -66,6 +68,7 @@ int sel_emit_build(struct sel_emit *se, const struct selection *s, const struct 
 		snprintf(se->why, sizeof(se->why), "TRACERD_TEST_INTERPRET names it");
 		return 0;
 	}
+	m->unit = s->n_units > 0;
 	buf = calloc(FILTER_EMIT_MAX, sizeof(*buf));
 	se->code = calloc(n ? n : 1, sizeof(*se->code));
 	se->n_code = calloc(n ? n : 1, sizeof(*se->n_code));

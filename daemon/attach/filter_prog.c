@@ -16,6 +16,9 @@ void loader_filter_maps(struct loader *l, struct filter_emit_maps *m)
 		.bss_fd = bpf_map__fd(l->skel->maps.bss),
 		.stopped_off = (char *)&l->skel->bss->stopped - (char *)l->skel->bss,
 		.self_tgid = l->skel->rodata->self_tgid,
+		.rb_fd = bpf_map__fd(l->skel->maps.rb),
+		.lost_total_fd = bpf_map__fd(l->skel->maps.lost_total),
+		.wakeup_bytes = l->skel->rodata->wakeup_bytes,
 	};
 }
 

@@ -67,185 +67,8 @@
  *  pass:   return 1
  */
 #include <errno.h>
-#include <stdarg.h>
-#include <stdbool.h>
-#include <stdint.h>
-#include <stdio.h>
 #include <string.h>
-#include "filter_emit.h"
-
-/* The stack: the cookie for the map lookups, comm, a string's bytes. */
-#define FP_KEY		(-8)
-#define FP_COMM		(-24)
-#define FP_STR		(-96)	/* TRACERD_FILTER_STR + 8 bytes, up to FP_COMM */
-
-#define R0 BPF_REG_0
-#define R1 BPF_REG_1
-#define R2 BPF_REG_2
-#define R3 BPF_REG_3
-#define R_CTX BPF_REG_6
-#define R_PIDTGID BPF_REG_7
-#define R_CPU BPF_REG_8
-#define R_STATS BPF_REG_9	/* this CPU's stats[cookie] (the program's head) */
-#define R_FP BPF_REG_10
-
-#define MAX_NODES (2 * TRACERD_FILTER_INSNS)
-#define MAX_LABELS (2 * MAX_NODES + 2)
-
-enum enode_kind { EN_LEAF, EN_TRUE, EN_NOT, EN_AND, EN_OR };
-
-struct enode {
-	enum enode_kind kind;
-	int insn;		/* EN_LEAF: index into d->insns */
-	int l, r;		/* children, node indices */
-};
-
-struct emitter {
-	const struct event_desc *d;
-	const struct filter_emit_maps *m;
-	struct bpf_insn *out;
-	int n;
-	struct enode nodes[MAX_NODES];
-	int n_nodes;
-	int label_at[MAX_LABELS];	/* instruction index, -1: not placed */
-	int n_labels;
-	int jump_label[FILTER_EMIT_MAX];	/* the label a jump goes to, -1: none */
-	char *why;
-	size_t why_size;
-	int err;
-};
-
-static int unsupported(struct emitter *e, const char *fmt, ...)
-	__attribute__((format(printf, 2, 3)));
-static int unsupported(struct emitter *e, const char *fmt, ...)
-{
-	va_list ap;
-
-	if (e->err)
-		return e->err;
-	va_start(ap, fmt);
-	vsnprintf(e->why, e->why_size, fmt, ap);
-	va_end(ap);
-	return e->err = -EOPNOTSUPP;
-}
-
-/* ---- instructions ---- */
-
-static void put(struct emitter *e, struct bpf_insn in, int label)
-{
-	if (e->n >= FILTER_EMIT_MAX) {
-		unsupported(e, "the filter needs more than %d BPF instructions", FILTER_EMIT_MAX);
-		return;
-	}
-	e->jump_label[e->n] = label;
-	e->out[e->n++] = in;
-}
-
-static struct bpf_insn insn(uint8_t code, uint8_t dst, uint8_t src, int16_t off, int32_t imm)
-{
-	return (struct bpf_insn){ .code = code, .dst_reg = dst, .src_reg = src, .off = off,
-				  .imm = imm };
-}
-
-static void mov_reg(struct emitter *e, int dst, int src)
-{
-	put(e, insn(BPF_ALU64 | BPF_MOV | BPF_X, dst, src, 0, 0), -1);
-}
-
-static void mov_imm(struct emitter *e, int dst, int32_t imm)
-{
-	put(e, insn(BPF_ALU64 | BPF_MOV | BPF_K, dst, 0, 0, imm), -1);
-}
-
-static void alu_imm(struct emitter *e, int op, int dst, int32_t imm)
-{
-	put(e, insn(BPF_ALU64 | op | BPF_K, dst, 0, 0, imm), -1);
-}
-
-static void alu_reg(struct emitter *e, int op, int dst, int src)
-{
-	put(e, insn(BPF_ALU64 | op | BPF_X, dst, src, 0, 0), -1);
-}
-
-/* dst = imm, 64 bits: two instruction slots. */
-static void ld_imm64(struct emitter *e, int dst, int src, uint64_t imm)
-{
-	put(e, insn(BPF_LD | BPF_DW | BPF_IMM, dst, src, 0, (int32_t)(uint32_t)imm), -1);
-	put(e, insn(0, 0, 0, 0, (int32_t)(uint32_t)(imm >> 32)), -1);
-}
-
-static void ldx(struct emitter *e, int size, int dst, int src, int16_t off)
-{
-	put(e, insn(BPF_LDX | BPF_MEM | size, dst, src, off, 0), -1);
-}
-
-static void call(struct emitter *e, int helper)
-{
-	put(e, insn(BPF_JMP | BPF_CALL, 0, 0, 0, helper), -1);
-}
-
-static void jmp_imm(struct emitter *e, int op, int dst, int32_t imm, int label)
-{
-	put(e, insn(BPF_JMP | op | BPF_K, dst, 0, 0, imm), label);
-}
-
-static void jmp_reg(struct emitter *e, int op, int dst, int src, int label)
-{
-	put(e, insn(BPF_JMP | op | BPF_X, dst, src, 0, 0), label);
-}
-
-static void jump(struct emitter *e, int label)
-{
-	put(e, insn(BPF_JMP | BPF_JA, 0, 0, 0, 0), label);
-}
-
-/* A decision known here, made at run time all the same: the verifier
- * refuses code that no jump reaches, and a plain jump would leave the
- * other side of an && or || unreached. */
-static void const_branch(struct emitter *e, bool v, int t, int f)
-{
-	mov_imm(e, R0, 0);
-	jmp_imm(e, BPF_JEQ, R0, 0, v ? t : f);
-	jump(e, v ? f : t);
-}
-
-static void ret1(struct emitter *e)
-{
-	mov_imm(e, R0, 1);
-	put(e, insn(BPF_JMP | BPF_EXIT, 0, 0, 0, 0), -1);
-}
-
-static int label_new(struct emitter *e)
-{
-	if (e->n_labels >= MAX_LABELS) {
-		unsupported(e, "the filter has too many branches");
-		return 0;
-	}
-	e->label_at[e->n_labels] = -1;
-	return e->n_labels++;
-}
-
-static void label_place(struct emitter *e, int label)
-{
-	e->label_at[label] = e->n;
-}
-
-/* Every jump's offset, now that every label is placed. */
-static int resolve_jumps(struct emitter *e)
-{
-	for (int i = 0; i < e->n; i++) {
-		int l = e->jump_label[i], to;
-
-		if (l < 0)
-			continue;
-		to = e->label_at[l];
-		if (to < 0 || to - (i + 1) > INT16_MAX)
-			return unsupported(e, "a jump of the filter's code is out of range");
-		e->out[i].off = to - (i + 1);
-	}
-	return 0;
-}
-
+#include "filter_emit_priv.h"
 /* ---- the tree ---- */
 
 static int node_new(struct emitter *e, enum enode_kind k, int insn_idx, int l, int r)
@@ -633,44 +456,6 @@ static void prologue(struct emitter *e)
 	}
 }
 
-/* What the class program does before its filter (class_head() in
- * bpf/tracerd.bpf.c), for this program attached in its place: not after
- * the daemon stopped, not for the daemon's own events, then the hit,
- * counted in this CPU's stats[cookie], which R_STATS keeps. */
-static void count(struct emitter *e, size_t counter);
-
-static void head(struct emitter *e, int pass)
-{
-	mov_reg(e, R_CTX, R1);
-	ld_imm64(e, R1, BPF_PSEUDO_MAP_VALUE,
-		 (uint64_t)e->m->stopped_off << 32 | (uint32_t)e->m->bss_fd);
-	ldx(e, BPF_W, R1, R1, 0);
-	jmp_imm(e, BPF_JNE, R1, 0, pass);
-	call(e, BPF_FUNC_get_current_pid_tgid);
-	mov_reg(e, R_PIDTGID, R0);
-	mov_reg(e, R1, R0);
-	alu_imm(e, BPF_RSH, R1, 32);
-	jmp_imm(e, BPF_JEQ, R1, (int32_t)e->m->self_tgid, pass);
-	mov_reg(e, R1, R_CTX);
-	call(e, BPF_FUNC_get_attach_cookie);
-	put(e, insn(BPF_STX | BPF_MEM | BPF_W, R_FP, R0, FP_KEY, 0), -1);
-	ld_imm64(e, R1, BPF_PSEUDO_MAP_FD, (uint32_t)e->m->stats_fd);
-	mov_reg(e, R2, R_FP);
-	alu_imm(e, BPF_ADD, R2, FP_KEY);
-	call(e, BPF_FUNC_map_lookup_elem);
-	jmp_imm(e, BPF_JEQ, R0, 0, pass);
-	mov_reg(e, R_STATS, R0);
-	count(e, offsetof(struct event_stats, hits));
-}
-
-/* (this CPU's) stats[cookie].<counter>++ */
-static void count(struct emitter *e, size_t counter)
-{
-	ldx(e, BPF_DW, R1, R_STATS, counter);
-	alu_imm(e, BPF_ADD, R1, 1);
-	put(e, insn(BPF_STX | BPF_MEM | BPF_DW, R_STATS, R1, counter, 0), -1);
-}
-
 int filter_emit(const struct event_desc *d, const struct filter_emit_maps *m,
 		struct bpf_insn *out, char *why, size_t why_size)
 {
@@ -687,7 +472,7 @@ int filter_emit(const struct event_desc *d, const struct filter_emit_maps *m,
 	reject = label_new(&e);
 	pass = label_new(&e);
 	if (!m->verdict)
-		head(&e, pass);
+		emit_head(&e, pass);
 	prologue(&e);
 	emit_node(&e, root, accept, reject);
 	if (m->verdict) {
@@ -698,17 +483,9 @@ int filter_emit(const struct event_desc *d, const struct filter_emit_maps *m,
 		ret1(&e);
 	} else {
 		label_place(&e, reject);
-		count(&e, offsetof(struct event_stats, filtered));
-		jump(&e, pass);
+		emit_reject(&e, pass);
 		label_place(&e, accept);
-		/* A constant key: the JIT makes this a direct jump. */
-		mov_reg(&e, R1, R_CTX);
-		ld_imm64(&e, R2, BPF_PSEUDO_MAP_FD, (uint32_t)m->filters_fd);
-		mov_imm(&e, R3, TRACERD_ACCEPT_PROG);
-		call(&e, BPF_FUNC_tail_call);
-		/* Only if the accept program is missing: a hit neither
-		 * filtered nor written, so counted lost. */
-		count(&e, offsetof(struct event_stats, lost));
+		emit_keep(&e, pass);
 		label_place(&e, pass);
 		ret1(&e);
 	}

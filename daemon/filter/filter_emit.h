@@ -25,6 +25,13 @@ struct filter_emit_maps {
 	int bss_fd;
 	uint32_t stopped_off;
 	uint32_t self_tgid;
+	/* Where a kept record of fixed size is written (filter_emit_frame.c):
+	 * the ring (-1: always the accept program), lost_total, WakeupBytes. */
+	int rb_fd;
+	int lost_total_fd;
+	uint64_t wakeup_bytes;
+	/* The selection has Unit=: the accept program checks it. */
+	bool unit;
 	/* The decision alone: return 1 kept, 0 rejected, touching no map.
 	 * For the tests and the fuzzer, which run the code as a
 	 * BPF_PROG_TYPE_SYSCALL program on records of their own. */

@@ -28,6 +28,9 @@ static void emit_and_load(const struct event_desc *desc)
 		maps.filters_fd = bpf_map_create(BPF_MAP_TYPE_PROG_ARRAY, NULL, 4, 4, 1, NULL);
 		maps.bss_fd = bpf_map_create(BPF_MAP_TYPE_ARRAY, NULL, 4, 8, 1, NULL);
 		maps.self_tgid = 1;
+		maps.rb_fd = bpf_map_create(BPF_MAP_TYPE_RINGBUF, NULL, 0, 0, 1 << 16, NULL);
+		maps.lost_total_fd = bpf_map_create(BPF_MAP_TYPE_PERCPU_ARRAY, NULL, 4, 8, 1, NULL);
+		maps.wakeup_bytes = 1 << 20;
 	}
 	n = filter_emit(desc, &maps, code, why, sizeof(why));
 	if (n == -EOPNOTSUPP && why[0])
