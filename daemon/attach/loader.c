@@ -294,19 +294,6 @@ struct bpf_program *loader_instance(struct loader *l, unsigned k, int *err)
 	return s->progs.trace_event_class;
 }
 
-/* What the kernel counted for a program: runs it skipped because another
- * BPF program was running on that CPU. Read through bpf(BPF_OBJ_GET_INFO_BY_FD),
- * which, unlike a map syscall, does not hold the CPU's BPF-active count. */
-uint64_t prog_fd_skipped(int fd)
-{
-	struct bpf_prog_info info = { 0 };
-	__u32 len = sizeof(info);
-
-	if (fd < 0 || bpf_obj_get_info_by_fd(fd, &info, &len) < 0)
-		return 0;
-	return info.recursion_misses;
-}
-
 static uint64_t prog_skipped(const struct tracerd_bpf *s)
 {
 	return s ? prog_fd_skipped(bpf_program__fd(s->progs.trace_event_class)) : 0;
