@@ -24,7 +24,11 @@
 static int attach_tracepoint(int prog_fd, const struct tp_event *e, unsigned id,
 			     struct attachment *a)
 {
-	LIBBPF_OPTS(bpf_link_create_opts, opts, .perf_event.bpf_cookie = id);
+	/* The slot in the low half (what the programs read as __u32); the
+	 * event's id in the high half, which an emitted program writes as
+	 * common_type, so that its code is the same for a layout's events. */
+	LIBBPF_OPTS(bpf_link_create_opts, opts,
+		    .perf_event.bpf_cookie = (uint64_t)e->id << 32 | id);
 	struct perf_event_attr attr = {
 		.type = PERF_TYPE_TRACEPOINT, .size = sizeof(attr), .config = e->id,
 	};

@@ -270,6 +270,8 @@ struct bpf_program *loader_instance(struct loader *l, unsigned k, int *err)
 		*err = -errno;
 		return NULL;
 	}
+	/* Emitted filters hand records to the first copy's accept program. */
+	bpf_program__set_autoload(s->progs.trace_event_accept, false);
 	s->rodata->wakeup_bytes = l->skel->rodata->wakeup_bytes;
 	s->rodata->self_tgid = l->skel->rodata->self_tgid;
 	s->bss->stopped = l->skel->bss->stopped;

@@ -33,11 +33,11 @@ void emit_head(struct emitter *e, int pass)
 	alu_imm(e, BPF_RSH, R1, 32);
 	jmp_imm(e, BPF_JEQ, R1, (int32_t)e->m->self_tgid, pass);
 	mov_reg(e, R1, R_CTX);
-	call(e, BPF_FUNC_get_attach_cookie);
-	put(e, insn(BPF_STX | BPF_MEM | BPF_W, R_FP, R0, FP_KEY, 0), -1);
+	call(e, BPF_FUNC_get_attach_cookie);	/* event id << 32 | slot */
+	put(e, insn(BPF_STX | BPF_MEM | BPF_DW, R_FP, R0, FP_COOKIE, 0), -1);
 	ld_imm64(e, R1, BPF_PSEUDO_MAP_FD, (uint32_t)e->m->stats_fd);
 	mov_reg(e, R2, R_FP);
-	alu_imm(e, BPF_ADD, R2, FP_KEY);
+	alu_imm(e, BPF_ADD, R2, FP_COOKIE);
 	call(e, BPF_FUNC_map_lookup_elem);
 	jmp_imm(e, BPF_JEQ, R0, 0, pass);
 	mov_reg(e, R_STATS, R0);
@@ -73,7 +73,7 @@ static void write_header(struct emitter *e)
 {
 	call(e, BPF_FUNC_ktime_get_ns);
 	store_reg(e, BPF_DW, HDR(ts_ns), R0);
-	ldx(e, BPF_W, R1, R_FP, FP_KEY);
+	ldx(e, BPF_W, R1, R_FP, FP_COOKIE);
 	store_reg(e, BPF_W, HDR(slot), R1);
 	call(e, BPF_FUNC_get_smp_processor_id);
 	store_reg(e, BPF_W, HDR(cpu), R0);
@@ -102,7 +102,9 @@ static void write_record(struct emitter *e)
 	call(e, BPF_FUNC_probe_read_kernel);
 	mov_reg(e, R1, R_PIDTGID);
 	alu_imm(e, BPF_LSH, R1, 32);
-	alu_imm(e, BPF_OR, R1, e->d->id);
+	ldx(e, BPF_DW, R2, R_FP, FP_COOKIE);
+	alu_imm(e, BPF_RSH, R2, 32);	/* the event's id, from the cookie */
+	alu_reg(e, BPF_OR, R1, R2);
 	store_reg(e, BPF_DW, REC, R1);
 }
 

@@ -13,11 +13,13 @@
 #include <stdio.h>
 #include "filter_emit.h"
 
-/* The stack: the cookie for the map lookups, comm, a string's bytes. */
-#define FP_KEY		(-8)
+/* The stack: a __data_loc string's length, comm, a string's bytes, and the
+ * head's and the write's own. */
+#define FP_KEY		(-8)	/* a __data_loc string's length */
 #define FP_COMM		(-24)
 #define FP_STR		(-96)	/* TRACERD_FILTER_STR + 8 bytes, up to FP_COMM */
 #define FP_AVAIL	(-104)	/* the ring's unread bytes, before a record is written */
+#define FP_COOKIE	(-112)	/* the head's cookie: event id << 32 | slot */
 
 #define R0 BPF_REG_0
 #define R1 BPF_REG_1
