@@ -143,6 +143,8 @@ struct sel_emit {
 	size_t *n_code;
 	int *fd;			/* per event, after sel_emit_load(); -1: none */
 	bool compiled;			/* false: the interpreter runs it (why) */
+	size_t n_loaded;		/* distinct programs sel_emit_load() loaded */
+	uint64_t load_usec;		/* ... in this long */
 	char why[400];
 };
 /* Emits every event's filter with m's maps (fds -1 to check only). */

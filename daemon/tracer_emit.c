@@ -4,6 +4,7 @@
  * selection, so that all events of one selection decide alike. Events
  * whose emitted code is the same (a class's events; any that read only
  * common_pid, cpu or comm) share one loaded program. */
+#include "clock.h"
 #include "knobs.h"
 #include "log.h"
 #include "tracer.h"
@@ -103,6 +104,7 @@ int sel_emit_load(struct loader *l, struct sel_emit *se, const struct selection 
 		  int **progs, size_t *n_progs)
 {
 	_cleanup_free_ int *fds = NULL;
+	uint64_t t0 = now_usec(CLOCK_MONOTONIC);
 	size_t k = 0;
 
 	*progs = NULL;
@@ -139,6 +141,8 @@ int sel_emit_load(struct loader *l, struct sel_emit *se, const struct selection 
 		}
 		fds[k++] = se->fd[i];
 	}
+	se->n_loaded = k;
+	se->load_usec = now_usec(CLOCK_MONOTONIC) - t0;
 	*progs = TAKE_PTR(fds);
 	*n_progs = k;
 	return 0;
@@ -157,7 +161,10 @@ void sel_emit_log(const struct sel_emit *se, const struct selection *s)
 			;
 		n_progs += se->code[i] && j == i;
 	}
-	if (se->compiled)
+	if (se->compiled && se->n_loaded)	/* at start or reload: loaded */
+		log_info("selection %s: Filter= compiled to BPF: %zu program(s) for %zu events, "
+			 "loaded in %.1f ms", s->name, n_progs, se->n, se->load_usec / 1000.0);
+	else if (se->compiled)
 		log_info("selection %s: Filter= compiled to BPF: %zu program(s) for %zu events",
 			 s->name, n_progs, se->n);
 	else
