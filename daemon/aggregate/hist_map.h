@@ -21,6 +21,7 @@ struct hist_dump {
 	uint8_t *extra;		/* keys of a second generation merged in */
 	size_t key_size;
 	uint64_t dropped;
+	uint64_t stack_cut;	/* events counted under a key with a cut stack */
 };
 
 int hist_maps_init(struct hist_maps *m, int descs, int budgets, int small, int large);
@@ -40,7 +41,7 @@ void hist_dump_free(struct hist_dump *d);
 /* hist_stack.c: the common_stacktrace keys of d as the kernel's hist file
  * shows them (the tracing machinery's leading frames off, TRACERD_HIST_STACK_DEPTH
  * frames, HIST_STACK_CUT after a deeper stack), and entries that became
- * equal merged. */
+ * equal merged; d->stack_cut counts the events of the cut ones. */
 void hist_stack_canon(const struct hist *h, struct hist_dump *d);
 
 #endif

@@ -3,6 +3,7 @@
  * formats, and the BPF side itself (bpf/aggregate.bpf.h built for
  * userspace over small fake maps) counting records whose dumped entries
  * hist_format prints in the kernel's hist file layout. */
+#include <inttypes.h>
 #include <linux/bpf.h>
 #include <linux/types.h>
 #include <stdbool.h>
@@ -488,8 +489,9 @@ static void set_stack(size_t n, const __u64 *frames)
 	cur_stack_err = 0;
 }
 
-/* As the daemon dumps it: keys made as the hist file shows them, merged. */
-static char *dump_canon(const struct hist *h, bool raw)
+/* As the daemon dumps it: keys made as the hist file shows them, merged.
+ * The events of cut stacks go to *cut. */
+static char *dump_canon_cut(const struct hist *h, bool raw, uint64_t *cut)
 {
 	static struct hist_entry v[ARRAY_SIZE(entries)];
 	struct hist_dump d = { .v = v, .n = n_entries, .key_size = h->desc.large ?
@@ -503,7 +505,17 @@ static char *dump_canon(const struct hist *h, bool raw)
 	hist_sort_entries(h, d.v, d.n);
 	hist_format(h, d.v, d.n, fake_budgets[2].dropped + fake_budgets[3].dropped,
 		    &(struct hist_format_opts){ .raw_pointers = raw }, &out);
+	*cut = d.stack_cut;
 	return out.buf;
+}
+
+static char *dump_canon(const struct hist *h, bool raw)
+{
+	uint64_t cut;
+	char *out = dump_canon_cut(h, raw, &cut);
+
+	EXPECT(!cut, "%" PRIu64 " events counted cut", cut);
+	return out;
 }
 
 /* The machinery's leading frames come off (__traceiter_ is there when the
@@ -550,12 +562,16 @@ static void test_stack_key(void)
 	release(h);
 }
 
-/* Deeper than the depth: 16 frames and a line that says it was cut; a
- * stack the kernel could not give is Dropped, never an empty key. */
+/* Deeper than the depth: 16 frames and a line that says it was cut, and
+ * its events counted (stack_cut); 17 frames under __traceiter_ are 16 from
+ * the caller on, whole. A stack the kernel could not give is Dropped,
+ * never an empty key. */
 static void test_stack_cut_and_none(void)
 {
 	struct hist *h = compile_ok("sched:sched_switch", "hist:keys=common_stacktrace,prev_pid");
 	__u64 deep[TRACERD_HIST_STACK_FRAMES + 4], whole[TRACERD_HIST_STACK_DEPTH];
+	__u64 iter17[TRACERD_HIST_STACK_DEPTH + 1];
+	uint64_t cut;
 	char *out;
 
 	if (!h)
@@ -564,20 +580,28 @@ static void test_stack_cut_and_none(void)
 		deep[i] = SYM(2) + i;
 	for (size_t i = 0; i < ARRAY_SIZE(whole); i++)
 		whole[i] = SYM(1) + i;
+	iter17[0] = SYM(0) + 0x37;
+	for (size_t i = 1; i < ARRAY_SIZE(iter17); i++)
+		iter17[i] = SYM(1) + 0x40 + i;
 	rec_num("prev_pid", 7);
 	memcpy(cur_stack, deep, sizeof(cur_stack));
 	cur_stack_err = 0;
 	fire();
+	fire();
 	set_stack(ARRAY_SIZE(whole), whole);
+	fire();
+	set_stack(ARRAY_SIZE(iter17), iter17);
 	fire();
 	cur_stack_err = -14;	/* EFAULT */
 	EXPECT(!fire(), "counted without a stack");
-	out = dump_canon(h, false);
+	out = dump_canon_cut(h, false, &cut);
 	EXPECT(strstr(out, "         schedule+0xf/0x100\n         ... (cut at 16 frames)\n, "
-			   "prev_pid:          7} hitcount:          1\n") &&
+			   "prev_pid:          7} hitcount:          2\n") &&
 	       !strstr(out, "schedule+0x10/") &&
 	       strstr(out, "         __schedule+0xf/0x100\n, prev_pid:          7}") &&
-	       strstr(out, "Hits: 3\n    Entries: 2\n    Dropped: 1\n"), "%s", out);
+	       strstr(out, "         __schedule+0x50/0x100\n, prev_pid:          7}") &&
+	       strstr(out, "Hits: 5\n    Entries: 3\n    Dropped: 1\n"), "%s", out);
+	EXPECT(cut == 2, "%" PRIu64 " events counted cut, not the 2 of the deep stack", cut);
 	free(out);
 	release(h);
 	expect_error("sched:sched_switch", "hist:keys=common_stacktrace.hex", 28, "takes no modifier");
