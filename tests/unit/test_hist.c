@@ -81,6 +81,32 @@ static long bpf_get_stack(void *ctx, void *buf, __u32 size, __u64 flags)
 	return n * 8;
 }
 
+/* bpf_get_stackid(): ids of the stacks seen, or this error for every
+ * stack (-EEXIST: its bucket holds another; the tests but one run so, on
+ * the frames path). */
+static long cur_stackid_err = -17;
+static __u64 id_stacks[8][TRACERD_HIST_STACK_FRAMES];
+static size_t n_id_stacks;
+
+static long bpf_get_stackid(void *ctx, void *map, __u64 flags)
+{
+	__u64 f[TRACERD_HIST_STACK_FRAMES];
+	size_t i;
+
+	(void)map;
+	(void)flags;
+	if (cur_stack_err || cur_stackid_err)
+		return cur_stack_err ? cur_stack_err : cur_stackid_err;
+	bpf_get_stack(ctx, f, sizeof(f), 0);
+	for (i = 0; i < n_id_stacks; i++)
+		if (!memcmp(id_stacks[i], f, sizeof(f)))
+			return i;
+	if (i == ARRAY_SIZE(id_stacks))
+		return -12;	/* ENOMEM: the map full */
+	memcpy(id_stacks[n_id_stacks++], f, sizeof(f));
+	return i;
+}
+
 static __u64 bpf_get_current_cgroup_id(void)
 {
 	return 4242;	/* Aggregate='s unit and cgroup keys: checked live by units.sh */
@@ -607,6 +633,54 @@ static void test_stack_cut_and_none(void)
 	expect_error("sched:sched_switch", "hist:keys=common_stacktrace.hex", 28, "takes no modifier");
 }
 
+/* keys=common_stacktrace alone: counted under the stack's id in the small
+ * map; where bpf_get_stackid() gives none (its bucket taken, the map full),
+ * under the frames in the large map; no stack at all is Dropped. */
+static void test_stack_ids(void)
+{
+	struct hist *h = compile_ok("sched:sched_switch", "hist:keys=common_stacktrace");
+	struct hist *h2 = compile_ok("sched:sched_switch", "hist:keys=common_stacktrace,prev_pid");
+	const __u64 a[] = { SYM(1) + 0x28, SYM(2) + 0x23 }, b[] = { SYM(2) + 0x10 };
+	struct agg_key_small k = { .hdr = { .slot = 1 } };
+	struct agg_key_large kl = { .hdr = { .slot = 1 } };
+	struct agg_value *v;
+
+	if (!h || !h2)
+		return;
+	EXPECT(h->desc.stack_ids && !h2->desc.stack_ids, "stack_ids %u %u", h->desc.stack_ids,
+	       h2->desc.stack_ids);
+	fake_descs[1] = h->desc;
+	n_entries = n_id_stacks = 0;
+	cur_stackid_err = 0;
+	set_stack(2, a);
+	fire();
+	fire();
+	set_stack(1, b);
+	fire();
+	cur_stackid_err = -17;	/* EEXIST: b's bucket held by another stack */
+	fire();
+	cur_stackid_err = 0;
+	cur_stack_err = -14;
+	EXPECT(!fire(), "counted without a stack");
+	cur_stack_err = 0;
+	EXPECT(n_entries == 3 && n_id_stacks == 2, "%zu entries, %zu ids", n_entries, n_id_stacks);
+	*(__u64 *)k.data = 0;
+	v = bpf_map_lookup_elem(&agg_small, &k);
+	EXPECT(v && v->hitcount == 2 && !memcmp(id_stacks[0], a, sizeof(a)) && !id_stacks[0][2],
+	       "id 0: %" PRIu64, v ? (uint64_t)v->hitcount : 0);
+	*(__u64 *)k.data = 1;
+	v = bpf_map_lookup_elem(&agg_small, &k);
+	EXPECT(v && v->hitcount == 1, "id 1: %" PRIu64, v ? (uint64_t)v->hitcount : 0);
+	memcpy(kl.data, b, sizeof(b));
+	v = bpf_map_lookup_elem(&agg_large, &kl);
+	EXPECT(v && v->hitcount == 1, "b under its frames: %" PRIu64, v ? (uint64_t)v->hitcount : 0);
+	EXPECT(fake_budgets[2].entries == 3 && fake_budgets[2].dropped == 1, "budget %u, dropped %" PRIu64,
+	       (unsigned)fake_budgets[2].entries, (uint64_t)fake_budgets[2].dropped);
+	cur_stackid_err = -17;
+	release(h2);
+	release(h);
+}
+
 int main(void)
 {
 	char kallsyms[] = "/tmp/tracerd-test-kallsyms-XXXXXX";
@@ -628,6 +702,7 @@ int main(void)
 	RUN(test_syscall_and_hex);
 	RUN(test_stack_key);
 	RUN(test_stack_cut_and_none);
+	RUN(test_stack_ids);
 	fixtures_free();
 	unlink(kallsyms);
 	return TEST_EXIT();
