@@ -6,10 +6,17 @@ rows `make bench` adds ("bpftrace @[key] count accept", "tracerd aggregate
 accept"), for checking the one comparison alone.
 
   bench/agg-bench.py [--build build] [--rounds 5] [--count 400000] [--events fcntl_setlk,wait]
-                     [--stack]
+                     [--stack] [--compare BUILD...] [--inside-only]
 
 --stack: the key is the kernel stack, keys=common_stacktrace against
-bpftrace's @[kstack] = count()."""
+bpftrace's @[kstack] = count(). --compare: more builds of tracerd (variants
+of its BPF program), measured in the same interleaved rounds. --inside-only:
+only the ns inside the BPF programs, the robust figure on a shared machine.
+
+Inside the programs, every consumer runs once per round (A B C A B C ...),
+and the median over rounds is compared: the statistics count only the
+program's own time, so another job's load on the machine changes the
+figure far less than the workload's ns per iteration."""
 import argparse
 import os
 import sys
@@ -19,27 +26,35 @@ sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
 import bench  # noqa: E402
 
 
-def in_program(c, a, evname):
-    """ns per run inside the consumer's BPF programs (kernel.bpf_stats_enabled,
-    which adds its own two clock reads to both)."""
+def in_program_once(c, a, evname):
+    """ns per run inside the consumer's BPF programs, one start of it
+    (kernel.bpf_stats_enabled, which adds its own two clock reads to all)."""
     path = "/proc/sys/kernel/bpf_stats_enabled"
     old = bench.read(path).strip()
-    per = []
     c.start()
     try:
-        for _ in range(a.rounds):
-            bench.write(path, "1")
-            try:
-                t0, n0 = bench.prog_stats(c.proc.p.pid)
-                bench.run_workload(a.build, evname, a.count // 4)
-                t1, n1 = bench.prog_stats(c.proc.p.pid)
-            finally:
-                bench.write(path, old)
-            if n1 > n0:
-                per.append((t1 - t0) / (n1 - n0))
+        bench.write(path, "1")
+        try:
+            t0, n0 = bench.prog_stats(c.proc.p.pid)
+            bench.run_workload(a.build, evname, a.count // 4)
+            t1, n1 = bench.prog_stats(c.proc.p.pid)
+        finally:
+            bench.write(path, old)
     finally:
         c.stop()
-    return bench.median(per), min(per) if per else float("nan")
+    return (t1 - t0) / (n1 - n0) if n1 > n0 else None
+
+
+def in_program(cons, a, evname):
+    """name -> (median, min) ns per event inside its programs, the consumers
+    interleaved round by round."""
+    per = {c.name: [] for c in cons}
+    for _ in range(a.rounds):
+        for c in cons:
+            v = in_program_once(c, a, evname)
+            if v is not None:
+                per[c.name].append(v)
+    return {n: (bench.median(v), min(v) if v else float("nan")) for n, v in per.items()}
 
 
 def main():
@@ -49,8 +64,11 @@ def main():
     ap.add_argument("--count", type=int, default=400000)
     ap.add_argument("--events", default="fcntl_setlk,wait")
     ap.add_argument("--stack", action="store_true")
+    ap.add_argument("--compare", nargs="*", default=[])
+    ap.add_argument("--inside-only", action="store_true")
     a = ap.parse_args()
     tmp = tempfile.mkdtemp(prefix="agg-bench.")
+    print(f"# load average at start: {' '.join(bench.read('/proc/loadavg').split()[:3])}")
     for evname in a.events.split(","):
         ev = dict(bench.EVENTS[evname])
         if a.stack:
@@ -59,6 +77,11 @@ def main():
                 bench.Bpftrace(ev, ev["bt_accept"], tmp, "bpftrace @[key] count", key=ev["bt_key"]),
                 bench.Tracerd(ev, ev["accept"], tmp, "tracerd aggregate", a.build,
                               aggregate=ev["hist"])]
+        cons += [bench.Tracerd(ev, ev["accept"], tmp, f"tracerd aggregate ({b})", b,
+                               aggregate=ev["hist"]) for b in a.compare]
+        if a.inside_only:
+            inside_table(cons[1:], a, evname, ev)
+            continue
         rows = {c.name: [] for c in cons}
         for _ in range(a.rounds):
             for c in cons:
@@ -80,15 +103,26 @@ def main():
             print(f"{name:<24} added {bench.median(added):6.0f} ns/event (p10-based "
                   f"{bench.median(p10):4.0f}; {min(added):.0f}..{max(added):.0f}), consumer CPU "
                   f"{bench.median(cpu):8.1f} ms per M events, counted {min(counted)}..{max(counted)}")
-        inside = {}
-        for c in cons[1:]:
-            med, low = in_program(c, a, evname)
-            print(f"{c.name:<24} inside its BPF program: {med:.0f} ns per event (min {low:.0f})")
-            inside[c.name] = med
+        inside = inside_table(cons[1:], a, evname, ev)
         names = [c.name for c in cons[1:]]
-        print(f"ratio inside the program, {names[1]} / {names[0]}: "
-              f"{inside[names[1]] / inside[names[0]]:.2f}; added per event (medians): "
+        print(f"added per event (medians), {names[1]} / {names[0]}: "
               f"{added_med[names[1]] / added_med[names[0]]:.2f}")
+        del inside
+    print(f"# load average at end: {' '.join(bench.read('/proc/loadavg').split()[:3])}")
+
+
+def inside_table(cons, a, evname, ev):
+    """The ns inside each consumer's programs, and each tracerd's ratio to
+    the first (bpftrace), rounds interleaved."""
+    inside = in_program(cons, a, evname)
+    base = inside[cons[0].name][0]
+    print(f"## inside the BPF programs: {ev['tp']} {ev['hist']}, filter `{ev['accept']}`, "
+          f"{a.count // 4} events x {a.rounds} interleaved rounds")
+    for c in cons:
+        med, low = inside[c.name]
+        print(f"{c.name:<40} {med:6.0f} ns per event (min {low:6.0f}); "
+              f"ratio to {cons[0].name}: {med / base:.2f}")
+    return inside
 
 
 if __name__ == "__main__":

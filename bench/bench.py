@@ -473,6 +473,8 @@ def consumers_for(evname, ev, tmp, build, journal, compare=None):
                          journald=journal))
     if compare:  # A/B: another build of tracerd, same configurations
         c += [Tracerd(ev, None, tmp, "tracerd stdout (B)", compare),
+              Tracerd(ev, None, tmp, "tracerd store zstd kstack (B)", compare, output="store:zstd",
+                      stack="kernel"),
               Tracerd(ev, ev["reject"], tmp, "tracerd reject (B)", compare),
               Tracerd(ev, ev["accept"], tmp, "tracerd accept (B)", compare)]
         if journal:
@@ -499,7 +501,7 @@ BASE = {"ftrace": "ftrace", "ftrace reject": "ftrace reject", "ftrace accept": "
         "tracerd store zstd": "ftrace", "tracerd store zlib": "ftrace", "tracerd store none": "ftrace",
         "tracerd reject (B)": "ftrace reject", "tracerd accept (B)": "ftrace accept",
         "tracerd journal (B)": "ftrace", "tracerd store zstd kstack": "ftrace",
-        "tracerd reject kstack": "ftrace reject"}
+        "tracerd reject kstack": "ftrace reject", "tracerd store zstd kstack (B)": "ftrace"}
 
 
 def stack_ratios(summary, p):
@@ -701,6 +703,10 @@ def bench_bpf_runtime(evname, args, tmp, out, skipped):
     p(f"\ntracerd's BPF program, ns per event it ran for (kernel.bpf_stats_enabled, "
       f"median of {args.rounds} runs of {args.count // 4} events, every configuration attached at once; "
       f"includes the statistics' own clock reads):")
+    # No StackTrace= row here: of several programs that walk the same
+    # stack, the first pays the cold unwind (~900 ns more than the next on
+    # fcntl_setlk), so their ratio says which was attached first. One at a
+    # time, interleaved: bench/agg-bench.py's in_program_once().
     confs = [("no filter", None, None, args.build), ("reject", ev["reject"], None, args.build),
              ("unit reject", None, "tracerd-bench-nothing.service", args.build),
              ("accept", ev["accept"], None, args.build)]

@@ -54,6 +54,20 @@ struct {
 	__type(value, struct agg_value);
 } agg_large SEC(".maps");
 
+/* The stacks of a stack_ids slot, by id (bpf_get_stackid(), which compares
+ * the whole stack: an id is one stack). Hashing a 264-byte key cost ~170 ns
+ * an event more than an id in the small map (bench/results/
+ * 2026-12-04-aggregate-stack-ids.txt). Never cleared while tracerd runs,
+ * so that an id in an entry not yet dumped keeps its stack; without
+ * BPF_F_REUSE_STACKID, a stack whose bucket another holds, or any once the
+ * map is full, gets an error instead, and is counted under its frames. */
+struct {
+	__uint(type, BPF_MAP_TYPE_STACK_TRACE);
+	__uint(max_entries, TRACERD_AGG_STACK_IDS);
+	__type(key, __u32);
+	__uint(value_size, TRACERD_HIST_STACK_FRAMES * 8);
+} agg_stacks SEC(".maps");
+
 /* In the per-CPU scratch. The key buffer is twice the largest key so that
  * the verifier can bound key_off + width. */
 struct agg_scratch {
@@ -244,19 +258,44 @@ static __always_inline void agg_drop(__u32 slot, __u32 gen)
 
 enum agg_result { AGG_COUNTED, AGG_NO_ENTRY, AGG_NO_STACK };
 
+#define AGG_EFAULT 14
+
+/* keys=common_stacktrace alone: the stack's id as the key of the small
+ * map. -1: no id (the frames are the key); AGG_NO_STACK: no stack. */
+static __always_inline int agg_by_stack_id(void *ctx, struct agg_scratch *a,
+					   const struct agg_desc *ad, const __u8 *rec)
+{
+	long id = bpf_get_stackid(ctx, &agg_stacks, 0);
+
+	if (id == -AGG_EFAULT) {
+		agg_drop(a->hdr.slot, a->hdr.gen);
+		return AGG_NO_STACK;
+	}
+	if (id < 0)
+		return -1;
+	__builtin_memset(a->data, 0, TRACERD_AGG_SMALL);
+	*(__u64 *)a->data = id;
+	return agg_count(&agg_small, a, ad, rec) ? AGG_COUNTED : AGG_NO_ENTRY;
+}
+
 /* Counts the record of slot in its histogram: rec is the copy of its
- * fixed part (at least), ctx the kernel's. Not inlined: the class
- * program's other path stays as it was. */
-static __attribute__((noinline)) int aggregate(__u32 slot, const __u8 *rec, void *ctx,
-					       __u64 pid_tgid, struct agg_scratch *a)
+ * fixed part (at least), ctx the kernel's. Inlined: a stack is walked
+ * from the helper's frame up, and a BPF subprogram's frame between cost
+ * ~50-140 ns an event in the unwinder (bench/results/
+ * 2026-12-04-aggregate-stack-ids.txt). */
+static __always_inline int aggregate(__u32 slot, const __u8 *rec, void *ctx,
+				     __u64 pid_tgid, struct agg_scratch *a)
 {
 	const struct agg_desc *ad = bpf_map_lookup_elem(&agg_descs, &slot);
 	__u32 i;
+	int r;
 
 	if (!ad || !a)
 		return AGG_NO_ENTRY;
 	a->hdr.slot = slot;
 	a->hdr.gen = ad->gen & 1;
+	if (ad->stack_ids && (r = agg_by_stack_id(ctx, a, ad, rec)) >= 0)
+		return r;
 	if (ad->large)
 		__builtin_memset(a->data, 0, TRACERD_AGG_LARGE);
 	else

@@ -44,6 +44,7 @@ static void past_add(const struct slot_past *p, struct sel_totals *tot)
 {
 	add_bpf(&p->bpf, tot);
 	tot->suppressed += p->suppressed;
+	tot->agg_stack_cut += out_slot_hist_cuts(p->out);
 	out_slot_counts(p->out, &tot->delivered, &tot->sink_errors, tot->errnos);
 }
 
@@ -156,8 +157,8 @@ const struct record_counts *tracer_record_counts(struct tracer *t)
 static void report_selection(struct tracer *t, const char *name, const struct sel_totals *tot,
 			     size_t n_events, bool final, bool removed, uint64_t skipped)
 {
-	char f[18][160], errs[128];
-	const char *fields[18];
+	char f[19][160], errs[128];
+	const char *fields[19];
 
 	sink_errnos_format(tot->errnos, errs, sizeof(errs));
 	snprintf(f[0], sizeof(f[0]), "TRACE_STATS=1");
@@ -184,10 +185,13 @@ static void report_selection(struct tracer *t, const char *name, const struct se
 		 (unsigned long long)tot->agg_nostack);
 	snprintf(f[16], sizeof(f[16]), "TRACE_STATS_STACKS_CUT=%llu", (unsigned long long)tot->stack_cut);
 	snprintf(f[17], sizeof(f[17]), "TRACE_STATS_STACKS_LOST=%llu", (unsigned long long)tot->stack_lost);
+	/* Of AGGREGATED: events the dumps showed under a cut stack key. */
+	snprintf(f[18], sizeof(f[18]), "TRACE_STATS_AGG_STACKS_CUT=%llu",
+		 (unsigned long long)tot->agg_stack_cut);
 	for (size_t i = 0; i < ARRAY_SIZE(f); i++)
 		fields[i] = f[i];
 	sink_message(t->sink, LOG_INFO, fields, ARRAY_SIZE(fields),
-		     "%s: selection %s%s: %llu delivered, %llu lost, %llu suppressed, %llu sink errors%s%s%s, %llu filtered out, %llu aggregated, %llu dropped (histogram full: %llu, no stack: %llu); %llu syscall strings unreadable; %llu stacks cut, %llu stacks lost",
+		     "%s: selection %s%s: %llu delivered, %llu lost, %llu suppressed, %llu sink errors%s%s%s, %llu filtered out, %llu aggregated, %llu dropped (histogram full: %llu, no stack: %llu); %llu syscall strings unreadable; %llu stacks cut, %llu stacks lost; %llu aggregated under a cut stack",
 		     final ? "summary" : "stats", name, removed ? " (removed by a reload)" : "",
 		     (unsigned long long)tot->delivered, (unsigned long long)tot->lost,
 		     (unsigned long long)tot->suppressed, (unsigned long long)tot->sink_errors,
@@ -196,7 +200,8 @@ static void report_selection(struct tracer *t, const char *name, const struct se
 		     (unsigned long long)tot->agg_dropped,
 		     (unsigned long long)(tot->agg_dropped - tot->agg_nostack),
 		     (unsigned long long)tot->agg_nostack, (unsigned long long)tot->unreadable,
-		     (unsigned long long)tot->stack_cut, (unsigned long long)tot->stack_lost);
+		     (unsigned long long)tot->stack_cut, (unsigned long long)tot->stack_lost,
+		     (unsigned long long)tot->agg_stack_cut);
 }
 
 /* What became of the user stack frames (StackTrace=user): each is named,
@@ -271,13 +276,13 @@ static void event_line(FILE *out, const char *sel, const struct tp_event *e,
 {
 	if (!tot->hits && !tot->delivered)
 		return;
-	fprintf(out, "tracerd:   %-12s %s:%s delivered=%llu lost=%llu suppressed=%llu sink_errors=%llu filtered=%llu aggregated=%llu agg_dropped=%llu agg_no_stack=%llu unreadable=%llu stack_cut=%llu stack_lost=%llu\n",
+	fprintf(out, "tracerd:   %-12s %s:%s delivered=%llu lost=%llu suppressed=%llu sink_errors=%llu filtered=%llu aggregated=%llu agg_dropped=%llu agg_no_stack=%llu agg_stack_cut=%llu unreadable=%llu stack_cut=%llu stack_lost=%llu\n",
 		sel, e->system, e->name,
 		(unsigned long long)tot->delivered, (unsigned long long)tot->lost,
 		(unsigned long long)tot->suppressed, (unsigned long long)tot->sink_errors,
 		(unsigned long long)tot->filtered, (unsigned long long)tot->aggregated,
 		(unsigned long long)tot->agg_dropped, (unsigned long long)tot->agg_nostack,
-		(unsigned long long)tot->unreadable,
+		(unsigned long long)tot->agg_stack_cut, (unsigned long long)tot->unreadable,
 		(unsigned long long)tot->stack_cut, (unsigned long long)tot->stack_lost);
 }
 

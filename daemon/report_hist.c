@@ -146,6 +146,7 @@ static int collect(struct tracer *t, const struct trace_slot *slot, int gen, str
 			d->v[d->n++] = other.v[i];
 		}
 		d->dropped += other.dropped;
+		d->stack_cut += other.stack_cut;
 		/* other's keys stay allocated while d points into them */
 		if (r >= 0 && other.n) {
 			d->extra = other.keys;
@@ -178,6 +179,8 @@ static void dump_slot(struct tracer *t, const struct sel_state *st, const struct
 		put_stdout(st, slot, &d, why, t->cfg.raw_pointers);
 	else
 		put_journal(t, st, slot, &d, why);
+	if (r >= 0)
+		out_slot_hist_cut(slot->out, d.stack_cut);
 	hist_dump_free(&d);
 }
 

@@ -324,6 +324,9 @@ struct event_stats {
  * aggregating slot: about 7 and 3 MiB. */
 #define TRACERD_AGG_SMALL_ENTRIES	(1u << 16)
 #define TRACERD_AGG_LARGE_ENTRIES	(1u << 13)
+/* Stacks of keys=common_stacktrace alone, by id (bpf/aggregate.bpf.h):
+ * TRACERD_HIST_STACK_FRAMES each, about 3 MiB, kept while tracerd runs. */
+#define TRACERD_AGG_STACK_IDS		(1u << 14)
 
 enum agg_xform { AGG_X_NONE = 0, AGG_X_LOG2, AGG_X_BUCKETS };
 
@@ -352,6 +355,10 @@ struct agg_desc {
 	__u32 max_entries;	/* size=: entries per generation */
 	__u32 gen;		/* the generation events go to; the daemon flips it */
 	__u32 n_keys, n_vals;
+	/* keys=common_stacktrace alone: counted under the stack's id in
+	 * the small map, or, when the id map cannot give one, under the
+	 * frames in the large map (the key layout desc describes). */
+	__u32 stack_ids, pad;
 	struct agg_key_src keys[TRACERD_AGG_KEYS];
 	struct agg_val_src vals[TRACERD_AGG_VALS];
 };

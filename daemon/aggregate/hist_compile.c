@@ -258,6 +258,8 @@ static int compile(struct hcomp *c)
 		return r;
 	h->desc.key_size = c->key_off;
 	h->desc.large = c->key_off > TRACERD_AGG_SMALL;
+	/* The stack alone: by its id where the id map gives one. */
+	h->desc.stack_ids = h->n_keys == 1 && h->keys[0].is_stack;
 	h->desc.max_entries = h->spec.size;
 	h->desc.n_keys = h->n_keys;
 	h->desc.n_vals = h->n_vals;

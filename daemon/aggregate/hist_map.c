@@ -10,13 +10,14 @@
 #include "hist_map.h"
 #include "util.h"
 
-int hist_maps_init(struct hist_maps *m, int descs, int budgets, int small, int large)
+int hist_maps_init(struct hist_maps *m, int descs, int budgets, int small, int large, int stacks)
 {
 	LIBBPF_OPTS(bpf_map_create_opts, o);
 
 	/* The values are shared by the CPUs (atomic adds): one per entry. */
 	*m = (struct hist_maps){ .descs = descs, .budgets = budgets, .small = small,
-				 .large = large, .ncpu = 1, .sync_outer = -1, .sync_inner = -1 };
+				 .large = large, .stacks = stacks, .ncpu = 1, .sync_outer = -1,
+				 .sync_inner = -1 };
 	m->sync_inner = bpf_map_create(BPF_MAP_TYPE_ARRAY, "tracerd_sync_in", 4, 4, 1, NULL);
 	if (m->sync_inner < 0)
 		return -errno;
@@ -143,35 +144,68 @@ static int find_keys(int fd, size_t full, uint32_t slot, uint32_t gen, uint8_t *
 	return 0;
 }
 
+/* Reads out and deletes the entries of (slot, gen) in map fd, keys of
+ * key_size bytes after the header, into d. ids: the map's key is a stack id
+ * (the small map of a stack_ids slot), made into the frames the key of d
+ * holds; an id whose stack is gone (never: the program's map keeps them)
+ * counts as Dropped. */
+static int collect_map(const struct hist_maps *m, int fd, size_t key_size, bool ids,
+		       uint32_t slot, uint32_t gen, struct agg_value *vals, struct hist_dump *d)
+{
+	size_t full = sizeof(struct agg_key_hdr) + key_size, n = 0;
+	_cleanup_free_ uint8_t *keys = NULL;
+	uint8_t frames[TRACERD_AGG_LARGE];
+	int r = find_keys(fd, full, slot, gen, &keys, &n);
+
+	if (r < 0)
+		return r;
+	for (size_t i = 0; i < n; i++) {
+		const uint8_t *key = keys + i * full + sizeof(struct agg_key_hdr);
+
+		/* Read and delete at once: an event still counting in it
+		 * (one that saw the old generation) is not lost between. */
+		if (bpf_map_lookup_and_delete_elem(fd, keys + i * full, vals) < 0)
+			continue;
+		if (ids) {
+			uint64_t id;
+			uint32_t id32;
+
+			memcpy(&id, key, sizeof(id));
+			id32 = id;
+			memset(frames, 0, sizeof(frames));
+			if (bpf_map_lookup_elem(m->stacks, &id32, frames) < 0) {
+				for (int c = 0; c < m->ncpu; c++)
+					d->dropped += vals[c].hitcount;
+				continue;
+			}
+			key = frames;
+		}
+		r = dump_add(d, d->key_size, key, vals, m->ncpu);
+		if (r < 0)
+			return r;
+	}
+	return 0;
+}
+
 int hist_collect(const struct hist_maps *m, const struct hist *h, uint32_t slot, uint32_t gen,
 		 struct hist_dump *d)
 {
 	size_t key_size = h->desc.large ? TRACERD_AGG_LARGE : TRACERD_AGG_SMALL;
-	size_t full = sizeof(struct agg_key_hdr) + key_size, n = 0;
-	int fd = h->desc.large ? m->large : m->small, r;
+	int fd = h->desc.large ? m->large : m->small, r = 0;
 	_cleanup_free_ struct agg_value *vals = calloc(m->ncpu, sizeof(*vals));
-	_cleanup_free_ uint8_t *keys = NULL;
 	struct agg_budget b = { 0 }, zero = { 0 };
 	uint32_t idx = slot * 2 + gen;
 
 	*d = (struct hist_dump){ .key_size = key_size };
 	if (!vals)
 		return -ENOMEM;
-	r = find_keys(fd, full, slot, gen, &keys, &n);
-	if (r < 0)
+	if (h->desc.stack_ids)
+		r = collect_map(m, m->small, TRACERD_AGG_SMALL, true, slot, gen, vals, d);
+	if (r >= 0)
+		r = collect_map(m, fd, key_size, false, slot, gen, vals, d);
+	if (r < 0) {
+		hist_dump_free(d);
 		return r;
-	for (size_t i = 0; i < n; i++) {
-		const uint8_t *key = keys + i * full;
-
-		/* Read and delete at once: an event still counting in it
-		 * (one that saw the old generation) is not lost between. */
-		if (bpf_map_lookup_and_delete_elem(fd, key, vals) < 0)
-			continue;
-		r = dump_add(d, key_size, key + sizeof(struct agg_key_hdr), vals, m->ncpu);
-		if (r < 0) {
-			hist_dump_free(d);
-			return r;
-		}
 	}
 	/* The entry pointers, now that the key array no longer moves. */
 	for (size_t i = 0; i < d->n; i++)
@@ -179,7 +213,7 @@ int hist_collect(const struct hist_maps *m, const struct hist *h, uint32_t slot,
 	hist_stack_canon(h, d);
 	if (bpf_map_lookup_elem(m->budgets, &idx, &b) < 0)
 		return -errno;
-	d->dropped = b.dropped;
+	d->dropped += b.dropped;
 	if (bpf_map_update_elem(m->budgets, &idx, &zero, BPF_ANY) < 0)
 		return -errno;
 	return 0;

@@ -9,6 +9,7 @@
 
 struct hist_maps {
 	int descs, budgets, small, large;	/* map fds (the loader's) */
+	int stacks;				/* stack ids' frames (agg_stacks) */
 	int ncpu;				/* values per entry: 1, they are shared */
 	int sync_outer, sync_inner;		/* ours, for hist_wait_programs; -1: none */
 };
@@ -21,9 +22,10 @@ struct hist_dump {
 	uint8_t *extra;		/* keys of a second generation merged in */
 	size_t key_size;
 	uint64_t dropped;
+	uint64_t stack_cut;	/* events counted under a key with a cut stack */
 };
 
-int hist_maps_init(struct hist_maps *m, int descs, int budgets, int small, int large);
+int hist_maps_init(struct hist_maps *m, int descs, int budgets, int small, int large, int stacks);
 void hist_maps_close(struct hist_maps *m);
 /* Writes desc (generation 0) for slot, with empty budgets. */
 int hist_slot_setup(const struct hist_maps *m, uint32_t slot, struct agg_desc *desc);
@@ -33,14 +35,16 @@ int hist_flip(const struct hist_maps *m, uint32_t slot, struct agg_desc *desc, u
 /* Returns once every BPF program that was running has finished: after a
  * flip, no event is still counting in the old generation. */
 int hist_wait_programs(const struct hist_maps *m);
-/* Reads out and deletes generation gen of slot, and clears its budget. */
+/* Reads out and deletes generation gen of slot, and clears its budget. A
+ * stack_ids slot's entries keyed by stack id come out keyed by the frames,
+ * as those the program counted under its frames. */
 int hist_collect(const struct hist_maps *m, const struct hist *h, uint32_t slot, uint32_t gen,
 		 struct hist_dump *d);
 void hist_dump_free(struct hist_dump *d);
 /* hist_stack.c: the common_stacktrace keys of d as the kernel's hist file
  * shows them (the tracing machinery's leading frames off, TRACERD_HIST_STACK_DEPTH
  * frames, HIST_STACK_CUT after a deeper stack), and entries that became
- * equal merged. */
+ * equal merged; d->stack_cut counts the events of the cut ones. */
 void hist_stack_canon(const struct hist *h, struct hist_dump *d);
 
 #endif

@@ -20,8 +20,8 @@ static bool function_of(uint64_t ip, struct strbuf *out, void *ctx)
 
 /* One key's frames, in place: frames 0..DEPTH-1 from the caller on, then
  * HIST_STACK_CUT at DEPTH if the stack went deeper (or may have: the
- * program's buffer was full), zeros after. */
-static void canon_stack(uint8_t *p)
+ * program's buffer was full), zeros after. True: cut. */
+static bool canon_stack(uint8_t *p)
 {
 	uint64_t f[TRACERD_HIST_STACK_FRAMES] = { 0 };
 	size_t n = 0, skip, keep;
@@ -37,7 +37,9 @@ static void canon_stack(uint8_t *p)
 		uint64_t cut = HIST_STACK_CUT;
 
 		memcpy(p + TRACERD_HIST_STACK_DEPTH * 8, &cut, 8);
+		return true;
 	}
+	return false;
 }
 
 /* qsort has no context argument: the key size of the dump being merged. */
@@ -64,10 +66,18 @@ void hist_stack_canon(const struct hist *h, struct hist_dump *d)
 
 	if (!hist_has_stack(h) || !d->n)
 		return;
-	for (size_t i = 0; i < d->n; i++)
+	/* Counted here, where the skip is known: the program cannot tell a
+	 * 17-frame stack under one skipped frame (whole) from one without
+	 * (cut), so the count is the hitcounts of what the dump shows cut. */
+	for (size_t i = 0; i < d->n; i++) {
+		bool cut = false;
+
 		for (size_t k = 0; k < h->n_keys; k++)
 			if (h->keys[k].is_stack)
-				canon_stack((uint8_t *)d->v[i].key + h->keys[k].key_off);
+				cut |= canon_stack((uint8_t *)d->v[i].key + h->keys[k].key_off);
+		if (cut)
+			d->stack_cut += d->v[i].hitcount;
+	}
 	merging = d->key_size;
 	qsort_safe(d->v, d->n, sizeof(*d->v), cmp_keys);
 	for (size_t i = 1; i < d->n; i++) {

@@ -130,7 +130,8 @@ int loader_hist_maps(struct loader *l, struct hist_maps *m)
 	return hist_maps_init(m, bpf_map__fd(l->skel->maps.agg_descs),
 			      bpf_map__fd(l->skel->maps.agg_budgets),
 			      bpf_map__fd(l->skel->maps.agg_small),
-			      bpf_map__fd(l->skel->maps.agg_large));
+			      bpf_map__fd(l->skel->maps.agg_large),
+			      bpf_map__fd(l->skel->maps.agg_stacks));
 }
 
 /* Every bpf() map read raises this CPU's bpf_prog_active while it copies,
@@ -285,6 +286,7 @@ struct bpf_program *loader_instance(struct loader *l, unsigned k, int *err)
 	    bpf_map__reuse_fd(s->maps.agg_budgets, bpf_map__fd(l->skel->maps.agg_budgets)) ||
 	    bpf_map__reuse_fd(s->maps.agg_small, bpf_map__fd(l->skel->maps.agg_small)) ||
 	    bpf_map__reuse_fd(s->maps.agg_large, bpf_map__fd(l->skel->maps.agg_large)) ||
+	    bpf_map__reuse_fd(s->maps.agg_stacks, bpf_map__fd(l->skel->maps.agg_stacks)) ||
 	    bpf_map__reuse_fd(s->maps.unit_verdicts, bpf_map__fd(l->skel->maps.unit_verdicts)) ||
 	    bpf_map__reuse_fd(s->maps.unit_gen, bpf_map__fd(l->skel->maps.unit_gen)) ||
 	    tracerd_bpf__load(s)) {

@@ -33,6 +33,11 @@ struct out_slot {
 	uint64_t delivered;		/* atomic */
 	uint64_t sink_errors;		/* and errnos: under a lock, see out_slot.c */
 	struct sink_errno_count errnos[TRACERD_SINK_ERRNOS];
+	/* Aggregate=: events of the dumped histogram entries whose stack key
+	 * was cut at TRACERD_HIST_STACK_DEPTH (atomic). Here, beside what
+	 * the sinks got: a reload keeps the slot's counts before its last
+	 * dump. */
+	uint64_t hist_stack_cut;
 };
 
 struct out_record {
@@ -69,6 +74,9 @@ int out_slot_output(const struct out_slot *s);
 /* Counting, from the consumer or the sink queue's writer thread. */
 void out_slot_delivered(const struct out_slot *s, uint64_t n);
 void out_slot_error(const struct out_slot *s, int err, uint64_t n);	/* err: negative errno */
+/* A dump showed n events under a cut stack key (the main loop). */
+void out_slot_hist_cut(const struct out_slot *s, uint64_t n);
+uint64_t out_slot_hist_cuts(const struct out_slot *s);
 /* Reads the counters consistently against the writer. */
 void out_slot_counts(const struct out_slot *s, uint64_t *delivered, uint64_t *sink_errors,
 		     struct sink_errno_count *errnos);

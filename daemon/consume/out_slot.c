@@ -91,6 +91,16 @@ void out_slot_error(const struct out_slot *s, int err, uint64_t n)
 	pthread_mutex_unlock(&errno_lock);
 }
 
+void out_slot_hist_cut(const struct out_slot *s, uint64_t n)
+{
+	__atomic_add_fetch(&((struct out_slot *)s)->hist_stack_cut, n, __ATOMIC_RELAXED);
+}
+
+uint64_t out_slot_hist_cuts(const struct out_slot *s)
+{
+	return __atomic_load_n(&s->hist_stack_cut, __ATOMIC_RELAXED);
+}
+
 static void add_errno(struct sink_errno_count *t, int err, uint64_t n)
 {
 	size_t i;

@@ -57,5 +57,6 @@ bool rate_limit_allows(struct rate_limit *rl)
 void trace_slot_add_counts(const struct trace_slot *slot, struct sel_totals *tot)
 {
 	tot->suppressed += slot->suppressed;
+	tot->agg_stack_cut += out_slot_hist_cuts(slot->out);
 	out_slot_counts(slot->out, &tot->delivered, &tot->sink_errors, tot->errnos);
 }

@@ -44,6 +44,8 @@ struct sel_totals {
 	/* StackTrace=: stacks cut at TRACERD_STACK_DEPTH, walks that failed
 	 * (their records are delivered, marked), from BPF. */
 	uint64_t stack_cut, stack_lost;
+	/* Aggregate=: events shown under a cut common_stacktrace key. */
+	uint64_t agg_stack_cut;
 	uint64_t delivered, suppressed, sink_errors;	/* from the daemon */
 	struct sink_errno_count errnos[TRACERD_SINK_ERRNOS];	/* sink_errors by errno */
 };

@@ -3,7 +3,7 @@
 the same events, taken one by one (a tracefs instance's `stacktrace` trigger,
 options/sym-offset), and with the workload's known counts.
 
-  agg_stack_compare.py TRACERD_OUT TRACE 'SEL|EVENT|LINE_PREFIX|COUNT'...
+  agg_stack_compare.py [--summary TRACERD_ERR] TRACERD_OUT TRACE 'SEL|EVENT|LINE_PREFIX|COUNT'...
   agg_stack_compare.py --same TRACERD_OUT TRACERD_OUT
 
 For each selection SEL (one event), the kernel's records whose line starts
@@ -13,8 +13,10 @@ caller on (its own probe, trace_event_raw_event_<class> or
 ftrace_syscall_enter, and __traceiter_<event> taken off), the first 16, give
 the count per stack that tracerd's hitcounts must equal; a stack deeper than
 16 must show tracerd's "cut" line. Totals: Hits = COUNT (the workload's),
-Dropped 0, and the kernel's records of the event = COUNT too. Prints TAP
-lines."""
+Dropped 0, and the kernel's records of the event = COUNT too. With
+--summary, tracerd's stderr: its agg_stack_cut= per selection must equal the
+kernel's records of stacks deeper than 16 and the hitcounts of the dump's
+cut stacks, and some event must have such stacks. Prints TAP lines."""
 import re
 import sys
 
@@ -83,6 +85,31 @@ def kernel_stacks(path, prefixes):
     return out
 
 
+def summary_cuts(path):
+    """selection -> agg_stack_cut= of its summary line (stop's per-event lines)."""
+    cuts = {}
+    for line in open(path, errors="replace"):
+        m = re.match(r"tracerd:\s+(\S+)\s+\S+ .*", line)
+        if m:
+            c = re.search(r" agg_stack_cut=(\d+)", line)
+            cuts[m.group(1)] = int(c.group(1)) if c else None
+    return cuts
+
+
+def check_cuts(parsed, hists, kernel, cuts):
+    fails, deep = 0, 0
+    for sel, ev, prefix, _ in parsed:
+        theirs = sum(n for k, n in kernel[prefix].items() if k[1])
+        shown = sum(n for k, n in hists.get(sel, {}).items() if k[1])
+        deep += theirs
+        ok = cuts.get(sel) == theirs == shown
+        print(f"{'ok' if ok else 'not ok'} - {ev}: agg_stack_cut={cuts.get(sel)} = the kernel's "
+              f"records deeper than {DEPTH} frames ({theirs}) = the dump's cut hitcounts ({shown})")
+        fails += not ok
+    print(f"{'ok' if deep else 'not ok'} - some event's stacks were cut ({deep} records)")
+    return fails + (not deep)
+
+
 def same(a, b):
     """--same A B: tracerd's dumps A and B hold the same stacks and counts."""
     ha, hb = tracerd_hists(a)[0], tracerd_hists(b)[0]
@@ -99,7 +126,10 @@ def same(a, b):
 def main():
     if sys.argv[1] == "--same":
         return same(sys.argv[2], sys.argv[3])
-    out, trace, specs = sys.argv[1], sys.argv[2], sys.argv[3:]
+    args, cuts = sys.argv[1:], None
+    if args[0] == "--summary":
+        cuts, args = summary_cuts(args[1]), args[2:]
+    out, trace, specs = args[0], args[1], args[2:]
     parsed = [s.split("|") for s in specs]  # SEL, EVENT, PREFIX, COUNT
     hists, totals = tracerd_hists(out)
     kernel = kernel_stacks(trace, [p[2] for p in parsed])
@@ -123,6 +153,8 @@ def main():
         print(f"{'ok' if ok else 'not ok'} - {ev}: hitcounts {sum(mine.values())} + "
               f"Dropped {t.get('Dropped')} = Hits {t.get('Hits')} = {count} fired")
         fails += not ok
+    if cuts is not None:
+        fails += check_cuts(parsed, hists, kernel, cuts)
     return 1 if fails else 0
 
 

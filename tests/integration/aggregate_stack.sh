@@ -6,7 +6,10 @@
 # each a known number of times from known call paths (two paths for two of
 # them). Per event, tracerd's count for each stack (16 frames from the
 # tracepoint's caller on) must equal the kernel's number of records with that
-# stack, and the workload's count; hitcounts + Dropped = Hits. Run twice:
+# stack, and the workload's count; hitcounts + Dropped = Hits. One event
+# (netif_receive_skb of a datagram on lo) is deeper than 16 frames: the
+# summary's agg_stack_cut= must equal the kernel's records of stacks deeper
+# than 16, and the hitcounts the dump shows cut. Run twice:
 # with kallsyms, and without its addresses as the service runs (the kernel's
 # own %pB through BPF). Then the journal's entry of a stack.
 . "$(dirname "$0")/../lib.sh"
@@ -14,7 +17,7 @@ need_root aggregate_stack
 CMP=$(dirname "$0")/agg_stack_compare.py
 W=$PWD/${BUILD:-build}/tests/tools/stack_paths
 N=500
-EVENTS="filelock/fcntl_setlk sched/sched_process_wait syscalls/sys_enter_getppid task/task_rename"
+EVENTS="filelock/fcntl_setlk sched/sched_process_wait syscalls/sys_enter_getppid task/task_rename net/netif_receive_skb"
 
 run() { # NAME [ENV...]: one run of both tracers over the workload
 	local name=$1 pid d; shift
@@ -58,6 +61,12 @@ Events=task:task_rename
 Filter=common_pid == $pid
 Aggregate=hist:keys=common_stacktrace:sort=hitcount.descending:size=512
 AggregateIntervalSec=0
+[Selection]
+Name=netrx
+Events=net:netif_receive_skb
+Filter=common_pid == $pid
+Aggregate=hist:keys=common_stacktrace:size=512
+AggregateIntervalSec=0
 EOF2
 	env "$@" "$TRACERD" --config "$TMP/$name.conf" --foreground >"$TMP/$name.out" 2>"$TMP/$name.err" &
 	TRACERD_PID=$!
@@ -76,13 +85,14 @@ EOF2
 	cat "$INSTANCE/trace" >"$TMP/$name.trace"
 	overrun=$(awk '/^overrun:/ {n += $2} END {print n + 0}' "$INSTANCE"/per_cpu/cpu*/stats)
 	check "$name: the kernel's instance kept every record (overrun $overrun)" [ "$overrun" = 0 ]
-	python3 "$CMP" "$TMP/$name.out" "$TMP/$name.trace" \
+	python3 "$CMP" --summary "$TMP/$name.err" "$TMP/$name.out" "$TMP/$name.trace" \
 		"setlk|filelock:fcntl_setlk|fcntl_setlk:|$N" \
 		"wait|sched:sched_process_wait|sched_process_wait:|$((3 * N))" \
 		"getppid|syscalls:sys_enter_getppid|sys_getppid(|$((3 * N))" \
-		"rename|task:task_rename|task_rename:|$((2 * N))" | sed "s/^\(\(not \)\?ok - \)/\1$name: /"
+		"rename|task:task_rename|task_rename:|$((2 * N))" \
+		"netrx|net:netif_receive_skb|netif_receive_skb:|$N" | sed "s/^\(\(not \)\?ok - \)/\1$name: /"
 	check "$name: the summary counts every event aggregated, none dropped" \
-		[ "$(grep -c "aggregated=[1-9][0-9]* agg_dropped=0 agg_no_stack=0" "$TMP/$name.err")" = 4 ]
+		[ "$(grep -c "aggregated=[1-9][0-9]* agg_dropped=0 agg_no_stack=0" "$TMP/$name.err")" = 5 ]
 	check "$name: no raw kernel address in the dumps" bash -c "! grep -q ffffffff $TMP/$name.out"
 }
 
@@ -107,8 +117,10 @@ else
 fi
 
 # The journal: an entry per stack, TRACE_COMMON_STACKTRACE= a frame per
-# line (as the stdout dump's), MESSAGE the kernel's whole entry.
+# line (as the stdout dump's), MESSAGE the kernel's whole entry; the final
+# statistics count the events of cut stacks (TRACE_STATS_AGG_STACKS_CUT=).
 printf '[Daemon]\nOutput=journal\n[Selection]\nName=jstack\nEvents=filelock:fcntl_setlk\nFilter=comm == "stackw"\nAggregate=hist:keys=stacktrace\nAggregateIntervalSec=0\n' >"$TMP/j.conf"
+printf '[Selection]\nName=jnet\nEvents=net:netif_receive_skb\nFilter=comm == "stackw"\nAggregate=hist:keys=stacktrace\nAggregateIntervalSec=0\n' >>"$TMP/j.conf"
 unshare -m bash -c "
 	mkdir -p /run/systemd && mount -t tmpfs none /run/systemd && mkdir /run/systemd/journal || exit 1
 	python3 $(dirname "$0")/agg_journal.py /run/systemd/journal/socket $TMP/j.txt & J=\$!
@@ -134,6 +146,15 @@ print(("ok - " if ok else "not ok - ") + "journal: TRACE_COMMON_STACKTRACE= a fr
       f"MESSAGE the kernel's entry ({len(keys)} entries)")
 if not ok:
     print("# " + repr(keys) + "\n# want " + repr(frames))
+EOF2
+python3 - "$TMP/j.txt" <<'EOF2'
+import ast, sys
+ents = [ast.literal_eval(l) for l in open(sys.argv[1]) if "TRACE_STATS_FINAL" in l]
+cut = {e["TRACE_SELECTION"]: e.get("TRACE_STATS_AGG_STACKS_CUT") for e in ents
+       if e.get("TRACE_STATS_FINAL") == "1"}
+ok = cut == {"jstack": "0", "jnet": "7"}
+print(("ok - " if ok else "not ok - ") + "journal: the final TRACE_STATS_AGG_STACKS_CUT= counts "
+      f"the 7 events of netif_receive_skb's cut stack, none of fcntl_setlk's ({cut})")
 EOF2
 
 bad() { bad_selection "$@"; }

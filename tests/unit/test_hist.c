@@ -3,6 +3,7 @@
  * formats, and the BPF side itself (bpf/aggregate.bpf.h built for
  * userspace over small fake maps) counting records whose dumped entries
  * hist_format prints in the kernel's hist file layout. */
+#include <inttypes.h>
 #include <linux/bpf.h>
 #include <linux/types.h>
 #include <stdbool.h>
@@ -78,6 +79,32 @@ static long bpf_get_stack(void *ctx, void *buf, __u32 size, __u64 flags)
 	memcpy(buf, cur_stack, n * 8);
 	memset((__u8 *)buf + n * 8, 0, size - n * 8);
 	return n * 8;
+}
+
+/* bpf_get_stackid(): ids of the stacks seen, or this error for every
+ * stack (-EEXIST: its bucket holds another; the tests but one run so, on
+ * the frames path). */
+static long cur_stackid_err = -17;
+static __u64 id_stacks[8][TRACERD_HIST_STACK_FRAMES];
+static size_t n_id_stacks;
+
+static long bpf_get_stackid(void *ctx, void *map, __u64 flags)
+{
+	__u64 f[TRACERD_HIST_STACK_FRAMES];
+	size_t i;
+
+	(void)map;
+	(void)flags;
+	if (cur_stack_err || cur_stackid_err)
+		return cur_stack_err ? cur_stack_err : cur_stackid_err;
+	bpf_get_stack(ctx, f, sizeof(f), 0);
+	for (i = 0; i < n_id_stacks; i++)
+		if (!memcmp(id_stacks[i], f, sizeof(f)))
+			return i;
+	if (i == ARRAY_SIZE(id_stacks))
+		return -12;	/* ENOMEM: the map full */
+	memcpy(id_stacks[n_id_stacks++], f, sizeof(f));
+	return i;
 }
 
 static __u64 bpf_get_current_cgroup_id(void)
@@ -488,8 +515,9 @@ static void set_stack(size_t n, const __u64 *frames)
 	cur_stack_err = 0;
 }
 
-/* As the daemon dumps it: keys made as the hist file shows them, merged. */
-static char *dump_canon(const struct hist *h, bool raw)
+/* As the daemon dumps it: keys made as the hist file shows them, merged.
+ * The events of cut stacks go to *cut. */
+static char *dump_canon_cut(const struct hist *h, bool raw, uint64_t *cut)
 {
 	static struct hist_entry v[ARRAY_SIZE(entries)];
 	struct hist_dump d = { .v = v, .n = n_entries, .key_size = h->desc.large ?
@@ -503,7 +531,17 @@ static char *dump_canon(const struct hist *h, bool raw)
 	hist_sort_entries(h, d.v, d.n);
 	hist_format(h, d.v, d.n, fake_budgets[2].dropped + fake_budgets[3].dropped,
 		    &(struct hist_format_opts){ .raw_pointers = raw }, &out);
+	*cut = d.stack_cut;
 	return out.buf;
+}
+
+static char *dump_canon(const struct hist *h, bool raw)
+{
+	uint64_t cut;
+	char *out = dump_canon_cut(h, raw, &cut);
+
+	EXPECT(!cut, "%" PRIu64 " events counted cut", cut);
+	return out;
 }
 
 /* The machinery's leading frames come off (__traceiter_ is there when the
@@ -550,12 +588,16 @@ static void test_stack_key(void)
 	release(h);
 }
 
-/* Deeper than the depth: 16 frames and a line that says it was cut; a
- * stack the kernel could not give is Dropped, never an empty key. */
+/* Deeper than the depth: 16 frames and a line that says it was cut, and
+ * its events counted (stack_cut); 17 frames under __traceiter_ are 16 from
+ * the caller on, whole. A stack the kernel could not give is Dropped,
+ * never an empty key. */
 static void test_stack_cut_and_none(void)
 {
 	struct hist *h = compile_ok("sched:sched_switch", "hist:keys=common_stacktrace,prev_pid");
 	__u64 deep[TRACERD_HIST_STACK_FRAMES + 4], whole[TRACERD_HIST_STACK_DEPTH];
+	__u64 iter17[TRACERD_HIST_STACK_DEPTH + 1];
+	uint64_t cut;
 	char *out;
 
 	if (!h)
@@ -564,23 +606,79 @@ static void test_stack_cut_and_none(void)
 		deep[i] = SYM(2) + i;
 	for (size_t i = 0; i < ARRAY_SIZE(whole); i++)
 		whole[i] = SYM(1) + i;
+	iter17[0] = SYM(0) + 0x37;
+	for (size_t i = 1; i < ARRAY_SIZE(iter17); i++)
+		iter17[i] = SYM(1) + 0x40 + i;
 	rec_num("prev_pid", 7);
 	memcpy(cur_stack, deep, sizeof(cur_stack));
 	cur_stack_err = 0;
 	fire();
+	fire();
 	set_stack(ARRAY_SIZE(whole), whole);
+	fire();
+	set_stack(ARRAY_SIZE(iter17), iter17);
 	fire();
 	cur_stack_err = -14;	/* EFAULT */
 	EXPECT(!fire(), "counted without a stack");
-	out = dump_canon(h, false);
+	out = dump_canon_cut(h, false, &cut);
 	EXPECT(strstr(out, "         schedule+0xf/0x100\n         ... (cut at 16 frames)\n, "
-			   "prev_pid:          7} hitcount:          1\n") &&
+			   "prev_pid:          7} hitcount:          2\n") &&
 	       !strstr(out, "schedule+0x10/") &&
 	       strstr(out, "         __schedule+0xf/0x100\n, prev_pid:          7}") &&
-	       strstr(out, "Hits: 3\n    Entries: 2\n    Dropped: 1\n"), "%s", out);
+	       strstr(out, "         __schedule+0x50/0x100\n, prev_pid:          7}") &&
+	       strstr(out, "Hits: 5\n    Entries: 3\n    Dropped: 1\n"), "%s", out);
+	EXPECT(cut == 2, "%" PRIu64 " events counted cut, not the 2 of the deep stack", cut);
 	free(out);
 	release(h);
 	expect_error("sched:sched_switch", "hist:keys=common_stacktrace.hex", 28, "takes no modifier");
+}
+
+/* keys=common_stacktrace alone: counted under the stack's id in the small
+ * map; where bpf_get_stackid() gives none (its bucket taken, the map full),
+ * under the frames in the large map; no stack at all is Dropped. */
+static void test_stack_ids(void)
+{
+	struct hist *h = compile_ok("sched:sched_switch", "hist:keys=common_stacktrace");
+	struct hist *h2 = compile_ok("sched:sched_switch", "hist:keys=common_stacktrace,prev_pid");
+	const __u64 a[] = { SYM(1) + 0x28, SYM(2) + 0x23 }, b[] = { SYM(2) + 0x10 };
+	struct agg_key_small k = { .hdr = { .slot = 1 } };
+	struct agg_key_large kl = { .hdr = { .slot = 1 } };
+	struct agg_value *v;
+
+	if (!h || !h2)
+		return;
+	EXPECT(h->desc.stack_ids && !h2->desc.stack_ids, "stack_ids %u %u", h->desc.stack_ids,
+	       h2->desc.stack_ids);
+	fake_descs[1] = h->desc;
+	n_entries = n_id_stacks = 0;
+	cur_stackid_err = 0;
+	set_stack(2, a);
+	fire();
+	fire();
+	set_stack(1, b);
+	fire();
+	cur_stackid_err = -17;	/* EEXIST: b's bucket held by another stack */
+	fire();
+	cur_stackid_err = 0;
+	cur_stack_err = -14;
+	EXPECT(!fire(), "counted without a stack");
+	cur_stack_err = 0;
+	EXPECT(n_entries == 3 && n_id_stacks == 2, "%zu entries, %zu ids", n_entries, n_id_stacks);
+	*(__u64 *)k.data = 0;
+	v = bpf_map_lookup_elem(&agg_small, &k);
+	EXPECT(v && v->hitcount == 2 && !memcmp(id_stacks[0], a, sizeof(a)) && !id_stacks[0][2],
+	       "id 0: %" PRIu64, v ? (uint64_t)v->hitcount : 0);
+	*(__u64 *)k.data = 1;
+	v = bpf_map_lookup_elem(&agg_small, &k);
+	EXPECT(v && v->hitcount == 1, "id 1: %" PRIu64, v ? (uint64_t)v->hitcount : 0);
+	memcpy(kl.data, b, sizeof(b));
+	v = bpf_map_lookup_elem(&agg_large, &kl);
+	EXPECT(v && v->hitcount == 1, "b under its frames: %" PRIu64, v ? (uint64_t)v->hitcount : 0);
+	EXPECT(fake_budgets[2].entries == 3 && fake_budgets[2].dropped == 1, "budget %u, dropped %" PRIu64,
+	       (unsigned)fake_budgets[2].entries, (uint64_t)fake_budgets[2].dropped);
+	cur_stackid_err = -17;
+	release(h2);
+	release(h);
 }
 
 int main(void)
@@ -604,6 +702,7 @@ int main(void)
 	RUN(test_syscall_and_hex);
 	RUN(test_stack_key);
 	RUN(test_stack_cut_and_none);
+	RUN(test_stack_ids);
 	fixtures_free();
 	unlink(kallsyms);
 	return TEST_EXIT();
