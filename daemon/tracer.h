@@ -143,13 +143,14 @@ struct sel_emit {
 	size_t *n_code;
 	int *fd;			/* per event, after sel_emit_load(); -1: none */
 	bool compiled;			/* false: the interpreter runs it (why) */
+	bool aggregates;		/* Aggregate= counted in the emitted programs */
 	size_t n_loaded;		/* distinct programs sel_emit_load() loaded */
 	uint64_t load_usec;		/* ... in this long */
 	char why[400];
 };
 /* Emits every event's filter with m's maps (fds -1 to check only). */
 int sel_emit_build(struct sel_emit *se, const struct selection *s, const struct event_desc *descs,
-		   size_t n, const struct filter_emit_maps *m);
+		   struct hist **hists, size_t n, const struct filter_emit_maps *m);
 /* Loads each distinct program once; *progs, the fds, to close with
  * loader_filter_close(). A refusal logs the verifier's message and leaves
  * the selection to the interpreter: never an error. */

@@ -141,7 +141,7 @@ static int build_selection(struct registry *reg, struct sel_state **sels, size_t
 		if (r < 0)
 			return r;
 	}
-	return sel_emit_build(&b->emit, s, b->descs, b->n_events, m);
+	return sel_emit_build(&b->emit, s, b->descs, b->hists, b->n_events, m);
 }
 
 /* The index of the Events= word naming e outright, or -1 if only globs matched it. */
@@ -435,7 +435,8 @@ int tracer_check(struct registry *reg, const struct config *cfg, struct diag *d)
 
 	for (size_t i = 0; i < cfg->n_sels && r >= 0; i++) {
 		struct filter_emit_maps m = { .stats_fd = -1, .filters_fd = -1, .bss_fd = -1,
-					       .rb_fd = -1, .lost_total_fd = -1 };
+					       .rb_fd = -1, .lost_total_fd = -1,
+					       .agg_descs_fd = -1, .agg_small_fd = -1 };
 		struct sel_build b = { 0 };
 
 		r = build_selection(reg, NULL, 0, &cfg->sels[i], &m, &b, d);

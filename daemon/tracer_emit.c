@@ -4,6 +4,7 @@
  * selection, so that all events of one selection decide alike. Events
  * whose emitted code is the same (a class's events; any that read only
  * common_pid, cpu or comm) share one loaded program. */
+#include "aggregate/hist.h"
 #include "clock.h"
 #include "knobs.h"
 #include "log.h"
@@ -54,30 +55,51 @@ static int emit_one(struct sel_emit *se, size_t i, const struct event_desc *d,
 	return 0;
 }
 
+/* No Filter=: emitted only for a histogram every event counts in the
+ * emitted program (filter_emit_aggregates()). */
+static bool all_aggregate_here(struct filter_emit_maps *m, struct hist **hists, size_t n)
+{
+	for (size_t i = 0; i < n; i++) {
+		m->agg = hists[i] ? &hists[i]->desc : NULL;
+		if (!filter_emit_aggregates(m))
+			return false;
+	}
+	return true;
+}
+
 int sel_emit_build(struct sel_emit *se, const struct selection *s, const struct event_desc *descs,
-		   size_t n, const struct filter_emit_maps *maps)
+		   struct hist **hists, size_t n, const struct filter_emit_maps *maps)
 {
 	struct filter_emit_maps m_sel = *maps, *m = &m_sel;
-
 	_cleanup_free_ struct bpf_insn *buf = NULL;
+	bool filter = s->filter && *s->filter;
 	int r = 0;
 
 	*se = (struct sel_emit){ .n = n };
-	if (!s->filter || !*s->filter)
+	if (!filter && !s->aggregate)
 		return 0;
 	if (forced_interpreted(s->name)) {
 		snprintf(se->why, sizeof(se->why), "TRACERD_TEST_INTERPRET names it");
 		return 0;
 	}
 	m->unit = s->n_units > 0;
+	se->aggregates = s->aggregate && all_aggregate_here(m, hists, n);
+	if (!filter && !se->aggregates) {
+		snprintf(se->why, sizeof(se->why), "%s", m->unit ? "Unit= is checked there" :
+			 "its keys are not all numbers or char arrays of the record, common_pid, cpu or comm, "
+			 "or its sums not all numbers, or the key is over 24 bytes");
+		return 0;
+	}
 	buf = calloc(FILTER_EMIT_MAX, sizeof(*buf));
 	se->code = calloc(n ? n : 1, sizeof(*se->code));
 	se->n_code = calloc(n ? n : 1, sizeof(*se->n_code));
 	if (!buf || !se->code || !se->n_code)
 		return -ENOMEM;
-	for (size_t i = 0; i < n && r >= 0; i++)
-		if (descs[i].n_insns)
+	for (size_t i = 0; i < n && r >= 0; i++) {
+		m->agg = hists[i] ? &hists[i]->desc : NULL;
+		if (descs[i].n_insns || filter_emit_aggregates(m))
 			r = emit_one(se, i, &descs[i], m, buf);
+	}
 	if (r == -EOPNOTSUPP) {
 		sel_emit_free(se);
 		return 0;
@@ -150,9 +172,11 @@ int sel_emit_load(struct loader *l, struct sel_emit *se, const struct selection 
 
 void sel_emit_log(const struct sel_emit *se, const struct selection *s)
 {
+	const char *what = !(s->filter && *s->filter) ? "Aggregate=" :
+			   se->compiled && se->aggregates ? "Filter= and Aggregate=" : "Filter=";
 	size_t n_progs = 0;
 
-	if (!s->filter || !*s->filter)
+	if (!(s->filter && *s->filter) && !s->aggregate)
 		return;
 	for (size_t i = 0; se->compiled && i < se->n; i++) {
 		size_t j;
@@ -162,11 +186,12 @@ void sel_emit_log(const struct sel_emit *se, const struct selection *s)
 		n_progs += se->code[i] && j == i;
 	}
 	if (se->compiled && se->n_loaded)	/* at start or reload: loaded */
-		log_info("selection %s: Filter= compiled to BPF: %zu program(s) for %zu events, "
-			 "loaded in %.1f ms", s->name, n_progs, se->n, se->load_usec / 1000.0);
+		log_info("selection %s: %s compiled to BPF: %zu program(s) for %zu events, "
+			 "loaded in %.1f ms", s->name, what, n_progs, se->n, se->load_usec / 1000.0);
 	else if (se->compiled)
-		log_info("selection %s: Filter= compiled to BPF: %zu program(s) for %zu events",
-			 s->name, n_progs, se->n);
+		log_info("selection %s: %s compiled to BPF: %zu program(s) for %zu events",
+			 s->name, what, n_progs, se->n);
 	else
-		log_info("selection %s: Filter= runs in the interpreter: %s", s->name, se->why);
+		log_info("selection %s: %s runs in the %s: %s", s->name, what,
+			 s->filter && *s->filter ? "interpreter" : "class program", se->why);
 }

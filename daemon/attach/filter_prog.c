@@ -19,6 +19,8 @@ void loader_filter_maps(struct loader *l, struct filter_emit_maps *m)
 		.rb_fd = bpf_map__fd(l->skel->maps.rb),
 		.lost_total_fd = bpf_map__fd(l->skel->maps.lost_total),
 		.wakeup_bytes = l->skel->rodata->wakeup_bytes,
+		.agg_descs_fd = bpf_map__fd(l->skel->maps.agg_descs),
+		.agg_small_fd = bpf_map__fd(l->skel->maps.agg_small),
 	};
 }
 

@@ -145,28 +145,6 @@ static bool fits_imm32(uint64_t v)
 	return (uint64_t)(int64_t)(int32_t)(uint32_t)v == v;
 }
 
-/* r0 = the record's number at off, widened to 64 bits as tracerd_load()
- * does. Unaligned: byte by byte, little endian. */
-static void load_ctx_number(struct emitter *e, unsigned off, unsigned size, bool is_signed)
-{
-	static const int bpf_size[9] = { [1] = BPF_B, [2] = BPF_H, [4] = BPF_W, [8] = BPF_DW };
-
-	if (off % size == 0) {
-		ldx(e, bpf_size[size], R0, R_CTX, off);
-	} else {
-		ldx(e, BPF_B, R0, R_CTX, off);
-		for (unsigned i = 1; i < size; i++) {
-			ldx(e, BPF_B, R1, R_CTX, off + i);
-			alu_imm(e, BPF_LSH, R1, 8 * i);
-			alu_reg(e, BPF_OR, R0, R1);
-		}
-	}
-	if (is_signed && size < 8) {
-		alu_imm(e, BPF_LSH, R0, 64 - 8 * size);
-		alu_imm(e, BPF_ARSH, R0, 64 - 8 * size);
-	}
-}
-
 /* The value of bytes [off, off + size) of the rebuilt common fields,
  * which the interpreter reads from its copy: common_type is the id. */
 static int common_constant(struct emitter *e, const struct filter_insn *in, uint64_t *v)
@@ -463,9 +441,10 @@ int filter_emit(const struct event_desc *d, const struct filter_emit_maps *m,
 	int root, accept, reject, pass;
 
 	e = (struct emitter){ .d = d, .m = m, .out = out, .why = why, .why_size = why_size };
-	if (!d->n_insns || d->n_insns > TRACERD_FILTER_INSNS)
+	if (d->n_insns > TRACERD_FILTER_INSNS || (!d->n_insns && !filter_emit_aggregates(m)))
 		return unsupported(&e, "no filter");
-	root = build_tree(&e);
+	/* No filter: a histogram this program counts, for every event. */
+	root = d->n_insns ? build_tree(&e) : node_new(&e, EN_TRUE, 0, -1, -1);
 	if (root < 0)
 		return root;
 	accept = label_new(&e);

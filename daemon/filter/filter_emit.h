@@ -32,13 +32,23 @@ struct filter_emit_maps {
 	uint64_t wakeup_bytes;
 	/* The selection has Unit=: the accept program checks it. */
 	bool unit;
+	/* Aggregate= (filter_emit_frame.c): the event's histogram, NULL:
+	 * none, and the maps of its descriptors and small keys (-1: always
+	 * the accept program). */
+	const struct agg_desc *agg;
+	int agg_descs_fd;
+	int agg_small_fd;
 	/* The decision alone: return 1 kept, 0 rejected, touching no map.
 	 * For the tests and the fuzzer, which run the code as a
 	 * BPF_PROG_TYPE_SYSCALL program on records of their own. */
 	bool verdict;
 };
 
-/* Emits d's filter (d->n_insns > 0) into out[FILTER_EMIT_MAX]; returns the
+/* Whether m->agg is counted in the emitted program itself. */
+bool filter_emit_aggregates(const struct filter_emit_maps *m);
+
+/* Emits d's filter into out[FILTER_EMIT_MAX] (no filter: d->n_insns == 0,
+ * only for a histogram the program counts itself); returns the
  * number of instructions, or -EOPNOTSUPP with why (a sentence for the log:
  * what the interpreter runs instead) filled. */
 int filter_emit(const struct event_desc *d, const struct filter_emit_maps *m,

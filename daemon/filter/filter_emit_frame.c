@@ -56,7 +56,7 @@ static bool writes_here(const struct emitter *e)
 {
 	const struct event_desc *d = e->d;
 
-	return e->m->rb_fd >= 0 && !e->m->unit && !d->agg && !d->n_dyn && !d->ustr_off[0] &&
+	return e->m->rb_fd >= 0 && !e->m->unit && !d->agg && !e->m->agg && !d->n_dyn && !d->ustr_off[0] &&
 	       !d->stack && d->fixed_size > 8 && d->fixed_size <= TRACERD_MAX_RECORD;
 }
 
@@ -159,11 +159,134 @@ static void write_here(struct emitter *e, int pass)
 	write_lost(e, pass);
 }
 
+/* ---- Aggregate= ---- */
+
+static bool agg_number(uint16_t off, uint8_t size)
+{
+	return off >= 8 && (size == 1 || size == 2 || size == 4 || size == 8);
+}
+
+static unsigned agg_key_width(const struct agg_key_src *k)
+{
+	return k->src == SRC_COMM ? TRACERD_COMM_LEN : k->src == SRC_STR ? k->width : 8;
+}
+
+/* A histogram this program counts itself: keys of the record's numbers,
+ * char arrays, common_pid, cpu or comm, sums of numbers, in the small map.
+ * Anything else (__data_loc strings, log2, buckets, stacks, cgroups, a large key) and the
+ * first event of a key (an insert, which keeps to size=) go to the accept
+ * program's aggregate(). */
+bool filter_emit_aggregates(const struct filter_emit_maps *m)
+{
+	const struct agg_desc *a = m->agg;
+
+	if (!a || m->verdict || m->unit || a->large || a->stack_ids)
+		return false;
+	for (uint32_t i = 0; i < a->n_keys; i++) {
+		const struct agg_key_src *k = &a->keys[i];
+
+		if (k->xform != AGG_X_NONE || k->key_off + agg_key_width(k) > TRACERD_AGG_SMALL)
+			return false;
+		if (k->src != SRC_PID && k->src != SRC_CPU && k->src != SRC_COMM &&
+		    !(k->src == SRC_RECORD && agg_number(k->off, k->size)) &&
+		    !(k->src == SRC_STR && k->off >= 8))
+			return false;
+	}
+	for (uint32_t i = 0; i < a->n_vals; i++)
+		if (!agg_number(a->vals[i].off, a->vals[i].size))
+			return false;
+	return true;
+}
+
+/* The key of agg_key_part(), at FP_AGGKEY: the slot, the generation the
+ * daemon set (agg_descs[slot].gen), each part a u64 at its key_off. */
+static void agg_key(struct emitter *e, int slow)
+{
+	const struct agg_desc *a = e->m->agg;
+
+	ld_imm64(e, R1, BPF_PSEUDO_MAP_FD, (uint32_t)e->m->agg_descs_fd);
+	mov_reg(e, R2, R_FP);
+	alu_imm(e, BPF_ADD, R2, FP_COOKIE);	/* its low half: the slot */
+	call(e, BPF_FUNC_map_lookup_elem);
+	jmp_imm(e, BPF_JEQ, R0, 0, slow);
+	ldx(e, BPF_W, R1, R0, offsetof(struct agg_desc, gen));
+	alu_imm(e, BPF_AND, R1, 1);
+	put(e, insn(BPF_STX | BPF_MEM | BPF_W, R_FP, R1, FP_AGGKEY + 4, 0), -1);
+	ldx(e, BPF_W, R1, R_FP, FP_COOKIE);
+	put(e, insn(BPF_STX | BPF_MEM | BPF_W, R_FP, R1, FP_AGGKEY, 0), -1);
+	for (int i = 0; i < TRACERD_AGG_SMALL; i += 8)
+		put(e, insn(BPF_ST | BPF_MEM | BPF_DW, R_FP, 0, FP_AGGKEY + 8 + i, 0), -1);
+	for (uint32_t i = 0; i < a->n_keys; i++) {
+		const struct agg_key_src *k = &a->keys[i];
+
+		if (k->src == SRC_COMM) {	/* NUL-padded to its 16 bytes */
+			mov_reg(e, R1, R_FP);
+			alu_imm(e, BPF_ADD, R1, FP_AGGKEY + 8 + k->key_off);
+			mov_imm(e, R2, TRACERD_COMM_LEN);
+			call(e, BPF_FUNC_get_current_comm);
+			continue;
+		}
+		if (k->src == SRC_STR) {	/* up to the NUL, as agg_key_str() */
+			mov_reg(e, R1, R_FP);
+			alu_imm(e, BPF_ADD, R1, FP_AGGKEY + 8 + k->key_off);
+			mov_imm(e, R2, k->width);
+			mov_reg(e, R3, R_CTX);
+			alu_imm(e, BPF_ADD, R3, k->off);
+			call(e, BPF_FUNC_probe_read_kernel_str);
+			continue;
+		}
+		if (k->src == SRC_PID)
+			put(e, insn(BPF_ALU | BPF_MOV | BPF_X, R0, R_PIDTGID, 0, 0), -1);
+		else if (k->src == SRC_CPU)
+			call(e, BPF_FUNC_get_smp_processor_id);
+		else
+			load_ctx_number(e, k->off, k->size, k->is_signed);
+		put(e, insn(BPF_STX | BPF_MEM | BPF_DW, R_FP, R0, FP_AGGKEY + 8 + k->key_off, 0),
+		    -1);
+	}
+}
+
+/* agg_add(): hitcount and sums, atomically (the map's values are shared). */
+static void agg_add(struct emitter *e)
+{
+	const struct agg_desc *a = e->m->agg;
+
+	mov_reg(e, R_REC, R0);
+	mov_imm(e, R1, 1);
+	put(e, insn(BPF_STX | BPF_ATOMIC | BPF_DW, R_REC, R1,
+		    offsetof(struct agg_value, hitcount), BPF_ADD), -1);
+	for (uint32_t i = 0; i < a->n_vals; i++) {
+		load_ctx_number(e, a->vals[i].off, a->vals[i].size, a->vals[i].is_signed);
+		put(e, insn(BPF_STX | BPF_ATOMIC | BPF_DW, R_REC, R0,
+			    offsetof(struct agg_value, sums) + 8 * i, BPF_ADD), -1);
+	}
+}
+
+/* An existing entry is counted here; a new key goes to the accept program. */
+static void aggregate_here(struct emitter *e, int pass, int slow)
+{
+	agg_key(e, slow);
+	ld_imm64(e, R1, BPF_PSEUDO_MAP_FD, (uint32_t)e->m->agg_small_fd);
+	mov_reg(e, R2, R_FP);
+	alu_imm(e, BPF_ADD, R2, FP_AGGKEY);
+	call(e, BPF_FUNC_map_lookup_elem);
+	jmp_imm(e, BPF_JEQ, R0, 0, slow);
+	agg_add(e);
+	count(e, offsetof(struct event_stats, aggregated));
+	jump(e, pass);
+}
+
 void emit_keep(struct emitter *e, int pass)
 {
 	if (writes_here(e)) {
 		write_here(e, pass);
 		return;
+	}
+	if (filter_emit_aggregates(e->m)) {
+		int slow = label_new(e);
+
+		aggregate_here(e, pass, slow);
+		label_place(e, slow);
 	}
 	/* A constant key: the JIT makes this a direct jump. */
 	mov_reg(e, R1, R_CTX);

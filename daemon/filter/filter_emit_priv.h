@@ -20,6 +20,7 @@
 #define FP_STR		(-96)	/* TRACERD_FILTER_STR + 8 bytes, up to FP_COMM */
 #define FP_AVAIL	(-104)	/* the ring's unread bytes, before a record is written */
 #define FP_COOKIE	(-112)	/* the head's cookie: event id << 32 | slot */
+#define FP_AGGKEY	(-144)	/* a histogram's key: agg_key_hdr, TRACERD_AGG_SMALL bytes */
 
 #define R0 BPF_REG_0
 #define R1 BPF_REG_1
@@ -187,6 +188,28 @@ static inline int resolve_jumps(struct emitter *e)
 		e->out[i].off = to - (i + 1);
 	}
 	return 0;
+}
+
+/* r0 = the record's number at off, widened to 64 bits as tracerd_load()
+ * does. Unaligned: byte by byte, little endian. */
+static inline void load_ctx_number(struct emitter *e, unsigned off, unsigned size, bool is_signed)
+{
+	static const int bpf_size[9] = { [1] = BPF_B, [2] = BPF_H, [4] = BPF_W, [8] = BPF_DW };
+
+	if (off % size == 0) {
+		ldx(e, bpf_size[size], R0, R_CTX, off);
+	} else {
+		ldx(e, BPF_B, R0, R_CTX, off);
+		for (unsigned i = 1; i < size; i++) {
+			ldx(e, BPF_B, R1, R_CTX, off + i);
+			alu_imm(e, BPF_LSH, R1, 8 * i);
+			alu_reg(e, BPF_OR, R0, R1);
+		}
+	}
+	if (is_signed && size < 8) {
+		alu_imm(e, BPF_LSH, R0, 64 - 8 * size);
+		alu_imm(e, BPF_ARSH, R0, 64 - 8 * size);
+	}
 }
 
 /* filter_emit_frame.c. The head: the class program's checks before its

@@ -78,6 +78,11 @@ cat "$INSTANCE/trace" >"$TMP/trace"
 check "aggregated records never reach the ring buffer (no event lines)" \
 	[ "$(grep -c -E '^ *\S+-[0-9]+ +\[[0-9]+\]' "$TMP/out")" = 0 ]
 
+# A key of numbers is counted in the emitted program itself (the first event
+# of a key in the accept program); a log2 key in the accept program: the
+# comparisons below check both against the kernel.
+check "sys: filter and histogram emitted" grep -q "selection sys: Filter= and Aggregate= compiled to BPF" "$TMP/out.err"
+check "km: the log2 key counted by the accept program" grep -q "selection km: Filter= compiled to BPF" "$TMP/out.err"
 python3 "$CMP" "$TMP/out" "$TMP/trace" sw sched:sched_switch next_comm+prev_state
 python3 "$CMP" "$TMP/out" "$TMP/trace" sys raw_syscalls:sys_enter syscall
 python3 "$CMP" "$TMP/out" "$TMP/trace" km kmem:kmalloc log2:bytes_req:bytes_alloc
