@@ -214,3 +214,27 @@ tap(sum(hits) == 5 and tots[0]["TRACE_HIST_DUMP"] == "interval" and len(tots) ==
     and tots[-1]["TRACE_HIST_DUMP"] == "final",
     f"journal: interval dumps clear (Hits per dump {hits}, 5 in all), then a final dump")
 EOF2
+
+# Aggregate= without Filter=, emitted: sysfs(2) fired N times by one
+# process; its pid's entry counts N (the first event inserts the key through
+# the accept program, the others are counted in the emitted program), and the
+# summary says all were aggregated.
+FIRE=${FIRE:-$PWD/${BUILD:-build}/tests/tools/fire_syscall}
+cat >"$TMP/nf.conf" <<EOF2
+[Daemon]
+Output=stdout
+[Selection]
+Name=nofilter
+Events=syscalls:sys_enter_sysfs
+Aggregate=hist:keys=common_pid
+AggregateIntervalSec=0
+EOF2
+start_tracerd "$TMP/nf.conf" "$TMP/nf.out" || { not_ok "no filter: tracerd starts"; exit 0; }
+read -r fpid _ < <("$FIRE" 3000)
+sleep 0.2
+stop_tracerd
+check "no filter: the histogram is counted in an emitted program" \
+	grep -q "selection nofilter: Aggregate= compiled to BPF" "$TMP/nf.out.err"
+got=$(grep -E "common_pid: +$fpid \}" "$TMP/nf.out" | sed 's/.*hitcount: *//')
+check "no filter: the workload's pid counts its 3000 events (got ${got:-none})" [ "${got:-0}" = 3000 ]
+check "no filter: nothing dropped or lost" grep -Eq "summary: selection nofilter: 0 delivered, 0 lost, .* 0 dropped" "$TMP/nf.out.err"
