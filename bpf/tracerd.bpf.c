@@ -135,7 +135,7 @@ struct {
 	__uint(max_entries, 1);
 	__type(key, __u32);
 	__type(value, __u32);
-} filters SEC(".maps");
+} accept_prog SEC(".maps");
 
 /* What every record goes through before its filter: the stop flag,
  * self-exclusion, the descriptor, the hit. NULL: not this one. */

@@ -434,9 +434,7 @@ int tracer_check(struct registry *reg, const struct config *cfg, struct diag *d)
 	int r = 0;
 
 	for (size_t i = 0; i < cfg->n_sels && r >= 0; i++) {
-		struct filter_emit_maps m = { .stats_fd = -1, .filters_fd = -1, .bss_fd = -1,
-					       .rb_fd = -1, .lost_total_fd = -1,
-					       .agg_descs_fd = -1, .agg_small_fd = -1 };
+		struct filter_emit_maps m = FILTER_EMIT_NO_MAPS;
 		struct sel_build b = { 0 };
 
 		r = build_selection(reg, NULL, 0, &cfg->sels[i], &m, &b, d);

@@ -112,8 +112,18 @@ int sel_emit_build(struct sel_emit *se, const struct selection *s, const struct 
 
 static bool same_code(const struct sel_emit *se, size_t a, size_t b)
 {
-	return se->n_code[a] == se->n_code[b] &&
+	return se->code[a] && se->code[b] && se->n_code[a] == se->n_code[b] &&
 	       !memcmp(se->code[a], se->code[b], se->n_code[a] * sizeof(struct bpf_insn));
+}
+
+/* The first event whose code is event i's: the one whose program i shares. */
+static size_t first_same(const struct sel_emit *se, size_t i)
+{
+	size_t j = 0;
+
+	while (j < i && !same_code(se, i, j))
+		j++;
+	return j;
 }
 
 static void close_all(struct loader *l, int *fds, size_t n)
@@ -138,13 +148,11 @@ int sel_emit_load(struct loader *l, struct sel_emit *se, const struct selection 
 	if (!se->fd || !fds)
 		return -ENOMEM;
 	for (size_t i = 0; i < se->n; i++) {
-		size_t j;
+		size_t j = first_same(se, i);
 
 		se->fd[i] = -1;
 		if (!se->code[i])
 			continue;
-		for (j = 0; j < i && !(se->code[j] && same_code(se, i, j)); j++)
-			;
 		if (j < i) {
 			se->fd[i] = se->fd[j];
 			continue;
@@ -178,13 +186,8 @@ void sel_emit_log(const struct sel_emit *se, const struct selection *s)
 
 	if (!(s->filter && *s->filter) && !s->aggregate)
 		return;
-	for (size_t i = 0; se->compiled && i < se->n; i++) {
-		size_t j;
-
-		for (j = 0; j < i && !(se->code[j] && se->code[i] && same_code(se, i, j)); j++)
-			;
-		n_progs += se->code[i] && j == i;
-	}
+	for (size_t i = 0; se->compiled && i < se->n; i++)
+		n_progs += se->code[i] && first_same(se, i) == i;
 	if (se->compiled && se->n_loaded)	/* at start or reload: loaded */
 		log_info("selection %s: %s compiled to BPF: %zu program(s) for %zu events, "
 			 "loaded in %.1f ms", s->name, what, n_progs, se->n, se->load_usec / 1000.0);

@@ -1,7 +1,7 @@
 // SPDX-License-Identifier: GPL-2.0
 /* Emitted filters (filter/filter_emit.c) loaded as programs, which
  * attach.c attaches in the class program's place, and the accept program
- * they hand kept records to (the `filters` array). */
+ * they hand kept records to (the `accept_prog` array). */
 #include <bpf/bpf.h>
 #include <bpf/libbpf.h>
 #include "attach/loader_priv.h"
@@ -12,7 +12,7 @@ void loader_filter_maps(struct loader *l, struct filter_emit_maps *m)
 {
 	*m = (struct filter_emit_maps){
 		.stats_fd = bpf_map__fd(l->skel->maps.stats),
-		.filters_fd = bpf_map__fd(l->skel->maps.filters),
+		.accept_fd = bpf_map__fd(l->skel->maps.accept_prog),
 		.bss_fd = bpf_map__fd(l->skel->maps.bss),
 		.stopped_off = (char *)&l->skel->bss->stopped - (char *)l->skel->bss,
 		.self_tgid = l->skel->rodata->self_tgid,
@@ -88,12 +88,12 @@ void loader_filter_close(struct loader *l, int fd)
 }
 
 /* The accept program, where a compiled filter sends what it keeps. */
-int loader_filters_init(struct loader *l)
+int loader_accept_init(struct loader *l)
 {
 	__u32 k = TRACERD_ACCEPT_PROG;
 	int fd = bpf_program__fd(l->skel->progs.trace_event_accept);
 
-	if (bpf_map_update_elem(bpf_map__fd(l->skel->maps.filters), &k, &fd, BPF_ANY) < 0)
+	if (bpf_map_update_elem(bpf_map__fd(l->skel->maps.accept_prog), &k, &fd, BPF_ANY) < 0)
 		return -errno;
 	return 0;
 }

@@ -50,7 +50,7 @@ static int load_bpf(struct loader *l, uint64_t ring_size, uint64_t wakeup_bytes,
 		r = tracerd_bpf__load(l->skel);
 	}
 	if (r >= 0)
-		r = loader_filters_init(l);
+		r = loader_accept_init(l);
 	if (r < 0) {
 		diag_set(d, NULL, 0, 0, "cannot load the BPF program: %s%s", strerror(-r),
 			 r == -EPERM ? " (tracerd needs CAP_BPF and CAP_PERFMON)" : "");
@@ -281,7 +281,7 @@ struct bpf_program *loader_instance(struct loader *l, unsigned k, int *err)
 	    bpf_map__reuse_fd(s->maps.stats, bpf_map__fd(l->skel->maps.stats)) ||
 	    bpf_map__reuse_fd(s->maps.lost_total, bpf_map__fd(l->skel->maps.lost_total)) ||
 	    bpf_map__reuse_fd(s->maps.scratch, bpf_map__fd(l->skel->maps.scratch)) ||
-	    bpf_map__reuse_fd(s->maps.filters, bpf_map__fd(l->skel->maps.filters)) ||
+	    bpf_map__reuse_fd(s->maps.accept_prog, bpf_map__fd(l->skel->maps.accept_prog)) ||
 	    bpf_map__reuse_fd(s->maps.agg_descs, bpf_map__fd(l->skel->maps.agg_descs)) ||
 	    bpf_map__reuse_fd(s->maps.agg_budgets, bpf_map__fd(l->skel->maps.agg_budgets)) ||
 	    bpf_map__reuse_fd(s->maps.agg_small, bpf_map__fd(l->skel->maps.agg_small)) ||

@@ -28,7 +28,7 @@ struct loader {
 };
 
 /* Puts the accept program in the filters array (filter_prog.c). */
-int loader_filters_init(struct loader *l);
+int loader_accept_init(struct loader *l);
 
 /* Events the kernel did not run program fd for (recursion_misses). */
 uint64_t prog_fd_skipped(int fd);

@@ -63,7 +63,7 @@
  *	... 'y', 's'
  *	goto accept
  *  reject: r9->filtered++; goto pass
- *  accept: tail call filters[TRACERD_ACCEPT_PROG]; (failed) r9->lost++
+ *  accept: tail call accept_prog[TRACERD_ACCEPT_PROG]; (failed) r9->lost++
  *  pass:   return 1
  */
 #include <errno.h>

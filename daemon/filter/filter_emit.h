@@ -1,7 +1,8 @@
 /* SPDX-License-Identifier: GPL-2.0 */
 /* The filter emitter: one event's compiled filter (event_desc.insns, from
- * filter_compile.c) to a BPF tracepoint program that decides at constant
- * offsets of the record, for the class program to tail-call. */
+ * filter_compile.c) and histogram to a BPF tracepoint program that decides
+ * at constant offsets of the record, attached in the class program's
+ * place. */
 #ifndef TRACERD_FILTER_EMIT_H
 #define TRACERD_FILTER_EMIT_H
 
@@ -16,10 +17,11 @@
 
 /* The class program's maps that the emitted program uses: the per-slot
  * counters (a rejected record is `filtered`) and the program array (a
- * kept one goes to its TRACERD_ACCEPT_PROG). -1 when only checking. */
+ * kept one goes to its TRACERD_ACCEPT_PROG). -1 when only checking
+ * (FILTER_EMIT_NO_MAPS). */
 struct filter_emit_maps {
 	int stats_fd;
-	int filters_fd;
+	int accept_fd;
 	/* The class program's .bss, for its `stopped` at stopped_off, and
 	 * the daemon's tgid: the head it shares with the class program. */
 	int bss_fd;
@@ -43,6 +45,12 @@ struct filter_emit_maps {
 	 * BPF_PROG_TYPE_SYSCALL program on records of their own. */
 	bool verdict;
 };
+
+/* No map: the code is built to be checked or compared, not loaded. */
+#define FILTER_EMIT_NO_MAPS								\
+	((struct filter_emit_maps){ .stats_fd = -1, .accept_fd = -1, .bss_fd = -1,	\
+				    .rb_fd = -1, .lost_total_fd = -1,			\
+				    .agg_descs_fd = -1, .agg_small_fd = -1 })
 
 /* Whether m->agg is counted in the emitted program itself. */
 bool filter_emit_aggregates(const struct filter_emit_maps *m);

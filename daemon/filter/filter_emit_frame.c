@@ -290,7 +290,7 @@ void emit_keep(struct emitter *e, int pass)
 	}
 	/* A constant key: the JIT makes this a direct jump. */
 	mov_reg(e, R1, R_CTX);
-	ld_imm64(e, R2, BPF_PSEUDO_MAP_FD, (uint32_t)e->m->filters_fd);
+	ld_imm64(e, R2, BPF_PSEUDO_MAP_FD, (uint32_t)e->m->accept_fd);
 	mov_imm(e, R3, TRACERD_ACCEPT_PROG);
 	call(e, BPF_FUNC_tail_call);
 	/* Only if the accept program is missing: a hit neither filtered nor

@@ -25,7 +25,7 @@ static void emit_and_load(const struct event_desc *desc)
 	if (maps.stats_fd == -2) {
 		maps.stats_fd = bpf_map_create(BPF_MAP_TYPE_PERCPU_ARRAY, NULL, 4,
 					       sizeof(struct event_stats), TRACERD_MAX_EVENTS, NULL);
-		maps.filters_fd = bpf_map_create(BPF_MAP_TYPE_PROG_ARRAY, NULL, 4, 4, 1, NULL);
+		maps.accept_fd = bpf_map_create(BPF_MAP_TYPE_PROG_ARRAY, NULL, 4, 4, 1, NULL);
 		maps.bss_fd = bpf_map_create(BPF_MAP_TYPE_ARRAY, NULL, 4, 8, 1, NULL);
 		maps.self_tgid = 1;
 		maps.rb_fd = bpf_map_create(BPF_MAP_TYPE_RINGBUF, NULL, 0, 0, 1 << 16, NULL);
@@ -37,7 +37,7 @@ static void emit_and_load(const struct event_desc *desc)
 		return;		/* the interpreter runs it, and the log says why */
 	if (n <= 0 || n > FILTER_EMIT_MAX)
 		__builtin_trap();
-	if (maps.stats_fd < 0 || maps.filters_fd < 0 || maps.bss_fd < 0)
+	if (maps.stats_fd < 0 || maps.accept_fd < 0 || maps.bss_fd < 0)
 		return;
 	fd = bpf_prog_load(BPF_PROG_TYPE_TRACEPOINT, "fuzz", "GPL", code, n, NULL);
 	if (fd < 0 && errno != EPERM && errno != ENOMEM && errno != EAGAIN)

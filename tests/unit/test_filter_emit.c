@@ -204,11 +204,11 @@ static int gen_expr(char *buf, size_t size, const struct gen_event *g, int depth
 }
 
 /* The maps a tracepoint filter refers to, for the kernel to check it. */
-static int stats_fd = -1, filters_fd = -1, bss_fd = -1, rb_fd = -1, lost_fd = -1;
+static int stats_fd = -1, accept_fd = -1, bss_fd = -1, rb_fd = -1, lost_fd = -1;
 
 static bool load_as_tracepoint(const struct event_desc *d, char *why, size_t why_size)
 {
-	struct filter_emit_maps m = { .stats_fd = stats_fd, .filters_fd = filters_fd,
+	struct filter_emit_maps m = { .stats_fd = stats_fd, .accept_fd = accept_fd,
 				      .bss_fd = bss_fd, .self_tgid = 1, .rb_fd = rb_fd,
 				      .lost_total_fd = lost_fd, .wakeup_bytes = 1 << 20 };
 	static struct bpf_insn code[FILTER_EMIT_MAX];
@@ -234,11 +234,14 @@ static bool load_as_tracepoint(const struct event_desc *d, char *why, size_t why
 
 static int load_verdict(const struct event_desc *d, char *why, size_t why_size)
 {
-	struct filter_emit_maps m = { .stats_fd = -1, .filters_fd = -1, .verdict = true };
+	struct filter_emit_maps m = FILTER_EMIT_NO_MAPS;
 	static struct bpf_insn code[FILTER_EMIT_MAX];
 	LIBBPF_OPTS(bpf_prog_load_opts, opts, .prog_flags = BPF_F_SLEEPABLE);
 	static char log[1 << 16];
-	int n = filter_emit(d, &m, code, why, why_size), fd;
+	int n, fd;
+
+	m.verdict = true;
+	n = filter_emit(d, &m, code, why, why_size);
 
 	if (n < 0)
 		return n;
@@ -363,11 +366,11 @@ static void test_emitted_equals_interpreted(void)
 	h.cpu = 0;
 	stats_fd = bpf_map_create(BPF_MAP_TYPE_PERCPU_ARRAY, NULL, 4, sizeof(struct event_stats),
 				  TRACERD_MAX_EVENTS, NULL);
-	filters_fd = bpf_map_create(BPF_MAP_TYPE_PROG_ARRAY, NULL, 4, 4, 1, NULL);
+	accept_fd = bpf_map_create(BPF_MAP_TYPE_PROG_ARRAY, NULL, 4, 4, 1, NULL);
 	bss_fd = bpf_map_create(BPF_MAP_TYPE_ARRAY, NULL, 4, 8, 1, NULL);	/* `stopped` */
 	rb_fd = bpf_map_create(BPF_MAP_TYPE_RINGBUF, NULL, 0, 0, 1 << 16, NULL);
 	lost_fd = bpf_map_create(BPF_MAP_TYPE_PERCPU_ARRAY, NULL, 4, 8, 1, NULL);
-	EXPECT(stats_fd >= 0 && filters_fd >= 0 && bss_fd >= 0 && rb_fd >= 0 && lost_fd >= 0,
+	EXPECT(stats_fd >= 0 && accept_fd >= 0 && bss_fd >= 0 && rb_fd >= 0 && lost_fd >= 0,
 	       "bpf_map_create: %m");
 	EXPECT(n_ev >= WANT_CLASSES, "%zu classes", n_ev);
 	for (size_t i = 0; stats_fd >= 0 && i < n_ev * 1000 && t.filters < WANT_FILTERS; i++) {
@@ -390,7 +393,7 @@ static void test_emitted_equals_interpreted(void)
 	EXPECT(t.accepted > t.records / 10 && t.accepted < t.records * 9 / 10,
 	       "the filters decide both ways: %zu of %zu accepted", t.accepted, t.records);
 	close(stats_fd);
-	close(filters_fd);
+	close(accept_fd);
 }
 
 int main(void)
