@@ -442,6 +442,29 @@ def run_one(consumer, build, event, count, rate=0):
     return res
 
 
+def tracerd_rows(ev, tmp, build, journal, sfx=""):
+    """tracerd's configurations, run by one build (sfx " (B)": the --compare build)."""
+    c = [Tracerd(ev, None, tmp, f"tracerd ring (no text){sfx}", build, ring_only=True),
+         Tracerd(ev, None, tmp, f"tracerd stdout{sfx}", build),
+         Tracerd(ev, None, tmp, f"tracerd store zstd{sfx}", build, output="store:zstd"),
+         Tracerd(ev, None, tmp, f"tracerd store zlib{sfx}", build, output="store:zlib"),
+         Tracerd(ev, None, tmp, f"tracerd store none{sfx}", build, output="store:none"),
+         Tracerd(ev, ev["reject"], tmp, f"tracerd reject{sfx}", build),
+         # rejected by Unit= (no task runs in that unit) where the row above is by Filter=
+         Tracerd(ev, None, tmp, f"tracerd unit reject{sfx}", build,
+                 unit="tracerd-bench-nothing.service"),
+         Tracerd(ev, ev["accept"], tmp, f"tracerd accept{sfx}", build),
+         Tracerd(ev, ev["accept"], tmp, f"tracerd aggregate accept{sfx}", build,
+                 aggregate=ev["hist"]),
+         Tracerd(ev, None, tmp, f"tracerd store zstd kstack{sfx}", build, output="store:zstd",
+                 stack="kernel"),
+         Tracerd(ev, ev["reject"], tmp, f"tracerd reject kstack{sfx}", build, stack="kernel")]
+    if journal:
+        c.append(Tracerd(ev, None, tmp, f"tracerd journal{sfx}", build, output="journal",
+                         journald=journal))
+    return c
+
+
 def consumers_for(evname, ev, tmp, build, journal, compare=None):
     c = [NoConsumer(),
          Ftrace(ev, None, tmp, "ftrace", build),
@@ -452,34 +475,11 @@ def consumers_for(evname, ev, tmp, build, journal, compare=None):
          Bpftrace(ev, ev["bt_accept"], tmp, "bpftrace printf accept"),
          Bpftrace(ev, ev["bt_accept"], tmp, "bpftrace count accept", count=True),
          Bpftrace(ev, ev["bt_accept"], tmp, "bpftrace @[key] count accept", key=ev["bt_key"]),
-         Tracerd(ev, None, tmp, "tracerd ring (no text)", build, ring_only=True),
-         Tracerd(ev, None, tmp, "tracerd stdout", build),
-         Tracerd(ev, None, tmp, "tracerd store zstd", build, output="store:zstd"),
-         Tracerd(ev, None, tmp, "tracerd store zlib", build, output="store:zlib"),
-         Tracerd(ev, None, tmp, "tracerd store none", build, output="store:none"),
-         Tracerd(ev, ev["reject"], tmp, "tracerd reject", build),
-         # rejected by Unit= (no task runs in that unit) where the row above is by Filter=
-         Tracerd(ev, None, tmp, "tracerd unit reject", build, unit="tracerd-bench-nothing.service"),
-         Tracerd(ev, ev["accept"], tmp, "tracerd accept", build),
-         Tracerd(ev, ev["accept"], tmp, "tracerd aggregate accept", build,
-                 aggregate=ev["hist"]),
          # Stack traces (issue 20): against perf's way of recording them.
-         PerfRecord(ev, None, tmp, "perf record -g", callgraph=True),
-         Tracerd(ev, None, tmp, "tracerd store zstd kstack", build, output="store:zstd",
-                 stack="kernel"),
-         Tracerd(ev, ev["reject"], tmp, "tracerd reject kstack", build, stack="kernel")]
-    if journal:
-        c.append(Tracerd(ev, None, tmp, "tracerd journal", build, output="journal",
-                         journald=journal))
-    if compare:  # A/B: another build of tracerd, same configurations
-        c += [Tracerd(ev, None, tmp, "tracerd stdout (B)", compare),
-              Tracerd(ev, None, tmp, "tracerd store zstd kstack (B)", compare, output="store:zstd",
-                      stack="kernel"),
-              Tracerd(ev, ev["reject"], tmp, "tracerd reject (B)", compare),
-              Tracerd(ev, ev["accept"], tmp, "tracerd accept (B)", compare)]
-        if journal:
-            c.append(Tracerd(ev, None, tmp, "tracerd journal (B)", compare, output="journal",
-                             journald=journal))
+         PerfRecord(ev, None, tmp, "perf record -g", callgraph=True)]
+    c += tracerd_rows(ev, tmp, build, journal)
+    if compare:  # A/B: every tracerd row again, run by another build
+        c += tracerd_rows(ev, tmp, compare, journal, " (B)")
     return c
 
 
@@ -493,15 +493,30 @@ def fmt(x, digits=0):
     return f"{x:.{digits}f}"
 
 
-BASE = {"ftrace": "ftrace", "ftrace reject": "ftrace reject", "ftrace accept": "ftrace accept",
-        "tracerd stdout": "ftrace", "tracerd reject": "ftrace reject",
-        "tracerd unit reject": "ftrace reject",
-        "tracerd accept": "ftrace accept", "tracerd journal": "ftrace",
-        "tracerd stdout (B)": "ftrace", "tracerd ring (no text)": "ftrace",
-        "tracerd store zstd": "ftrace", "tracerd store zlib": "ftrace", "tracerd store none": "ftrace",
-        "tracerd reject (B)": "ftrace reject", "tracerd accept (B)": "ftrace accept",
-        "tracerd journal (B)": "ftrace", "tracerd store zstd kstack": "ftrace",
-        "tracerd reject kstack": "ftrace reject", "tracerd store zstd kstack (B)": "ftrace"}
+# The ftrace row each row's "vs ftrace" divides by: the one with the same
+# filter, for tracerd's rows and their --compare (B) twins alike.
+def base_of(name):
+    name = name.removesuffix(" (B)")
+    for f in ("reject", "accept"):
+        if name.startswith(("ftrace", "tracerd")) and name.split()[1:2] == [f]:
+            return f"ftrace {f}"
+    if name.startswith(("tracerd unit reject", "tracerd reject kstack")):
+        return "ftrace reject"
+    return "ftrace"
+
+
+def ab_ratios(summary, p):
+    """--compare: each tracerd row against its (B) twin, in this run. A
+    change may make no row more than 5% slower (issue 23)."""
+    pairs = [(n, summary[n + " (B)"]) for n in summary if n + " (B)" in summary]
+    if not pairs:
+        return
+    p("A/B, ns added per event, this build (A) against the --compare build (B):")
+    for name, b in pairs:
+        a = summary[name]["added"]
+        r = a / b["added"] if b["added"] and b["added"] > 0 else float("nan")
+        verdict = "n/a" if r != r else "ok" if r <= 1.05 else "SLOWER"
+        p(f"  {name:<28} {fmt(a):>6} vs {fmt(b['added']):>6}  {fmt(r, 2)}x  {verdict}")
 
 
 def stack_ratios(summary, p):
@@ -597,7 +612,7 @@ def bench_event(evname, args, tmp, journal, out):
     for name, s in summary.items():
         if name == "none":
             continue
-        base = summary.get(BASE.get(name, "ftrace"))
+        base = summary.get(base_of(name))
         ratio = s["added"] / base["added"] if base and base["added"] > 0 else float("nan")
         p(f"{name:<24} {fmt(s['added']):>15} {fmt(s['min']) + '..' + fmt(s['max']):>15} "
           f"{fmt(s['added_p10']):>10} {s['lost']:>8} {s['skipped']:>8} {s['missing']:>8} "
@@ -607,6 +622,7 @@ def bench_event(evname, args, tmp, journal, out):
     for name, why in skipped.items():
         p(f"{name:<24} not measured: tracerd refuses the config: {why}")
     stack_ratios(summary, p)
+    ab_ratios(summary, p)
     p("(vs ftrace: tracerd and ftrace rows against the ftrace row with the same filter; "
       "others against plain ftrace. CPU: the consumer's own processes from ready to exit "
       "(tracerd journal: and journald's). "
@@ -1022,7 +1038,7 @@ def update_readme(now, results, verdicts, fp, path):
             if not x:
                 cells.append("not measured")
                 continue
-            base = summ.get(BASE.get(n, "ftrace"))
+            base = summ.get(base_of(n))
             ratio = x["added"] / base["added"] if base and base["added"] > 0 else float("nan")
             lost = x["lost"] + x["missing"]
             skipped = f", skipped {x['skipped']}" if x.get("skipped") else ""
