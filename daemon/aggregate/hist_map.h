@@ -41,6 +41,8 @@ int hist_wait_programs(const struct hist_maps *m);
 int hist_collect(const struct hist_maps *m, const struct hist *h, uint32_t slot, uint32_t gen,
 		 struct hist_dump *d);
 void hist_dump_free(struct hist_dump *d);
+/* Entries of equal keys made one (counts and sums added); sorted by key. */
+void hist_dump_merge(struct hist_dump *d);
 /* hist_stack.c: the common_stacktrace keys of d as the kernel's hist file
  * shows them (the tracing machinery's leading frames off, TRACERD_HIST_STACK_DEPTH
  * frames, HIST_STACK_CUT after a deeper stack), and entries that became
