@@ -144,6 +144,17 @@ static int find_keys(int fd, size_t full, uint32_t slot, uint32_t gen, uint8_t *
 	return 0;
 }
 
+void hist_key_from_compact(const struct agg_desc *desc, const uint8_t *compact,
+			   uint8_t full[TRACERD_AGG_LARGE])
+{
+	memset(full, 0, TRACERD_AGG_LARGE);
+	for (uint32_t i = 0; i < desc->n_keys && i < TRACERD_AGG_KEYS; i++) {
+		const struct agg_key_src *k = &desc->keys[i];
+
+		memcpy(full + k->key_off, compact + k->short_off, tracerd_agg_short_width(k));
+	}
+}
+
 /* How a map's key holds the dump's key: as it is, as a stack id (the small
  * map of a stack_ids slot), or in the compact layout of short strings (the
  * small map of a slot with agg_desc.short_size). */
@@ -159,15 +170,11 @@ static const uint8_t *full_key(const struct hist_maps *m, const struct agg_desc 
 
 	if (f == KEY_FULL)
 		return key;
-	memset(buf, 0, TRACERD_AGG_LARGE);
 	if (f == KEY_COMPACT) {
-		for (uint32_t i = 0; i < desc->n_keys; i++) {
-			const struct agg_key_src *k = &desc->keys[i];
-
-			memcpy(buf + k->key_off, key + k->short_off, tracerd_agg_short_width(k));
-		}
+		hist_key_from_compact(desc, key, buf);
 		return buf;
 	}
+	memset(buf, 0, TRACERD_AGG_LARGE);
 	memcpy(&id, key, sizeof(id));
 	id32 = id;
 	return bpf_map_lookup_elem(m->stacks, &id32, buf) < 0 ? NULL : buf;
