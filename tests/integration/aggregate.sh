@@ -223,6 +223,26 @@ bad "unknown modifier" "hist:keys=bytes_req.lg2" ":4:31: unknown modifier '.lg2'
 bad "a string with .log2" "hist:keys=comm.log2" ":4:26: comm is a string: .log2 applies to numbers"
 bad "size=0" "hist:keys=node:size=0" ":4:31: size=0 is out of range: the kernel takes 65 to 131072 entries (rounded up to a power of two)"
 
+# A key of a __data_loc string and a number may take the small map's
+# entries as well as the large one's: size= counts in both. 2 x 32768 small
+# keys fill the small map, so the string histogram no longer fits there.
+cat >"$TMP/room.conf" <<EOF2
+[Daemon]
+Output=stdout
+[Selection]
+Name=small
+Events=filelock:fcntl_setlk
+Aggregate=hist:keys=type:size=32768
+[Selection]
+Name=str
+Events=sched:sched_process_wait
+Aggregate=hist:keys=comm:size=128
+EOF2
+timeout -s INT 20 $TRACERD --config "$TMP/room.conf" --foreground >/dev/null 2>"$TMP/room.err"
+rc=$?
+check "room: a string key's histogram counts in the small map too: refused (exit $rc)" \
+	grep -q "room.conf:10:11: the histograms' size= .* exceed the 65536 entries of the map for keys of up to 24 bytes" "$TMP/room.err"
+
 # AggregateIntervalSec=: a dump per interval, then cleared; in the journal an
 # entry per key (TRACE_HIST=, keys and values as fields) and a totals entry.
 # journald's socket is a stand-in in a mount namespace of this test's own.
