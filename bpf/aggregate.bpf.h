@@ -112,9 +112,9 @@ static __always_inline __u64 agg_log2(__u64 v)
  * __data_loc string is read from the event's own record (ctx): the class
  * program copied only the fixed part that the filter and keys read. */
 static __always_inline void agg_key_str(const struct agg_key_src *k, const __u8 *rec,
-					const __u8 *ctx, __u8 *dst)
+					const __u8 *ctx, __u8 *dst, __u32 n)
 {
-	__u32 off = k->off & AGG_REC_MASK, loc, start, n = k->width;
+	__u32 off = k->off & AGG_REC_MASK, loc, start;
 
 	/* key_off < 256 and n <= 256: inside the 512 bytes of the key buffer */
 	if (n > TRACERD_AGG_LARGE)
@@ -143,10 +143,12 @@ static __always_inline bool agg_key_stack(void *ctx, __u8 *dst)
 	return bpf_get_stack(ctx, dst, TRACERD_HIST_STACK_FRAMES * 8, 0) > 0;
 }
 
+/* compact: the key's compact layout (agg_desc.short_size), whose strings
+ * are short. */
 static __always_inline bool agg_key_part(const struct agg_key_src *k, const __u8 *rec,
-					 void *ctx, __u64 pid_tgid, __u8 *data)
+					 void *ctx, __u64 pid_tgid, __u8 *data, bool compact)
 {
-	__u8 *dst = data + (k->key_off & AGG_KEY_MASK);
+	__u8 *dst = data + ((compact ? k->short_off : k->key_off) & AGG_KEY_MASK);
 	__u64 v;
 
 	switch (k->src) {
@@ -155,7 +157,7 @@ static __always_inline bool agg_key_part(const struct agg_key_src *k, const __u8
 	case SRC_STR:
 	case SRC_DATA_LOC:
 	case SRC_REL_LOC:
-		agg_key_str(k, rec, ctx, dst);
+		agg_key_str(k, rec, ctx, dst, compact ? tracerd_agg_short_width(k) : k->width);
 		return true;
 	case SRC_COMM:
 		bpf_get_current_comm(dst, TRACERD_COMM_LEN);
@@ -278,6 +280,27 @@ static __always_inline int agg_by_stack_id(void *ctx, struct agg_scratch *a,
 	return agg_count(&agg_small, a, ad, rec) ? AGG_COUNTED : AGG_NO_ENTRY;
 }
 
+/* Has the key of ad a compact layout, and are its __data_loc strings in
+ * this record all short? Then it goes to the small map in that layout
+ * (the emitted program decides alike: filter_emit_frame.c). */
+static __always_inline bool agg_compact(const struct agg_desc *ad, const __u8 *rec)
+{
+	__u32 i;
+
+	if (!ad->short_size)
+		return false;
+	for (i = 0; i < TRACERD_AGG_KEYS; i++) {
+		const struct agg_key_src *k = &ad->keys[i];
+
+		if (i >= ad->n_keys)
+			break;
+		if (tracerd_agg_dyn_str(k->src) &&
+		    !tracerd_agg_str_is_short(*(__u32 *)(rec + (k->off & AGG_REC_MASK))))
+			return false;
+	}
+	return true;
+}
+
 /* Counts the record of slot in its histogram: rec is the copy of its
  * fixed part (at least), ctx the kernel's. Inlined: a stack is walked
  * from the helper's frame up, and a BPF subprogram's frame between cost
@@ -287,6 +310,7 @@ static __always_inline int aggregate(__u32 slot, const __u8 *rec, void *ctx,
 				     __u64 pid_tgid, struct agg_scratch *a)
 {
 	const struct agg_desc *ad = bpf_map_lookup_elem(&agg_descs, &slot);
+	bool large, compact;
 	__u32 i;
 	int r;
 
@@ -296,19 +320,21 @@ static __always_inline int aggregate(__u32 slot, const __u8 *rec, void *ctx,
 	a->hdr.gen = ad->gen & 1;
 	if (ad->stack_ids && (r = agg_by_stack_id(ctx, a, ad, rec)) >= 0)
 		return r;
-	if (ad->large)
+	compact = agg_compact(ad, rec);
+	large = ad->large && !compact;
+	if (large)
 		__builtin_memset(a->data, 0, TRACERD_AGG_LARGE);
 	else
 		__builtin_memset(a->data, 0, TRACERD_AGG_SMALL);
 	for (i = 0; i < TRACERD_AGG_KEYS; i++) {
 		if (i >= ad->n_keys)
 			break;
-		if (!agg_key_part(&ad->keys[i], rec, ctx, pid_tgid, a->data)) {
+		if (!agg_key_part(&ad->keys[i], rec, ctx, pid_tgid, a->data, compact)) {
 			agg_drop(slot, a->hdr.gen);
 			return AGG_NO_STACK;
 		}
 	}
-	if (ad->large ? agg_count(&agg_large, a, ad, rec) : agg_count(&agg_small, a, ad, rec))
+	if (large ? agg_count(&agg_large, a, ad, rec) : agg_count(&agg_small, a, ad, rec))
 		return AGG_COUNTED;
 	return AGG_NO_ENTRY;
 }

@@ -396,12 +396,16 @@ static int commit(struct tracer *t, struct config *cfg, struct sel_build *b, siz
 }
 
 /* Entries of the histograms' maps that slots may take: size= of each, in
- * both generations. The running slots count too: a changed selection is
- * attached before the old one goes. */
+ * both generations (a large key with a compact layout in both maps: its
+ * entries may be all short or all long). The running slots count too: a
+ * changed selection is attached before the old one goes. */
 static void hist_room_add(const struct hist *h, uint64_t used[2])
 {
-	if (h)
-		used[h->desc.large] += 2ULL * h->desc.max_entries;
+	if (!h)
+		return;
+	used[h->desc.large] += 2ULL * h->desc.max_entries;
+	if (h->desc.short_size)
+		used[0] += 2ULL * h->desc.max_entries;
 }
 
 static int check_hist_room(struct tracer *t, struct sel_build *b, size_t n, struct diag *d)

@@ -313,6 +313,14 @@ struct event_stats {
 #define TRACERD_AGG_SMALL	24	/* key bytes of the small map */
 #define TRACERD_AGG_LARGE	256	/* key bytes of the large map */
 #define TRACERD_AGG_STR		128	/* bytes of a __data_loc string key, NUL included */
+/* A short string: a key whose __data_loc strings are all at most this long
+ * (the loc word's length, NUL included) is counted in the small map, in the
+ * key's compact layout (agg_desc.short_size), when that layout fits; a
+ * longer one in the large map. The length is known before the string is
+ * read, so the choice is the key's own: the generic aggregate() and the
+ * emitted program make it alike, and the dump turns a compact key back
+ * into the full one (the string's bytes, zeros after). */
+#define TRACERD_AGG_STR_SHORT	16
 /* A common_stacktrace key: the kernel hist's HIST_STACKTRACE_DEPTH frames
  * from the tracepoint's caller on, and room for the tracing machinery's
  * own frames in front (kernel-events/stack_skip.c: __traceiter_<event>
@@ -338,7 +346,8 @@ struct agg_key_src {
 	__u16 off;		/* in the record */
 	__u16 key_off;		/* in the key: numbers take 8 bytes */
 	__u16 width;		/* bytes in the key */
-	__u16 pad[3];
+	__u16 short_off;	/* in the compact key (agg_desc.short_size) */
+	__u16 pad[2];
 	__u64 buckets;		/* AGG_X_BUCKETS: the bucket size */
 };
 
@@ -358,10 +367,32 @@ struct agg_desc {
 	/* keys=common_stacktrace alone: counted under the stack's id in
 	 * the small map, or, when the id map cannot give one, under the
 	 * frames in the large map (the key layout desc describes). */
-	__u32 stack_ids, pad;
+	__u32 stack_ids;
+	/* A large key with __data_loc strings: the bytes of its compact
+	 * layout, which fits the small map (TRACERD_AGG_STR_SHORT); 0: none. */
+	__u32 short_size;
 	struct agg_key_src keys[TRACERD_AGG_KEYS];
 	struct agg_val_src vals[TRACERD_AGG_VALS];
 };
+
+TRACERD_INLINE bool tracerd_agg_dyn_str(__u8 src)
+{
+	return src == SRC_DATA_LOC || src == SRC_REL_LOC;
+}
+
+/* A key part's bytes in the compact layout: a __data_loc string its short
+ * length, the rest as in the full key. */
+TRACERD_INLINE __u32 tracerd_agg_short_width(const struct agg_key_src *k)
+{
+	return tracerd_agg_dyn_str(k->src) ? TRACERD_AGG_STR_SHORT : k->width;
+}
+
+/* Is a __data_loc string of this loc word short, so that a key of short
+ * strings alone goes to the small map? */
+TRACERD_INLINE bool tracerd_agg_str_is_short(__u32 loc)
+{
+	return tracerd_loc_len(loc) <= TRACERD_AGG_STR_SHORT;
+}
 
 /* The hash maps' key: which slot and generation, then the key bytes. */
 struct agg_key_hdr {

@@ -197,6 +197,30 @@ static int compile_sort(struct hcomp *c)
 	return 0;
 }
 
+/* A large key with __data_loc strings: its compact layout, each part at
+ * short_off (a string in TRACERD_AGG_STR_SHORT bytes), when that fits the
+ * small map; a key of short strings is counted there. */
+static void compact_layout(struct agg_desc *d)
+{
+	unsigned off = 0;
+	bool strs = false;
+
+	d->short_size = 0;
+	if (!d->large || d->stack_ids)
+		return;
+	for (size_t i = 0; i < d->n_keys; i++) {
+		struct agg_key_src *k = &d->keys[i];
+
+		if (k->src == SRC_STACKTRACE)
+			return;
+		strs |= tracerd_agg_dyn_str(k->src);
+		k->short_off = off;
+		off += (tracerd_agg_short_width(k) + 7) & ~7u;
+	}
+	if (strs && off <= TRACERD_AGG_SMALL)
+		d->short_size = off;
+}
+
 static void print_fref(const struct hist_fref *f, struct strbuf *out)
 {
 	sb_puts(out, f->name);
@@ -263,6 +287,7 @@ static int compile(struct hcomp *c)
 	h->desc.max_entries = h->spec.size;
 	h->desc.n_keys = h->n_keys;
 	h->desc.n_vals = h->n_vals;
+	compact_layout(&h->desc);
 	h->span = c->span > 8 ? c->span : 8;
 	return trigger_text(h);
 }

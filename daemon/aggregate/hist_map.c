@@ -144,17 +144,52 @@ static int find_keys(int fd, size_t full, uint32_t slot, uint32_t gen, uint8_t *
 	return 0;
 }
 
+void hist_key_from_compact(const struct agg_desc *desc, const uint8_t *compact,
+			   uint8_t full[TRACERD_AGG_LARGE])
+{
+	memset(full, 0, TRACERD_AGG_LARGE);
+	for (uint32_t i = 0; i < desc->n_keys && i < TRACERD_AGG_KEYS; i++) {
+		const struct agg_key_src *k = &desc->keys[i];
+
+		memcpy(full + k->key_off, compact + k->short_off, tracerd_agg_short_width(k));
+	}
+}
+
+/* How a map's key holds the dump's key: as it is, as a stack id (the small
+ * map of a stack_ids slot), or in the compact layout of short strings (the
+ * small map of a slot with agg_desc.short_size). */
+enum key_form { KEY_FULL, KEY_STACK_ID, KEY_COMPACT };
+
+/* The dump's key of a map key: key itself, or made in buf; NULL: a stack
+ * id whose stack is gone (never: the program's map keeps them). */
+static const uint8_t *full_key(const struct hist_maps *m, const struct agg_desc *desc,
+			       enum key_form f, const uint8_t *key, uint8_t buf[TRACERD_AGG_LARGE])
+{
+	uint64_t id;
+	uint32_t id32;
+
+	if (f == KEY_FULL)
+		return key;
+	if (f == KEY_COMPACT) {
+		hist_key_from_compact(desc, key, buf);
+		return buf;
+	}
+	memset(buf, 0, TRACERD_AGG_LARGE);
+	memcpy(&id, key, sizeof(id));
+	id32 = id;
+	return bpf_map_lookup_elem(m->stacks, &id32, buf) < 0 ? NULL : buf;
+}
+
 /* Reads out and deletes the entries of (slot, gen) in map fd, keys of
- * key_size bytes after the header, into d. ids: the map's key is a stack id
- * (the small map of a stack_ids slot), made into the frames the key of d
- * holds; an id whose stack is gone (never: the program's map keeps them)
- * counts as Dropped. */
-static int collect_map(const struct hist_maps *m, int fd, size_t key_size, bool ids,
-		       uint32_t slot, uint32_t gen, struct agg_value *vals, struct hist_dump *d)
+ * key_size bytes after the header and of form f, into d; an entry whose
+ * key cannot be made counts as Dropped. */
+static int collect_map(const struct hist_maps *m, const struct agg_desc *desc, int fd,
+		       size_t key_size, enum key_form f, uint32_t slot, uint32_t gen,
+		       struct agg_value *vals, struct hist_dump *d)
 {
 	size_t full = sizeof(struct agg_key_hdr) + key_size, n = 0;
 	_cleanup_free_ uint8_t *keys = NULL;
-	uint8_t frames[TRACERD_AGG_LARGE];
+	uint8_t buf[TRACERD_AGG_LARGE];
 	int r = find_keys(fd, full, slot, gen, &keys, &n);
 
 	if (r < 0)
@@ -166,25 +201,24 @@ static int collect_map(const struct hist_maps *m, int fd, size_t key_size, bool 
 		 * (one that saw the old generation) is not lost between. */
 		if (bpf_map_lookup_and_delete_elem(fd, keys + i * full, vals) < 0)
 			continue;
-		if (ids) {
-			uint64_t id;
-			uint32_t id32;
-
-			memcpy(&id, key, sizeof(id));
-			id32 = id;
-			memset(frames, 0, sizeof(frames));
-			if (bpf_map_lookup_elem(m->stacks, &id32, frames) < 0) {
-				for (int c = 0; c < m->ncpu; c++)
-					d->dropped += vals[c].hitcount;
-				continue;
-			}
-			key = frames;
+		key = full_key(m, desc, f, key, buf);
+		if (!key) {
+			for (int c = 0; c < m->ncpu; c++)
+				d->dropped += vals[c].hitcount;
+			continue;
 		}
 		r = dump_add(d, d->key_size, key, vals, m->ncpu);
 		if (r < 0)
 			return r;
 	}
 	return 0;
+}
+
+/* The small map's entries of a slot that has some there besides its own
+ * map's: keyed by stack id, or compact. */
+static enum key_form small_form(const struct agg_desc *desc)
+{
+	return desc->stack_ids ? KEY_STACK_ID : desc->short_size ? KEY_COMPACT : KEY_FULL;
 }
 
 int hist_collect(const struct hist_maps *m, const struct hist *h, uint32_t slot, uint32_t gen,
@@ -199,10 +233,11 @@ int hist_collect(const struct hist_maps *m, const struct hist *h, uint32_t slot,
 	*d = (struct hist_dump){ .key_size = key_size };
 	if (!vals)
 		return -ENOMEM;
-	if (h->desc.stack_ids)
-		r = collect_map(m, m->small, TRACERD_AGG_SMALL, true, slot, gen, vals, d);
+	if (small_form(&h->desc) != KEY_FULL)
+		r = collect_map(m, &h->desc, m->small, TRACERD_AGG_SMALL, small_form(&h->desc), slot,
+				gen, vals, d);
 	if (r >= 0)
-		r = collect_map(m, fd, key_size, false, slot, gen, vals, d);
+		r = collect_map(m, &h->desc, fd, key_size, KEY_FULL, slot, gen, vals, d);
 	if (r < 0) {
 		hist_dump_free(d);
 		return r;
@@ -211,6 +246,11 @@ int hist_collect(const struct hist_maps *m, const struct hist *h, uint32_t slot,
 	for (size_t i = 0; i < d->n; i++)
 		d->v[i].key = d->keys + i * key_size;
 	hist_stack_canon(h, d);
+	/* A string whose loc word says more than TRACERD_AGG_STR_SHORT bytes
+	 * but whose NUL comes before went to the large map under a key that a
+	 * short one may also have in the small map. */
+	if (h->desc.short_size)
+		hist_dump_merge(d);
 	if (bpf_map_lookup_elem(m->budgets, &idx, &b) < 0)
 		return -errno;
 	d->dropped += b.dropped;

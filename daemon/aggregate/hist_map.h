@@ -35,12 +35,19 @@ int hist_flip(const struct hist_maps *m, uint32_t slot, struct agg_desc *desc, u
 /* Returns once every BPF program that was running has finished: after a
  * flip, no event is still counting in the old generation. */
 int hist_wait_programs(const struct hist_maps *m);
+/* A key of desc's compact layout (agg_desc.short_size: its strings short),
+ * in the small map, as the full key the large map would have had: each
+ * part at its key_off, a string's bytes and zeros after. */
+void hist_key_from_compact(const struct agg_desc *desc, const uint8_t *compact,
+			   uint8_t full[TRACERD_AGG_LARGE]);
 /* Reads out and deletes generation gen of slot, and clears its budget. A
  * stack_ids slot's entries keyed by stack id come out keyed by the frames,
  * as those the program counted under its frames. */
 int hist_collect(const struct hist_maps *m, const struct hist *h, uint32_t slot, uint32_t gen,
 		 struct hist_dump *d);
 void hist_dump_free(struct hist_dump *d);
+/* Entries of equal keys made one (counts and sums added); sorted by key. */
+void hist_dump_merge(struct hist_dump *d);
 /* hist_stack.c: the common_stacktrace keys of d as the kernel's hist file
  * shows them (the tracing machinery's leading frames off, TRACERD_HIST_STACK_DEPTH
  * frames, HIST_STACK_CUT after a deeper stack), and entries that became

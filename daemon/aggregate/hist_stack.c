@@ -42,16 +42,6 @@ static bool canon_stack(uint8_t *p)
 	return false;
 }
 
-/* qsort has no context argument: the key size of the dump being merged. */
-static __thread size_t merging;
-
-static int cmp_keys(const void *pa, const void *pb)
-{
-	const struct hist_entry *a = pa, *b = pb;
-
-	return memcmp(a->key, b->key, merging);
-}
-
 bool hist_has_stack(const struct hist *h)
 {
 	for (size_t i = 0; i < h->n_keys; i++)
@@ -62,8 +52,6 @@ bool hist_has_stack(const struct hist *h)
 
 void hist_stack_canon(const struct hist *h, struct hist_dump *d)
 {
-	size_t out = 0;
-
 	if (!hist_has_stack(h) || !d->n)
 		return;
 	/* Counted here, where the skip is known: the program cannot tell a
@@ -78,18 +66,5 @@ void hist_stack_canon(const struct hist *h, struct hist_dump *d)
 		if (cut)
 			d->stack_cut += d->v[i].hitcount;
 	}
-	merging = d->key_size;
-	qsort_safe(d->v, d->n, sizeof(*d->v), cmp_keys);
-	for (size_t i = 1; i < d->n; i++) {
-		struct hist_entry *o = &d->v[out];
-
-		if (memcmp(o->key, d->v[i].key, d->key_size)) {
-			d->v[++out] = d->v[i];
-			continue;
-		}
-		o->hitcount += d->v[i].hitcount;
-		for (size_t j = 0; j < TRACERD_AGG_VALS; j++)
-			o->sums[j] += d->v[i].sums[j];
-	}
-	d->n = out + 1;
+	hist_dump_merge(d);
 }

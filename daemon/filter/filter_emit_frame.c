@@ -171,35 +171,79 @@ static unsigned agg_key_width(const struct agg_key_src *k)
 	return k->src == SRC_COMM ? TRACERD_COMM_LEN : k->src == SRC_STR ? k->width : 8;
 }
 
+/* A key part's offset in the key this program builds: a large key's
+ * compact layout (strings short), or the small key itself. */
+static unsigned agg_part_off(const struct agg_desc *a, const struct agg_key_src *k)
+{
+	return a->large ? k->short_off : k->key_off;
+}
+
+static bool agg_part_here(const struct agg_desc *a, const struct agg_key_src *k)
+{
+	if (k->xform != AGG_X_NONE)
+		return false;
+	if (agg_part_off(a, k) + (a->large ? tracerd_agg_short_width(k) : agg_key_width(k)) >
+	    TRACERD_AGG_SMALL)
+		return false;
+	switch (k->src) {
+	case SRC_PID:
+	case SRC_CPU:
+	case SRC_COMM:
+		return true;
+	case SRC_RECORD:
+		return agg_number(k->off, k->size);
+	case SRC_STR:
+		return k->off >= 8;
+	case SRC_DATA_LOC:	/* the loc word, read whole from ctx */
+		return k->off >= 8 && k->off % 4 == 0;
+	}
+	return false;
+}
+
 /* A histogram this program counts itself: keys of the record's numbers,
- * char arrays, common_pid, cpu or comm, sums of numbers, in the small map.
- * Anything else (__data_loc strings, log2, buckets, stacks, cgroups, a large key) and the
- * first event of a key (an insert, which keeps to size=) go to the accept
- * program's aggregate(). */
+ * char arrays, __data_loc strings, common_pid, cpu or comm, sums of
+ * numbers, in the small map: a small key, or a large one whose compact
+ * layout fits it (agg_desc.short_size), while its strings are short.
+ * Anything else (log2, buckets, stacks, cgroups, other large keys), a long
+ * string and the first event of a key (an insert, which keeps to size=) go
+ * to the accept program's aggregate(). */
 bool filter_emit_aggregates(const struct filter_emit_maps *m)
 {
 	const struct agg_desc *a = m->agg;
 
-	if (!a || m->verdict || m->unit || a->large || a->stack_ids)
+	if (!a || m->verdict || m->unit || (a->large && !a->short_size) || a->stack_ids)
 		return false;
-	for (uint32_t i = 0; i < a->n_keys; i++) {
-		const struct agg_key_src *k = &a->keys[i];
-
-		if (k->xform != AGG_X_NONE || k->key_off + agg_key_width(k) > TRACERD_AGG_SMALL)
+	for (uint32_t i = 0; i < a->n_keys; i++)
+		if (!agg_part_here(a, &a->keys[i]))
 			return false;
-		if (k->src != SRC_PID && k->src != SRC_CPU && k->src != SRC_COMM &&
-		    !(k->src == SRC_RECORD && agg_number(k->off, k->size)) &&
-		    !(k->src == SRC_STR && k->off >= 8))
-			return false;
-	}
 	for (uint32_t i = 0; i < a->n_vals; i++)
 		if (!agg_number(a->vals[i].off, a->vals[i].size))
 			return false;
 	return true;
 }
 
+/* A __data_loc string, into the key at off, as agg_key_str() reads a short
+ * one; a long one: to slow, where aggregate() counts it in the large map. */
+static void agg_key_data_loc(struct emitter *e, const struct agg_key_src *k, unsigned off, int slow)
+{
+	int empty = label_new(e);
+
+	ldx(e, BPF_W, R3, R_CTX, k->off);
+	mov_reg(e, R2, R3);
+	alu_imm(e, BPF_RSH, R2, 16);		/* r2 = length, NUL included */
+	jmp_imm(e, BPF_JGT, R2, TRACERD_AGG_STR_SHORT, slow);
+	jmp_imm(e, BPF_JEQ, R2, 0, empty);
+	alu_imm(e, BPF_AND, R3, 0xffff);	/* r3 = offset in the record */
+	alu_reg(e, BPF_ADD, R3, R_CTX);
+	mov_reg(e, R1, R_FP);
+	alu_imm(e, BPF_ADD, R1, FP_AGGKEY + 8 + off);
+	call(e, BPF_FUNC_probe_read_kernel_str);
+	label_place(e, empty);
+}
+
 /* The key of agg_key_part(), at FP_AGGKEY: the slot, the generation the
- * daemon set (agg_descs[slot].gen), each part a u64 at its key_off. */
+ * daemon set (agg_descs[slot].gen), each part a u64 at its key_off (a
+ * large key's: at its short_off, its strings short). */
 static void agg_key(struct emitter *e, int slow)
 {
 	const struct agg_desc *a = e->m->agg;
@@ -218,21 +262,26 @@ static void agg_key(struct emitter *e, int slow)
 		put(e, insn(BPF_ST | BPF_MEM | BPF_DW, R_FP, 0, FP_AGGKEY + 8 + i, 0), -1);
 	for (uint32_t i = 0; i < a->n_keys; i++) {
 		const struct agg_key_src *k = &a->keys[i];
+		unsigned off = agg_part_off(a, k);
 
 		if (k->src == SRC_COMM) {	/* NUL-padded to its 16 bytes */
 			mov_reg(e, R1, R_FP);
-			alu_imm(e, BPF_ADD, R1, FP_AGGKEY + 8 + k->key_off);
+			alu_imm(e, BPF_ADD, R1, FP_AGGKEY + 8 + off);
 			mov_imm(e, R2, TRACERD_COMM_LEN);
 			call(e, BPF_FUNC_get_current_comm);
 			continue;
 		}
 		if (k->src == SRC_STR) {	/* up to the NUL, as agg_key_str() */
 			mov_reg(e, R1, R_FP);
-			alu_imm(e, BPF_ADD, R1, FP_AGGKEY + 8 + k->key_off);
+			alu_imm(e, BPF_ADD, R1, FP_AGGKEY + 8 + off);
 			mov_imm(e, R2, k->width);
 			mov_reg(e, R3, R_CTX);
 			alu_imm(e, BPF_ADD, R3, k->off);
 			call(e, BPF_FUNC_probe_read_kernel_str);
+			continue;
+		}
+		if (k->src == SRC_DATA_LOC) {
+			agg_key_data_loc(e, k, off, slow);
 			continue;
 		}
 		if (k->src == SRC_PID)
@@ -241,8 +290,7 @@ static void agg_key(struct emitter *e, int slow)
 			call(e, BPF_FUNC_get_smp_processor_id);
 		else
 			load_ctx_number(e, k->off, k->size, k->is_signed);
-		put(e, insn(BPF_STX | BPF_MEM | BPF_DW, R_FP, R0, FP_AGGKEY + 8 + k->key_off, 0),
-		    -1);
+		put(e, insn(BPF_STX | BPF_MEM | BPF_DW, R_FP, R0, FP_AGGKEY + 8 + off, 0), -1);
 	}
 }
 

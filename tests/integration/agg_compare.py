@@ -5,7 +5,8 @@ records a tracefs instance kept of the same events, grouped by the same key.
   agg_compare.py TRACERD_OUT INSTANCE_TRACE SELECTION EVENT KIND
 
 KIND says how to key a kernel record, the way the Aggregate= of SELECTION
-keys it: next_comm+prev_state, syscall, log2:bytes_req:bytes_alloc, filename.
+keys it: next_comm+prev_state, syscall, log2:bytes_req:bytes_alloc, filename,
+comm+pid.
 Prints TAP lines; exits 1 on a difference."""
 import re
 import sys
@@ -59,6 +60,9 @@ def kernel_groups(path, event, kind):
             key = int(re.match(r"NR (\d+)", text).group(1))
         elif kind == "filename":
             key = re.match(r"filename=(.*) pid=\d+ old_pid=\d+$", text.rstrip("\n")).group(1)
+        elif kind == "comm+pid":
+            m = re.match(r"comm=(.*) pid=(-?\d+) prio=-?\d+$", text.rstrip("\n"))
+            key = (m.group(1), int(m.group(2)))
         elif kind.startswith("log2:"):
             _, k, v = kind.split(":")
             f = fields(text)
@@ -80,6 +84,9 @@ def tracerd_groups(entries, kind):
             key = int(re.search(r"\[ *(\d+)\]$", text).group(1))
         elif kind == "filename":
             key = re.match(r"filename: (.*?) *$", text).group(1)
+        elif kind == "comm+pid":
+            m = re.match(r"comm: (.*?) *, pid: +(-?\d+)$", text)
+            key = (m.group(1), int(m.group(2)))
         else:
             key = int(re.search(r"~ 2\^(\d+)", text).group(1))
         groups[key][0] += hits

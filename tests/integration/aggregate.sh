@@ -7,26 +7,41 @@
 # key by key: a string and a symbolic key (sched_switch next_comm,
 # prev_state), a numeric key with .syscall (raw_syscalls:sys_enter id), a
 # log2 key with a sum (kmem:kmalloc bytes_req.log2, bytes_alloc), a
-# __data_loc string key (sched_process_exec filename). Then a
+# __data_loc string key (sched_process_exec filename, short and long: the
+# small map and the large for one histogram), a __data_loc string and a
+# number (sched_process_wait comm,pid: the small map). Then a
 # size= overflow with its exact Dropped, a reload that keeps or restarts
 # the counts, and bad input with file:line:column.
 . "$(dirname "$0")/../lib.sh"
 need_root aggregate
 CMP=$(dirname "$0")/agg_compare.py
 
-for b in true cat sleep; do cp "/bin/$b" "$TMP/aggw$b"; done
+for b in true cat sleep bash; do cp "/bin/$b" "$TMP/aggw$b"; done
+cp /bin/true "$TMP/aggwt"
+cp /usr/bin/perl "$TMP/aggwperl"	# perl-base: waitpid() of a given pid
 
 # The same filters in the instance and in tracerd.
 F_SW='prev_comm ~ "aggw*"'
 F_SYS='comm ~ "aggw*"'
 F_KM='comm ~ "aggw*"'
 F_FN='filename ~ "*aggw*"'
+F_WT='comm ~ "aggw*"'
 make_instance "tracerd-agg-$$" || { not_ok "aggregate: instance"; exit 0; }
 instance_event() { echo "$2" >"$INSTANCE/events/$1/filter" && echo 1 >"$INSTANCE/events/$1/enable"; }
 instance_event sched/sched_switch "$F_SW"
 instance_event raw_syscalls/sys_enter "$F_SYS"
 instance_event kmem/kmalloc "$F_KM"
 instance_event sched/sched_process_exec "$F_FN"
+instance_event sched/sched_process_wait "$F_WT"
+AGG_INSTANCE=$INSTANCE
+# sched_process_exec again, filtered by the comm after the exec: a filter
+# that is emitted (fn's middle glob is not), so that the emitted program
+# counts short filenames itself.
+F_FE='comm ~ "aggw*"'
+make_instance "tracerd-aggexe-$$" || { not_ok "aggregate: instance"; exit 0; }
+EXE_INSTANCE=$INSTANCE
+instance_event sched/sched_process_exec "$F_FE"
+INSTANCE=$AGG_INSTANCE
 
 cat >"$TMP/agg.conf" <<EOF
 [Daemon]
@@ -53,7 +68,19 @@ AggregateIntervalSec=0
 Name=fn
 Events=sched:sched_process_exec
 Filter=$F_FN
-Aggregate=hist:keys=filename
+Aggregate=hist:keys=filename:size=1024
+AggregateIntervalSec=0
+[Selection]
+Name=wt
+Events=sched:sched_process_wait
+Filter=$F_WT
+Aggregate=hist:keys=comm,pid:size=128
+AggregateIntervalSec=0
+[Selection]
+Name=fe
+Events=sched:sched_process_exec
+Filter=$F_FE
+Aggregate=hist:keys=filename:size=512
 AggregateIntervalSec=0
 [Selection]
 Name=execs
@@ -64,17 +91,26 @@ AggregateIntervalSec=0
 EOF
 
 echo 1 >"$INSTANCE/tracing_on"
+echo 1 >"$EXE_INSTANCE/tracing_on"
 start_tracerd "$TMP/agg.conf" "$TMP/out" || {
 	not_ok "aggregate: tracerd starts"; sed 's/^/# /' "$TMP/out.err"; exit 0; }
 # 200 execs of distinct pids (size=100 is 128 entries: 72 Dropped), file
 # reads and sleeps: switches, syscalls and kmallocs of "aggw*" tasks.
 for ((i = 0; i < 200; i++)); do "$TMP/aggwtrue"; done
 for ((i = 0; i < 20; i++)); do "$TMP/aggwcat" /etc/passwd /proc/self/status >/dev/null; "$TMP/aggwsleep" 0.01; done
+# Execs by a short path ("./aggwt", 8 bytes: the small map) beside the
+# long ones above (the large map), and waits by "aggwbash" (any child: pid
+# 0) and "aggwperl" (a given pid).
+(cd "$TMP" && for ((i = 0; i < 30; i++)); do ./aggwt; done)
+"$TMP/aggwbash" -c 'for i in 1 2 3 4 5 6 7 8 9 10; do /bin/true; done; /bin/sleep 0.01 & wait $!; wait'
+"$TMP/aggwperl" -e 'for (1 .. 5) { my $p = fork() // die; exit 0 unless $p; waitpid($p, 0) for 1 .. 2 }'
 sleep 0.2
 stop_tracerd
 check "tracerd exits 0 at stop" [ $? = 0 ]
 echo 0 >"$INSTANCE/tracing_on"
+echo 0 >"$EXE_INSTANCE/tracing_on"
 cat "$INSTANCE/trace" >"$TMP/trace"
+cat "$EXE_INSTANCE/trace" >"$TMP/exe.trace"
 check "aggregated records never reach the ring buffer (no event lines)" \
 	[ "$(grep -c -E '^ *\S+-[0-9]+ +\[[0-9]+\]' "$TMP/out")" = 0 ]
 
@@ -83,10 +119,24 @@ check "aggregated records never reach the ring buffer (no event lines)" \
 # comparisons below check both against the kernel.
 check "sys: filter and histogram emitted" grep -q "selection sys: Filter= and Aggregate= compiled to BPF" "$TMP/out.err"
 check "km: the log2 key counted by the accept program" grep -q "selection km: Filter= compiled to BPF" "$TMP/out.err"
+# A __data_loc string key: a short string counted in the emitted program
+# (the small map), a long one in the accept program (the large map); fn's
+# filter is interpreted, so the accept program's aggregate() counts all of
+# its events, in both maps alike.
+check "fe: filter and __data_loc string histogram emitted" grep -q "selection fe: Filter= and Aggregate= compiled to BPF" "$TMP/out.err"
+check "wt: filter and comm,pid histogram emitted" grep -q "selection wt: Filter= and Aggregate= compiled to BPF" "$TMP/out.err"
+for s in fn fe; do
+	check "$s: short and long filenames in one histogram" \
+		awk -v s="# selection: $s," -v t="$TMP" 'index($0, s) == 1 {on = 1; next} /^# selection: / {on = 0}
+			on && index($0, "filename: ./aggwt ") {a = 1} on && index($0, "filename: " t "/aggwtrue ") {b = 1}
+			END {exit !(a && b)}' "$TMP/out"
+done
 python3 "$CMP" "$TMP/out" "$TMP/trace" sw sched:sched_switch next_comm+prev_state
 python3 "$CMP" "$TMP/out" "$TMP/trace" sys raw_syscalls:sys_enter syscall
 python3 "$CMP" "$TMP/out" "$TMP/trace" km kmem:kmalloc log2:bytes_req:bytes_alloc
 python3 "$CMP" "$TMP/out" "$TMP/trace" fn sched:sched_process_exec filename
+python3 "$CMP" "$TMP/out" "$TMP/trace" wt sched:sched_process_wait comm+pid
+python3 "$CMP" "$TMP/out" "$TMP/exe.trace" fe sched:sched_process_exec filename
 
 # The overflow: exactly the execs that found no entry are Dropped.
 totals=$(awk '/^# selection: execs,/ {on = 1} on && /Hits:|Entries:|Dropped:/ {printf "%s%s ", $1, $2}' "$TMP/out")
@@ -172,6 +222,26 @@ bad "unknown field" "hist:keys=bytes_rq" ":4:21: unknown field 'bytes_rq' in kme
 bad "unknown modifier" "hist:keys=bytes_req.lg2" ":4:31: unknown modifier '.lg2': expected .hex, .sym, .sym-offset, .execname, .syscall, .log2 or .buckets=N"
 bad "a string with .log2" "hist:keys=comm.log2" ":4:26: comm is a string: .log2 applies to numbers"
 bad "size=0" "hist:keys=node:size=0" ":4:31: size=0 is out of range: the kernel takes 65 to 131072 entries (rounded up to a power of two)"
+
+# A key of a __data_loc string and a number may take the small map's
+# entries as well as the large one's: size= counts in both. 2 x 32768 small
+# keys fill the small map, so the string histogram no longer fits there.
+cat >"$TMP/room.conf" <<EOF2
+[Daemon]
+Output=stdout
+[Selection]
+Name=small
+Events=filelock:fcntl_setlk
+Aggregate=hist:keys=type:size=32768
+[Selection]
+Name=str
+Events=sched:sched_process_wait
+Aggregate=hist:keys=comm:size=128
+EOF2
+timeout -s INT 20 $TRACERD --config "$TMP/room.conf" --foreground >/dev/null 2>"$TMP/room.err"
+rc=$?
+check "room: a string key's histogram counts in the small map too: refused (exit $rc)" \
+	grep -q "room.conf:10:11: the histograms' size= .* exceed the 65536 entries of the map for keys of up to 24 bytes" "$TMP/room.err"
 
 # AggregateIntervalSec=: a dump per interval, then cleared; in the journal an
 # entry per key (TRACE_HIST=, keys and values as fields) and a totals entry.

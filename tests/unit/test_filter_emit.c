@@ -6,7 +6,9 @@
  * tracepoint program tracerd attaches, and as a BPF_PROG_TYPE_SYSCALL
  * program that returns its verdict) and run by BPF_PROG_TEST_RUN on
  * generated records: every verdict must be the interpreter's. Real
- * tracepoints: tests/integration/filter_pair.sh. */
+ * tracepoints: tests/integration/filter_pair.sh. And histograms keyed by
+ * __data_loc strings, emitted for every event that has one and loaded as
+ * the tracepoint program (counted on real tracepoints: aggregate.sh). */
 #include <bpf/bpf.h>
 #include <sched.h>
 #include <sys/prctl.h>
@@ -15,6 +17,7 @@
 #include "fx_events.h"
 #include "filter/filter.h"
 #include "filter/filter_emit.h"
+#include "aggregate/hist.h"
 #include "kernel-events/field_source.h"
 #include "store/store_filter.h"
 
@@ -392,12 +395,100 @@ static void test_emitted_equals_interpreted(void)
 	EXPECT(!t.disagree && !t.refused, "%zu disagreements, %zu refused", t.disagree, t.refused);
 	EXPECT(t.accepted > t.records / 10 && t.accepted < t.records * 9 / 10,
 	       "the filters decide both ways: %zu of %zu accepted", t.accepted, t.records);
-	close(stats_fd);
-	close(accept_fd);
+}
+
+/* Emits e's histogram expr with no filter; whether the kernel loads it. */
+static bool agg_loads(struct tp_event *e, const char *expr, int descs_fd, int small_fd)
+{
+	struct filter_emit_maps m = { .stats_fd = stats_fd, .accept_fd = accept_fd,
+				      .bss_fd = bss_fd, .self_tgid = 1, .rb_fd = rb_fd,
+				      .lost_total_fd = lost_fd, .agg_descs_fd = descs_fd,
+				      .agg_small_fd = small_fd };
+	struct event_desc desc = { .fixed_size = e->fixed_size, .id = e->id, .agg = 1 };
+	static struct bpf_insn code[FILTER_EMIT_MAX];
+	LIBBPF_OPTS(bpf_prog_load_opts, opts);
+	static char log[1 << 16];
+	struct conf_pos pos = { .file = "t.conf", .line = 1, .col = 1 };
+	struct diag d = { 0 };
+	struct hist *h = NULL;
+	char why[400] = "";
+	int n, fd;
+
+	if (hist_compile(expr, e, &pos, &h, &d) < 0) {
+		EXPECT(0, "%s:%s: %s: %s", e->system, e->name, expr, d.msg);
+		return false;
+	}
+	m.agg = &h->desc;
+	EXPECT(h->desc.short_size && filter_emit_aggregates(&m), "%s:%s: %s: not emitted (%u)",
+	       e->system, e->name, expr, h->desc.short_size);
+	n = filter_emit(&desc, &m, code, why, sizeof(why));
+	hist_free(h);
+	if (n < 0) {
+		EXPECT(0, "%s:%s: %s: %s", e->system, e->name, expr, why);
+		return false;
+	}
+	opts.log_buf = log;
+	opts.log_size = sizeof(log);
+	fd = bpf_prog_load(BPF_PROG_TYPE_TRACEPOINT, "t", "GPL", code, n, &opts);
+	if (fd < 0) {
+		opts.log_level = 1;
+		fd = bpf_prog_load(BPF_PROG_TYPE_TRACEPOINT, "t", "GPL", code, n, &opts);
+		EXPECT(fd >= 0, "%s:%s: %s: the kernel refused it: %.300s", e->system, e->name, expr,
+		       log + (strlen(log) > 300 ? strlen(log) - 300 : 0));
+		return false;
+	}
+	close(fd);
+	return true;
+}
+
+/* keys=STRING and keys=STRING,NUMBER for each __data_loc string of every
+ * event (outside syscalls) of the captured formats. */
+static void test_data_loc_keys_load(void)
+{
+	int descs_fd = bpf_map_create(BPF_MAP_TYPE_ARRAY, NULL, 4, sizeof(struct agg_desc),
+				      TRACERD_MAX_EVENTS, NULL);
+	int small_fd = bpf_map_create(BPF_MAP_TYPE_HASH, NULL,
+				      sizeof(struct agg_key_hdr) + TRACERD_AGG_SMALL,
+				      sizeof(struct agg_value), 16, NULL);
+	size_t loaded = 0, tried = 0;
+	char expr[256];
+
+	EXPECT(descs_fd >= 0 && small_fd >= 0, "bpf_map_create: %m");
+	fx_load();
+	for (size_t i = 0; descs_fd >= 0 && small_fd >= 0 && i < fx_n; i++) {
+		struct tp_event *e = fx_events[i];
+		const char *num = NULL;
+
+		if (!strcmp(e->system, "syscalls"))
+			continue;
+		for (size_t k = 0; k < e->n_fields && !num; k++)
+			if (e->fields[k].kind == TP_FIELD_SCALAR && !e->fields[k].is_common)
+				num = e->fields[k].name;
+		for (size_t k = 0; k < e->n_fields; k++) {
+			if (e->fields[k].kind != TP_FIELD_DATA_LOC || !e->fields[k].is_string)
+				continue;
+			snprintf(expr, sizeof(expr), "hist:keys=%s", e->fields[k].name);
+			loaded += agg_loads(e, expr, descs_fd, small_fd);
+			tried++;
+			if (!num)
+				continue;
+			snprintf(expr, sizeof(expr), "hist:keys=%s,%s", e->fields[k].name, num);
+			loaded += agg_loads(e, expr, descs_fd, small_fd);
+			tried++;
+		}
+	}
+	printf("# %zu of %zu histograms keyed by a __data_loc string emitted and loaded\n", loaded,
+	       tried);
+	EXPECT(tried >= 300 && loaded == tried, "%zu of %zu", loaded, tried);
+	close(descs_fd);
+	close(small_fd);
 }
 
 int main(void)
 {
 	RUN(test_emitted_equals_interpreted);
+	RUN(test_data_loc_keys_load);	/* with the first one's maps */
+	close(stats_fd);
+	close(accept_fd);
 	return tests_failed ? 1 : 0;
 }

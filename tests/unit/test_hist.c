@@ -29,6 +29,7 @@ static __u32 cur_cpu = 1;
 static long update_error;	/* forced bpf_map_update_elem() result, 0: none */
 
 struct fake_entry {
+	const void *map;	/* agg_small or agg_large */
 	__u8 key[sizeof(struct agg_key_hdr) + TRACERD_AGG_LARGE];
 	struct agg_value v;
 };
@@ -123,7 +124,7 @@ static size_t map_key_size(const void *map)
 static struct fake_entry *find(void *map, const void *key)
 {
 	for (size_t i = 0; i < n_entries; i++)
-		if (!memcmp(entries[i].key, key, map_key_size(map)))
+		if (entries[i].map == map && !memcmp(entries[i].key, key, map_key_size(map)))
 			return &entries[i];
 	return NULL;
 }
@@ -150,6 +151,7 @@ static long bpf_map_update_elem(void *map, const void *key, const void *value, _
 		return -17;
 	if (n_entries == ARRAY_SIZE(entries))
 		return -7;	/* E2BIG */
+	entries[n_entries].map = map;
 	memset(entries[n_entries].key, 0, sizeof(entries[n_entries].key));
 	memcpy(entries[n_entries].key, key, map_key_size(map));
 	memcpy(&entries[n_entries].v, value, sizeof(struct agg_value));
@@ -241,19 +243,28 @@ static bool fire(void)
 	return aggregate(1, rec.data, rec.data, (__u64)4242 << 32 | 4243, &a) == AGG_COUNTED;
 }
 
-/* What the daemon dumps and prints. */
+/* What the daemon dumps and prints: a compact key (short strings, in the
+ * small map) as the full key, as hist_collect() makes it. */
 static char *dump(const struct hist *h)
 {
+	static __u8 full[ARRAY_SIZE(entries)][TRACERD_AGG_LARGE];
 	struct hist_entry v[ARRAY_SIZE(entries)];
+	struct hist_dump d = { .v = v, .n = n_entries, .key_size = TRACERD_AGG_LARGE };
 	struct strbuf out = { 0 };
 
 	for (size_t i = 0; i < n_entries; i++) {
 		v[i] = (struct hist_entry){ .key = entries[i].key + sizeof(struct agg_key_hdr),
 					    .hitcount = entries[i].v.hitcount };
 		memcpy(v[i].sums, entries[i].v.sums, sizeof(v[i].sums));
+		if (h->desc.short_size && entries[i].map == (void *)&agg_small) {
+			hist_key_from_compact(&h->desc, v[i].key, full[i]);
+			v[i].key = full[i];
+		}
 	}
-	hist_sort_entries(h, v, n_entries);
-	hist_format(h, v, n_entries, fake_budgets[2].dropped + fake_budgets[3].dropped,
+	if (h->desc.short_size)
+		hist_dump_merge(&d);
+	hist_sort_entries(h, v, d.n);
+	hist_format(h, v, d.n, fake_budgets[2].dropped + fake_budgets[3].dropped,
 		    &(struct hist_format_opts){ 0 }, &out);
 	return out.buf;
 }
@@ -391,6 +402,89 @@ static void test_data_loc_key(void)
 	EXPECT(strstr(out, "{ filename: /usr/bin/true") && strstr(out, "hitcount:          2"),
 	       "%s", out);
 	free(out);
+	release(h);
+}
+
+/* A __data_loc string of at most TRACERD_AGG_STR_SHORT bytes (its loc
+ * word's length, NUL included) with the rest of the key goes to the small
+ * map in the compact layout; a longer one to the large map; the dump is
+ * what the large map alone gives (a loc word longer than its string too:
+ * both maps then hold the key, and the dump makes it one entry). */
+static void rec_loc(const char *field, const char *s, size_t loc_len)
+{
+	const struct tp_field *f = tp_event_field(rec.e, field);
+
+	memset(rec.data + rec.len, 0, loc_len);
+	memcpy(rec.data + rec.len, s, strlen(s) + 1 < loc_len ? strlen(s) + 1 : loc_len);
+	*(__u32 *)(rec.data + f->offset) = (__u32)loc_len << 16 | rec.len;
+	rec.len += loc_len;
+}
+
+static size_t in_map(const void *map)
+{
+	size_t n = 0;
+
+	for (size_t i = 0; i < n_entries; i++)
+		n += entries[i].map == map;
+	return n;
+}
+
+static void fire_names(const struct hist *h)
+{
+	static const char *const names[] = {
+		"/bin/sh", "abcdefghijklmno" /* 16 */, "abcdefghijklmnop" /* 17 */, "/bin/sh",
+		"/usr/local/bin/a-longer-name", "", "abcdefghijklmnop", "abcdefghijklmno",
+	};
+
+	for (size_t i = 0; i < ARRAY_SIZE(names); i++) {
+		rec_init(h->e);
+		rec_loc("filename", names[i], strlen(names[i]) + 1);
+		rec_num("pid", 100 + i % 2);
+		EXPECT(fire(), "%s not counted", names[i]);
+	}
+	rec_init(h->e);
+	rec_loc("filename", "/bin/sh", 40);	/* the NUL early */
+	rec_num("pid", 100);
+	EXPECT(fire(), "the long loc word not counted");
+}
+
+static void test_short_strings(void)
+{
+	struct hist *h = compile_ok("sched:sched_process_exec", "hist:keys=filename,pid");
+	struct agg_desc full;
+	char *compact, *large;
+
+	if (!h)
+		return;
+	EXPECT(h->desc.large && h->desc.short_size == 24 && h->desc.keys[0].short_off == 0 &&
+	       h->desc.keys[1].short_off == 16 && h->desc.keys[1].key_off == TRACERD_AGG_STR,
+	       "large %u short_size %u short_off %u %u", h->desc.large, h->desc.short_size,
+	       h->desc.keys[0].short_off, h->desc.keys[1].short_off);
+	fire_names(h);
+	/* small: /bin/sh (pids 100, 101), 15 letters, ""; large: 16 letters, the
+	 * long name, /bin/sh of the early NUL (pid 100: in both maps) */
+	EXPECT(in_map(&agg_small) == 4 && in_map(&agg_large) == 3, "small %zu large %zu",
+	       in_map(&agg_small), in_map(&agg_large));
+	compact = dump(h);
+	full = h->desc;
+	full.short_size = 0;	/* as before: every key in the large map */
+	fake_descs[1] = full;
+	memset(fake_budgets, 0, sizeof(fake_budgets));
+	n_entries = 0;
+	fire_names(h);
+	EXPECT(in_map(&agg_small) == 0, "small %zu", in_map(&agg_small));
+	large = dump(h);
+	EXPECT_STREQ(compact, large);
+	EXPECT(strstr(large, "{ filename: /bin/sh                                           , pid:        100 } "
+			     "hitcount:          2"), "%s", large);
+	free(compact);
+	free(large);
+	release(h);
+	h = compile_ok("sched:sched_process_exec", "hist:keys=filename,pid,old_pid");
+	EXPECT(h && h->desc.short_size == 0, "two numbers beside a string: 32 bytes, no compact layout");
+	release(h);
+	h = compile_ok("sched:sched_process_exec", "hist:keys=filename");
+	EXPECT(h && h->desc.short_size == 16, "a string alone: 16 bytes");
 	release(h);
 }
 
@@ -697,6 +791,7 @@ int main(void)
 	RUN(test_log2_and_sums);
 	RUN(test_buckets_execname_comm);
 	RUN(test_data_loc_key);
+	RUN(test_short_strings);
 	RUN(test_overflow);
 	RUN(test_errors);
 	RUN(test_syscall_and_hex);
