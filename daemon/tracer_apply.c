@@ -436,7 +436,8 @@ int tracer_check(struct registry *reg, const struct config *cfg, struct diag *d)
 	for (size_t i = 0; i < cfg->n_sels && r >= 0; i++) {
 		struct filter_emit_maps m = { .stats_fd = -1, .filters_fd = -1, .bss_fd = -1,
 					       .rb_fd = -1, .lost_total_fd = -1,
-					       .agg_descs_fd = -1, .agg_small_fd = -1 };
+					       .agg_descs_fd = -1, .agg_small_fd = -1,
+					       .agg_stacks_fd = -1 };
 		struct sel_build b = { 0 };
 
 		r = build_selection(reg, NULL, 0, &cfg->sels[i], &m, &b, d);
