@@ -22,6 +22,9 @@ static const char *const knob_names[_KNOB_MAX] = {
 	[KNOB_TEST_INTERPRET] = "TRACERD_TEST_INTERPRET",
 	/* Frames a stack walk keeps, 1..64 (StackTrace=), to cut stacks on purpose. */
 	[KNOB_TEST_STACK_DEPTH] = "TRACERD_TEST_STACK_DEPTH",
+	/* Entries of the stack id map (keys=common_stacktrace), 1..16384: a
+	 * tiny one, for most stacks to get no id, on purpose. */
+	[KNOB_TEST_AGG_STACK_IDS] = "TRACERD_TEST_AGG_STACK_IDS",
 };
 
 const char *knob_str(enum knob k)

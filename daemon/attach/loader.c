@@ -6,6 +6,7 @@
 #include <time.h>
 #include "clock.h"
 #include "attach/loader_priv.h"
+#include "knobs.h"
 #include "self_tgid.skel.h"
 #include "util.h"
 
@@ -31,6 +32,14 @@ static int kernel_tgid(uint32_t *tgid)
 	return r;
 }
 
+/* The stack id map's entries: a test may make it tiny. */
+static uint32_t stack_ids(void)
+{
+	long long n = knob_num(KNOB_TEST_AGG_STACK_IDS, TRACERD_AGG_STACK_IDS);
+
+	return n >= 1 && n <= TRACERD_AGG_STACK_IDS ? (uint32_t)n : TRACERD_AGG_STACK_IDS;
+}
+
 static int load_bpf(struct loader *l, uint64_t ring_size, uint64_t wakeup_bytes, struct diag *d)
 {
 	uint32_t tgid = 0;
@@ -43,6 +52,7 @@ static int load_bpf(struct loader *l, uint64_t ring_size, uint64_t wakeup_bytes,
 		return r;
 	}
 	bpf_map__set_max_entries(l->skel->maps.rb, ring_size);
+	bpf_map__set_max_entries(l->skel->maps.agg_stacks, stack_ids());
 	l->skel->rodata->wakeup_bytes = wakeup_bytes;
 	r = kernel_tgid(&tgid);
 	if (r >= 0) {

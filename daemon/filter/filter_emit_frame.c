@@ -200,26 +200,37 @@ static bool agg_part_here(const struct agg_desc *a, const struct agg_key_src *k)
 	return false;
 }
 
-/* A histogram this program counts itself: keys of the record's numbers,
- * char arrays, __data_loc strings, common_pid, cpu or comm, sums of
- * numbers, in the small map: a small key, or a large one whose compact
- * layout fits it (agg_desc.short_size), while its strings are short.
- * Anything else (log2, buckets, stacks, cgroups, other large keys), a long
- * string and the first event of a key (an insert, which keeps to size=) go
- * to the accept program's aggregate(). */
-bool filter_emit_aggregates(const struct filter_emit_maps *m)
+/* Sums of numbers, which agg_add() loads from ctx. */
+static bool agg_sums_here(const struct agg_desc *a)
 {
-	const struct agg_desc *a = m->agg;
-
-	if (!a || m->verdict || m->unit || (a->large && !a->short_size) || a->stack_ids)
-		return false;
-	for (uint32_t i = 0; i < a->n_keys; i++)
-		if (!agg_part_here(a, &a->keys[i]))
-			return false;
 	for (uint32_t i = 0; i < a->n_vals; i++)
 		if (!agg_number(a->vals[i].off, a->vals[i].size))
 			return false;
 	return true;
+}
+
+/* A histogram this program counts itself: keys of the record's numbers,
+ * char arrays, __data_loc strings, common_pid, cpu or comm, or the stack
+ * alone, sums of numbers, in the small map: a small key, or a large one
+ * whose compact layout fits it (agg_desc.short_size), while its strings
+ * are short. Anything else (log2, buckets, the stack with other keys,
+ * cgroups, other large keys), a long string and the first event of a key
+ * (an insert, which keeps to size=) go to the accept program's
+ * aggregate(). */
+bool filter_emit_aggregates(const struct filter_emit_maps *m)
+{
+	const struct agg_desc *a = m->agg;
+
+	if (!a || m->verdict || m->unit)
+		return false;
+	if (a->stack_ids)	/* by the stack's id: aggregate_by_stack_id() */
+		return agg_sums_here(a);
+	if (a->large && !a->short_size)
+		return false;
+	for (uint32_t i = 0; i < a->n_keys; i++)
+		if (!agg_part_here(a, &a->keys[i]))
+			return false;
+	return agg_sums_here(a);
 }
 
 /* A __data_loc string, into the key at off, as agg_key_str() reads a short
@@ -241,13 +252,10 @@ static void agg_key_data_loc(struct emitter *e, const struct agg_key_src *k, uns
 	label_place(e, empty);
 }
 
-/* The key of agg_key_part(), at FP_AGGKEY: the slot, the generation the
- * daemon set (agg_descs[slot].gen), each part a u64 at its key_off (a
- * large key's: at its short_off, its strings short). */
-static void agg_key(struct emitter *e, int slow)
+/* The key's header at FP_AGGKEY: the slot, the generation the daemon set
+ * (agg_descs[slot].gen); then its bytes zeroed. */
+static void agg_key_head(struct emitter *e, int slow)
 {
-	const struct agg_desc *a = e->m->agg;
-
 	ld_imm64(e, R1, BPF_PSEUDO_MAP_FD, (uint32_t)e->m->agg_descs_fd);
 	mov_reg(e, R2, R_FP);
 	alu_imm(e, BPF_ADD, R2, FP_COOKIE);	/* its low half: the slot */
@@ -260,6 +268,15 @@ static void agg_key(struct emitter *e, int slow)
 	put(e, insn(BPF_STX | BPF_MEM | BPF_W, R_FP, R1, FP_AGGKEY, 0), -1);
 	for (int i = 0; i < TRACERD_AGG_SMALL; i += 8)
 		put(e, insn(BPF_ST | BPF_MEM | BPF_DW, R_FP, 0, FP_AGGKEY + 8 + i, 0), -1);
+}
+
+/* The key of agg_key_part(), at FP_AGGKEY: the header, each part a u64 at
+ * its key_off (a large key's: at its short_off, its strings short). */
+static void agg_key(struct emitter *e, int slow)
+{
+	const struct agg_desc *a = e->m->agg;
+
+	agg_key_head(e, slow);
 	for (uint32_t i = 0; i < a->n_keys; i++) {
 		const struct agg_key_src *k = &a->keys[i];
 		unsigned off = agg_part_off(a, k);
@@ -310,10 +327,10 @@ static void agg_add(struct emitter *e)
 	}
 }
 
-/* An existing entry is counted here; a new key goes to the accept program. */
-static void aggregate_here(struct emitter *e, int pass, int slow)
+/* The small map's entry of the key at FP_AGGKEY counted here, or, when it
+ * has none yet, to slow. */
+static void agg_count(struct emitter *e, int pass, int slow)
 {
-	agg_key(e, slow);
 	ld_imm64(e, R1, BPF_PSEUDO_MAP_FD, (uint32_t)e->m->agg_small_fd);
 	mov_reg(e, R2, R_FP);
 	alu_imm(e, BPF_ADD, R2, FP_AGGKEY);
@@ -322,6 +339,37 @@ static void aggregate_here(struct emitter *e, int pass, int slow)
 	agg_add(e);
 	count(e, offsetof(struct event_stats, aggregated));
 	jump(e, pass);
+}
+
+/* agg_by_stack_id(): the key is the id bpf_get_stackid() gives the stack in
+ * agg_stacks, as its first u64. Any error (no stack, no id) goes to the
+ * accept program, whose aggregate() asks again and gets the same answer:
+ * the map is never cleared and, without BPF_F_REUSE_STACKID, a bucket once
+ * taken keeps its stack, so an id found here is the one it finds there, and
+ * an error here (a bucket another stack holds, the map full, no stack) is
+ * the error there, which it counts as today (the frames as the key, or
+ * Dropped). */
+static void aggregate_by_stack_id(struct emitter *e, int pass, int slow)
+{
+	agg_key_head(e, slow);
+	mov_reg(e, R1, R_CTX);
+	ld_imm64(e, R2, BPF_PSEUDO_MAP_FD, (uint32_t)e->m->agg_stacks_fd);
+	mov_imm(e, R3, 0);
+	call(e, BPF_FUNC_get_stackid);
+	jmp_imm(e, BPF_JSLT, R0, 0, slow);
+	put(e, insn(BPF_STX | BPF_MEM | BPF_DW, R_FP, R0, FP_AGGKEY + 8, 0), -1);
+	agg_count(e, pass, slow);
+}
+
+/* An existing entry is counted here; a new key goes to the accept program. */
+static void aggregate_here(struct emitter *e, int pass, int slow)
+{
+	if (e->m->agg->stack_ids) {
+		aggregate_by_stack_id(e, pass, slow);
+		return;
+	}
+	agg_key(e, slow);
+	agg_count(e, pass, slow);
 }
 
 void emit_keep(struct emitter *e, int pass)

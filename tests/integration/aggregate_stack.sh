@@ -11,7 +11,13 @@
 # summary's agg_stack_cut= must equal the kernel's records of stacks deeper
 # than 16, and the hitcounts the dump shows cut. Run twice:
 # with kallsyms, and without its addresses as the service runs (the kernel's
-# own %pB through BPF). Then the journal's entry of a stack.
+# own %pB through BPF). Each selection's histogram is counted in its emitted
+# program (the start log says so). Run a third time with a stack id map of 4
+# entries (TRACERD_TEST_AGG_STACK_IDS): at most 4 stacks get an id, every
+# other one finds its bucket taken by another stack and is counted under its
+# frames, and the counts per stack must still equal the kernel's: a bucket
+# collision never adds one stack's events to another's. Then Aggregate= on
+# the stack without Filter=, also emitted, and the journal's entry of a stack.
 . "$(dirname "$0")/../lib.sh"
 need_root aggregate_stack
 CMP=$(dirname "$0")/agg_stack_compare.py
@@ -71,7 +77,8 @@ EOF2
 	env "$@" "$TRACERD" --config "$TMP/$name.conf" --foreground >"$TMP/$name.out" 2>"$TMP/$name.err" &
 	TRACERD_PID=$!
 	on_exit "kill -INT $TRACERD_PID 2>/dev/null; wait $TRACERD_PID"
-	for ((i = 0; i < 300; i++)); do grep -q attached "$TMP/$name.err" && break; sleep 0.05; done
+	for ((i = 0; i < 300; i++)); do grep -qs attached "$TMP/$name.err" && break; sleep 0.05; done
+	stack_id_entries "$TRACERD_PID" >"$TMP/$name.ids"
 	echo 1 >"$INSTANCE/tracing_on"
 	echo go >&"${WL[1]}"
 	read -r -u "${WL[0]}" d
@@ -90,14 +97,30 @@ EOF2
 		"wait|sched:sched_process_wait|sched_process_wait:|$((3 * N))" \
 		"getppid|syscalls:sys_enter_getppid|sys_getppid(|$((3 * N))" \
 		"rename|task:task_rename|task_rename:|$((2 * N))" \
-		"netrx|net:netif_receive_skb|netif_receive_skb:|$N" | sed "s/^\(\(not \)\?ok - \)/\1$name: /"
+		"netrx|net:netif_receive_skb|netif_receive_skb:|$N" | sed "s/^\(\(not \)\?ok - \)/\1$name: /" |
+		tee "$TMP/$name.cmp"
+	check "$name: every selection's histogram is counted in its emitted program" \
+		[ "$(grep -c "Filter= and Aggregate= compiled to BPF" "$TMP/$name.err")" = 5 ]
 	check "$name: the summary counts every event aggregated, none dropped" \
 		[ "$(grep -c "aggregated=[1-9][0-9]* agg_dropped=0 agg_no_stack=0" "$TMP/$name.err")" = 5 ]
 	check "$name: no raw kernel address in the dumps" bash -c "! grep -q ffffffff $TMP/$name.out"
 }
 
+# The entries of the stack id map tracerd $1 holds (a STACK_TRACE map, type 7).
+stack_id_entries() {
+	local f
+	for f in /proc/"$1"/fdinfo/*; do
+		awk '$1 == "map_type:" {t = $2} $1 == "max_entries:" {m = $2} END {if (t == 7) print m}' "$f"
+	done 2>/dev/null
+}
+
 run kallsyms
 run no-kallsyms TRACERD_KALLSYMS=/dev/null
+run tiny TRACERD_TEST_AGG_STACK_IDS=4
+stacks=$(grep -o "one by one ([0-9]* stacks" "$TMP/tiny.cmp" | tr -d '(' | awk '{s += $4} END {print s + 0}')
+check "tiny: the stack id map has 4 entries ($(cat "$TMP/tiny.ids")), the normal one 16384 ($(cat "$TMP/kallsyms.ids"))" \
+	[ "$(cat "$TMP/tiny.ids")/$(cat "$TMP/kallsyms.ids")" = 4/16384 ]
+check "tiny: more stacks ($stacks) than ids (4): some counted under their frames" [ "$stacks" -gt 4 ]
 
 # tracerd alone, one probe on each tracepoint: the static call goes straight
 # to perf_trace_<class>, no __traceiter_<event> frame leads (beside the
@@ -114,6 +137,38 @@ if start_tracerd "$TMP/alone.conf" "$TMP/alone.out"; then
 	python3 "$CMP" --same "$TMP/kallsyms.out" "$TMP/alone.out"
 else
 	not_ok "alone: tracerd starts"
+fi
+
+# Aggregate= on the stack without Filter=: emitted too, for every
+# fcntl_setlk on the machine. The workload's stack (the one the first run
+# found) counts at least its N events (another process may take the same
+# path), and hitcounts + Dropped = Hits, none dropped.
+printf '[Daemon]\nOutput=stdout\n[Selection]\nName=nofilter\nEvents=filelock:fcntl_setlk\nAggregate=hist:keys=common_stacktrace\nAggregateIntervalSec=0\n' >"$TMP/nf.conf"
+coproc WL { ASAN_OPTIONS=detect_leaks=0 "$W" "$N"; }
+read -r -u "${WL[0]}" pid
+if start_tracerd "$TMP/nf.conf" "$TMP/nf.out"; then
+	echo go >&"${WL[1]}"
+	read -r -u "${WL[0]}" d
+	exec {WL[1]}>&-
+	wait "$WL_PID" 2>/dev/null
+	stop_tracerd
+	check "no filter: the histogram is counted in an emitted program" \
+		grep -q "selection nofilter: Aggregate= compiled to BPF" "$TMP/nf.out.err"
+	python3 - "$CMP" "$TMP/kallsyms.out" "$TMP/nf.out" "$N" <<'EOF2'
+import importlib.util, sys
+spec = importlib.util.spec_from_file_location("cmp", sys.argv[1])
+cmp = importlib.util.module_from_spec(spec)
+spec.loader.exec_module(cmp)
+first, _ = cmp.tracerd_hists(sys.argv[2])
+hists, totals = cmp.tracerd_hists(sys.argv[3])
+(stack,) = first["setlk"]
+h, t, n = hists.get("nofilter", {}), totals.get("nofilter", {}), int(sys.argv[4])
+ok = h.get(stack, 0) >= n and t.get("Dropped") == 0 and sum(h.values()) == t.get("Hits")
+print(("ok - " if ok else "not ok - ") + f"no filter: the workload's stack counts {h.get(stack, 0)} >= {n}; "
+      f"hitcounts {sum(h.values())} + Dropped {t.get('Dropped')} = Hits {t.get('Hits')}")
+EOF2
+else
+	not_ok "no filter: tracerd starts"
 fi
 
 # The journal: an entry per stack, TRACE_COMMON_STACKTRACE= a frame per

@@ -15,6 +15,7 @@
 #include <unistd.h>
 #include "test.h"
 #include "fx_events.h"
+#include "aggregate/hist.h"
 #include "filter/filter.h"
 #include "filter/filter_emit.h"
 #include "aggregate/hist.h"
@@ -484,11 +485,81 @@ static void test_data_loc_keys_load(void)
 	close(small_fd);
 }
 
+static bool calls(const struct bpf_insn *code, int n, int helper)
+{
+	for (int i = 0; i < n; i++)
+		if (code[i].code == (BPF_JMP | BPF_CALL) && code[i].imm == helper)
+			return true;
+	return false;
+}
+
+/* keys=common_stacktrace alone, with a sum, with and without a filter:
+ * counted in the emitted program by the stack's id (bpf_get_stackid() into
+ * the stack map), and the kernel loads the code as the tracepoint program
+ * tracerd attaches, with maps of the kinds tracerd's are. */
+static void test_stack_id_histogram(void)
+{
+	struct tp_event *e = fx_find("filelock", "fcntl_setlk");
+	struct conf_pos pos = { .file = "t.conf", .line = 1, .col = 1 };
+	static struct bpf_insn code[FILTER_EMIT_MAX];
+	static char log[1 << 16];
+	struct hist *h = NULL;
+	struct diag d = { 0 };
+	char why[400] = "";
+	int descs, small, stacks;
+
+	EXPECT(e, "no fixture filelock:fcntl_setlk");
+	if (!e || hist_compile("hist:keys=common_stacktrace:vals=fl_start", e, &pos, &h, &d) < 0) {
+		EXPECT(0, "hist_compile: %s", d.msg);
+		return;
+	}
+	descs = bpf_map_create(BPF_MAP_TYPE_ARRAY, NULL, 4, sizeof(struct agg_desc), 4, NULL);
+	small = bpf_map_create(BPF_MAP_TYPE_HASH, NULL, sizeof(struct agg_key_hdr) + TRACERD_AGG_SMALL,
+			       sizeof(struct agg_value), 16, NULL);
+	stacks = bpf_map_create(BPF_MAP_TYPE_STACK_TRACE, NULL, 4, TRACERD_HIST_STACK_FRAMES * 8, 4,
+				NULL);
+	EXPECT(h->desc.stack_ids && descs >= 0 && small >= 0 && stacks >= 0, "stack_ids %u, maps: %m",
+	       h->desc.stack_ids);
+	for (int filtered = 0; filtered < 2 && descs >= 0 && small >= 0 && stacks >= 0; filtered++) {
+		struct event_desc desc = { .fixed_size = e->fixed_size, .id = e->id, .agg = 1 };
+		struct filter_emit_maps m = { .stats_fd = stats_fd, .accept_fd = accept_fd,
+					      .bss_fd = bss_fd, .self_tgid = 1, .rb_fd = rb_fd,
+					      .lost_total_fd = lost_fd, .agg = &h->desc,
+					      .agg_descs_fd = descs, .agg_small_fd = small,
+					      .agg_stacks_fd = stacks };
+		LIBBPF_OPTS(bpf_prog_load_opts, opts, .log_buf = log, .log_size = sizeof(log),
+			    .log_level = 1);
+		int n, fd;
+
+		if (filtered)
+			EXPECT(filter_compile("type == 2", e, NULL, &desc, &d) == 0, "%s", d.msg);
+		EXPECT(filter_emit_aggregates(&m), "a stack-id histogram is not counted in the program");
+		n = filter_emit(&desc, &m, code, why, sizeof(why));
+		EXPECT(n > 0 && calls(code, n, BPF_FUNC_get_stackid), "filter %d: %d: %s", filtered, n, why);
+		if (n <= 0)
+			continue;
+		log[0] = 0;
+		fd = bpf_prog_load(BPF_PROG_TYPE_TRACEPOINT, "t", "GPL", code, n, &opts);
+		EXPECT(fd >= 0, "filter %d: the kernel refused the stack-id histogram: %.300s", filtered,
+		       log + (strlen(log) > 300 ? strlen(log) - 300 : 0));
+		if (fd >= 0)
+			close(fd);
+	}
+	close(descs);
+	close(small);
+	close(stacks);
+	hist_free(h);
+}
+
 int main(void)
 {
 	RUN(test_emitted_equals_interpreted);
 	RUN(test_data_loc_keys_load);	/* with the first one's maps */
+	RUN(test_stack_id_histogram);
 	close(stats_fd);
 	close(accept_fd);
+	close(bss_fd);
+	close(rb_fd);
+	close(lost_fd);
 	return tests_failed ? 1 : 0;
 }
