@@ -108,6 +108,11 @@ class Tracerd:
     def stop(self):
         self.p.send_signal(signal.SIGINT)
         self.p.wait()
+        self.err.seek(0)
+        m = re.search(r"summary: selection bench: (\d+) delivered, (\d+) lost", self.err.read())
+        if m:
+            self.delivered = getattr(self, "delivered", 0) + int(m.group(1))
+            self.lost = getattr(self, "lost", 0) + int(m.group(2))
 
 
 def run_loop(tmp, cpu, count, event):
@@ -148,8 +153,11 @@ def inside_only(configs, args, tmp, cpus):
     print(f"{SYSTEM}:{EVENT}, filter `{args.filter}`, CPUs {args.cpus}, {args.rounds} rounds interleaved")
     print("ns inside the BPF program per event (kernel.bpf_stats_enabled; median, min, max of rounds):")
     for name, v in per.items():
+        c = progs[name]
+        lost = (f"  (lost {c.lost} of {c.lost + c.delivered})"
+                if isinstance(c, Tracerd) and hasattr(c, "lost") else "")
         if v:
-            print(f"  {name:<48} {statistics.median(v):6.0f} {min(v):6.0f} {max(v):6.0f}")
+            print(f"  {name:<48} {statistics.median(v):6.0f} {min(v):6.0f} {max(v):6.0f}{lost}")
 
 
 def main():

@@ -107,6 +107,18 @@ for ev in sched_switch kmalloc writeback_dirty_inode softirq_entry inet_sock_set
 	check "$ev compared" grep -Eq "^EVENT [a-z_0-9]+:$ev .*paired=[1-9]" "$TMP/pairs"
 done
 check "0 mismatches in $(get records) records" [ "$(get mismatches)" = 0 ]
+if [ -n "${RENDER_DIFF_FILTER:-}" ]; then
+	# The header's comm (emitted: read from the task's BTF) against the
+	# kernel's own: sched_switch's prev_comm is the task switching out, the
+	# task the record was taken in.
+	read -r n_sw bad_sw < <(awk '/ sched_switch: / && match($0, /prev_comm=.* prev_pid=[0-9]+ /) {
+		f = substr($0, RSTART + 10, RLENGTH - 11); sub(/ prev_pid=[0-9]+$/, "", f)
+		p = $0; sub(/ +\[[0-9]+\] .*/, "", p); sub(/^ +/, "", p); sub(/-[0-9]+$/, "", p)
+		n++; if (p != f) { bad++; if (bad <= 3) print "# " $0 > "/dev/stderr" } }
+		END { print n + 0, bad + 0 }' "$OUT/out")
+	check "the header's comm is sched_switch's prev_comm in $n_sw records ($bad_sw differ)" \
+		[ "$n_sw" -ge 100 -a "$bad_sw" = 0 ]
+fi
 # Pairs of different records (both sides dropped one at the same point) and
 # differences outside the workload's tasks must stay rare: a systematic
 # rendering error would show up here too.
