@@ -6,6 +6,7 @@ the workload pinned to each CPU in turn. Not a timed test: run as root.
 
     bench/reject-floor.py [--rounds 9] [--count 300000] [--event fcntl_setlk|wait]
                           [--filter F] [--build build [--build other/build ...]]
+                          [--plain build ...] [--inside-only] [--daemon KEY=VALUE ...]
 
 The workload (bench/filter-loop.c) fires filelock:fcntl_setlk (filter
 `type == 1`, as bench/bench.py) or sched:sched_process_wait (`pid == 1`). Per CPU: the
@@ -14,6 +15,14 @@ over rounds, minus nothing attached) and the ratio to ftrace rejecting.
 Pinning matters: libbpf's attach_tracepoint() opens the tracepoint's perf
 event on CPU 0, so there a program returning 1 also runs perf_tp_event()
 over that CPU's list; ":d" rows attach through a disabled perf event instead.
+
+A filter that keeps the events measures what a written record costs:
+tracerd writes to stdout (/dev/null). --plain BUILD adds that build without
+a Filter= (the shared class program). --inside-only measures only the ns
+inside the BPF programs, every configuration started once per round
+(A B C A B C ...): the robust figure on a shared machine. A build is a
+directory holding `tracerd`; a wrapper script there that sets an
+environment variable and execs another tracerd works too.
 """
 import argparse
 import os
@@ -72,11 +81,16 @@ class Prog:
 
 
 class Tracerd:
+    daemon = []     # --daemon KEY=VALUE lines
+
     def __init__(self, build, filt, tmp, n):
         self.build, self.conf, self.tmp = build, f"{tmp}/tracerd{n}.conf", tmp
         with open(self.conf, "w") as f:
-            f.write("[Daemon]\nRingBufferSize=8M\nStatsIntervalSec=0\n"
-                    f"[Selection]\nName=bench\nEvents={SYSTEM}:{EVENT}\nFilter={filt}\n")
+            f.write("[Daemon]\nRingBufferSize=8M\nStatsIntervalSec=0\nOutput=stdout\n"
+                    + "".join(f"{kv}\n" for kv in Tracerd.daemon) +
+                    f"[Selection]\nName=bench\nEvents={SYSTEM}:{EVENT}\n")
+            if filt:
+                f.write(f"Filter={filt}\n")
 
     def start(self):
         self.err = open(f"{self.tmp}/tracerd.err", "w+")
@@ -94,12 +108,56 @@ class Tracerd:
     def stop(self):
         self.p.send_signal(signal.SIGINT)
         self.p.wait()
+        self.err.seek(0)
+        m = re.search(r"summary: selection bench: (\d+) delivered, (\d+) lost", self.err.read())
+        if m:
+            self.delivered = getattr(self, "delivered", 0) + int(m.group(1))
+            self.lost = getattr(self, "lost", 0) + int(m.group(2))
 
 
 def run_loop(tmp, cpu, count, event):
     out = subprocess.run(["taskset", "-c", cpu, f"{tmp}/filter-loop", str(count), event],
                          capture_output=True, text=True, check=True).stdout
     return {k: float(v) for k, v in re.findall(r"(\w+)=([\d.]+)", out)}
+
+
+def inside_once(c, tmp, cpus, count, event):
+    """ns per run inside c's BPF programs, one start of it."""
+    path = "/proc/sys/kernel/bpf_stats_enabled"
+    old = open(path).read()
+    c.start()
+    try:
+        open(path, "w").write("1\n")
+        try:
+            t0, n0 = prog_stats(c.p.pid)
+            for cpu in cpus:
+                run_loop(tmp, cpu, count, event)
+            t1, n1 = prog_stats(c.p.pid)
+        finally:
+            open(path, "w").write(old)
+    finally:
+        c.stop()
+    return (t1 - t0) / (n1 - n0) if n1 > n0 else None
+
+
+def inside_only(configs, args, tmp, cpus):
+    """--inside-only: every BPF configuration once per round, interleaved."""
+    progs = {n: c for n, c in configs.items() if isinstance(c, (Tracerd, Prog))}
+    per = {n: [] for n in progs}
+    for r in range(args.rounds):
+        for name, c in progs.items():
+            v = inside_once(c, tmp, cpus, args.count // 4, args.event)
+            if v is not None:
+                per[name].append(v)
+        print(f"# round {r + 1}/{args.rounds} done", file=sys.stderr)
+    print(f"{SYSTEM}:{EVENT}, filter `{args.filter}`, CPUs {args.cpus}, {args.rounds} rounds interleaved")
+    print("ns inside the BPF program per event (kernel.bpf_stats_enabled; median, min, max of rounds):")
+    for name, v in per.items():
+        c = progs[name]
+        lost = (f"  (lost {c.lost} of {c.lost + c.delivered})"
+                if isinstance(c, Tracerd) and hasattr(c, "lost") else "")
+        if v:
+            print(f"  {name:<48} {statistics.median(v):6.0f} {min(v):6.0f} {max(v):6.0f}{lost}")
 
 
 def main():
@@ -111,7 +169,13 @@ def main():
     ap.add_argument("--filter")
     ap.add_argument("--progs", default="ret1,ret0,ret1:d,helpers:d,copy48:d,direct:d")
     ap.add_argument("--build", action="append")
+    ap.add_argument("--plain", action="append", default=[])
+    ap.add_argument("--inside-only", action="store_true")
+    ap.add_argument("--daemon", action="append", default=[],
+                    help="KEY=VALUE for tracerd's [Daemon], e.g. WakeupBytes=48M with "
+                         "RingBufferSize=64M: no consumer drains during a run")
     args = ap.parse_args()
+    Tracerd.daemon = args.daemon
     global SYSTEM, EVENT
     SYSTEM, EVENT, default_filter = EVENTS[args.event]
     args.filter = args.filter or default_filter
@@ -128,7 +192,12 @@ def main():
         for p in filter(None, args.progs.split(",")):
             configs[f"bpf {p}"] = Prog(p, tmp)
         for i, b in enumerate(builds):
-            configs[f"tracerd reject [{b}]"] = Tracerd(os.path.abspath(b), args.filter, tmp, i)
+            configs[f"tracerd filter [{b}]"] = Tracerd(os.path.abspath(b), args.filter, tmp, i)
+        for i, b in enumerate(args.plain):
+            configs[f"tracerd no filter [{b}]"] = Tracerd(os.path.abspath(b), None, tmp, f"p{i}")
+        if args.inside_only:
+            inside_only(configs, args, tmp, cpus)
+            return
         res = {(k, c): [] for k in configs for c in cpus}
         for r in range(args.rounds):
             for name, c in configs.items():

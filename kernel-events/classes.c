@@ -10,6 +10,7 @@
  * class named after the first of them. */
 #include <bpf/btf.h>
 #include "knobs.h"
+#include "tracerd_record.h"
 #include "events.h"
 #include "util.h"
 
@@ -261,6 +262,29 @@ static bool same_layout(const struct tp_event *a, const struct tp_event *b)
 			return false;
 	}
 	return true;
+}
+
+int tp_classes_task_comm(const struct tp_classes *c)
+{
+	const struct btf_index *x = c->btf;
+	const struct btf_type *t;
+	const struct btf_member *m;
+	int id;
+
+	/* TRACERD_BTF's is not the kernel's, which the verifier checks against. */
+	if (!x || knob_str(KNOB_BTF))
+		return 0;
+	id = btf__find_by_name_kind(x->btf, "task_struct", BTF_KIND_STRUCT);
+	if (id < 0)
+		return 0;
+	t = btf__type_by_id(x->btf, id);
+	m = btf_members(t);
+	for (unsigned i = 0; i < btf_vlen(t); i++, m++)
+		if (!strcmp(btf__name_by_offset(x->btf, m->name_off), "comm") &&
+		    btf__resolve_size(x->btf, m->type) == TRACERD_COMM_LEN &&
+		    btf_member_bit_offset(t, i) % 64 == 0)
+			return btf_member_bit_offset(t, i) / 8;
+	return 0;
 }
 
 int tp_classes_init(struct tp_classes *c)

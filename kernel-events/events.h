@@ -111,6 +111,9 @@ struct tp_classes {
 int tp_classes_init(struct tp_classes *c);
 int tp_classes_add(struct tp_classes *c, struct tp_event *e);
 void tp_classes_free(struct tp_classes *c);
+/* The byte offset of task_struct's comm (TRACERD_COMM_LEN bytes, 8-byte
+ * aligned) in the running kernel's BTF; 0: unknown (no BTF, or TRACERD_BTF). */
+int tp_classes_task_comm(const struct tp_classes *c);
 
 /* glob.c */
 bool tp_glob_match(const char *pattern, const char *s);

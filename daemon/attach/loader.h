@@ -71,6 +71,10 @@ void loader_filter_maps(struct loader *l, struct filter_emit_maps *m);
  * verifier's message) filled. */
 int loader_filter_load(struct loader *l, const struct bpf_insn *code, size_t n, char *why,
 		       size_t why_size);
+/* off (task_struct's comm in the kernel's BTF, 0: unknown) if the kernel
+ * lets a tracepoint program read it through bpf_get_current_task_btf()
+ * (a probe program: the verifier, and CAP_PERFMON, decide), else 0. */
+int loader_task_comm(int off);
 /* A program of loader_filter_load() no event is attached to now. */
 void loader_filter_close(struct loader *l, int fd);
 

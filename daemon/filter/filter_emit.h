@@ -32,6 +32,9 @@ struct filter_emit_maps {
 	int rb_fd;
 	int lost_total_fd;
 	uint64_t wakeup_bytes;
+	/* task_struct's comm in the running kernel's BTF, for the record's
+	 * header (tp_classes_task_comm()); 0: bpf_get_current_comm(). */
+	int task_comm_off;
 	/* The selection has Unit=: the accept program checks it. */
 	bool unit;
 	/* Aggregate= (filter_emit_frame.c): the event's histogram, NULL:

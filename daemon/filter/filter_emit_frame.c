@@ -61,11 +61,34 @@ static bool writes_here(const struct emitter *e)
 }
 
 #define HDR(field) ((int16_t)offsetof(struct trace_rec_hdr, field))
+/* Records up to this size are copied with loads and stores (copy_record()). */
+#define EMIT_COPY_MAX 512
 #define REC ((int32_t)sizeof(struct trace_rec_hdr))
 
 static void store_reg(struct emitter *e, int size, int16_t off, int src)
 {
 	put(e, insn(BPF_STX | BPF_MEM | size, R_REC, src, off, 0), -1);
+}
+
+/* The task's comm, as bpf_get_current_comm() gives it: two loads from
+ * the task_struct (its comm is NUL-padded, __set_task_comm()), where the
+ * helper copies it byte by byte. Without the kernel's BTF, the helper. */
+static void write_comm(struct emitter *e)
+{
+	int off = e->m->task_comm_off;
+
+	if (off <= 0 || off > INT16_MAX - 8) {
+		mov_reg(e, R1, R_REC);
+		alu_imm(e, BPF_ADD, R1, HDR(comm));
+		mov_imm(e, R2, TRACERD_COMM_LEN);
+		call(e, BPF_FUNC_get_current_comm);
+		return;
+	}
+	call(e, BPF_FUNC_get_current_task_btf);
+	ldx(e, BPF_DW, R1, R0, off);
+	store_reg(e, BPF_DW, HDR(comm), R1);
+	ldx(e, BPF_DW, R1, R0, off + 8);
+	store_reg(e, BPF_DW, HDR(comm) + 8, R1);
 }
 
 /* class_accept()'s header, in the reserved record (R_REC). */
@@ -83,23 +106,42 @@ static void write_header(struct emitter *e)
 	store_reg(e, BPF_W, HDR(tid), R_PIDTGID);
 	put(e, insn(BPF_ST | BPF_MEM | BPF_W, R_REC, 0, HDR(len), e->d->fixed_size), -1);
 	put(e, insn(BPF_ST | BPF_MEM | BPF_W, R_REC, 0, HDR(flags), 0), -1);
-	mov_reg(e, R1, R_REC);
-	alu_imm(e, BPF_ADD, R1, HDR(comm));
-	mov_imm(e, R2, TRACERD_COMM_LEN);
-	call(e, BPF_FUNC_get_current_comm);
+	write_comm(e);
 	call(e, BPF_FUNC_get_current_cgroup_id);
 	store_reg(e, BPF_DW, HDR(cgroup_id), R0);
+}
+
+/* The record's bytes after the common fields, from the tracepoint into the
+ * ring: loads at constant offsets, each aligned to its size (the only ctx
+ * reads a tracepoint program may make), 8 bytes at a time, then the tail
+ * in 4, 2 and 1. None passes the record's end, the kernel's limit: the
+ * program is this layout's. A large record goes through the helper: two
+ * instructions per 8 bytes would crowd out the filter's. */
+static void copy_record(struct emitter *e)
+{
+	static const uint8_t bpf_size[] = { BPF_DW, BPF_W, BPF_H, BPF_B };
+	unsigned off = 8, end = e->d->fixed_size;
+
+	if (end > EMIT_COPY_MAX) {
+		mov_reg(e, R1, R_REC);
+		alu_imm(e, BPF_ADD, R1, REC);
+		mov_imm(e, R2, end);
+		mov_reg(e, R3, R_CTX);
+		call(e, BPF_FUNC_probe_read_kernel);
+		return;
+	}
+	for (unsigned i = 0, size = 8; i < 4; i++, size /= 2)
+		for (; off + size <= end; off += size) {
+			ldx(e, bpf_size[i], R1, R_CTX, off);
+			store_reg(e, bpf_size[i], REC + off, R1);
+		}
 }
 
 /* The record itself: copied from the tracepoint, common fields rebuilt (the
  * kernel overwrote them before we ran), as class_copy() does. */
 static void write_record(struct emitter *e)
 {
-	mov_reg(e, R1, R_REC);
-	alu_imm(e, BPF_ADD, R1, REC);
-	mov_imm(e, R2, e->d->fixed_size);
-	mov_reg(e, R3, R_CTX);
-	call(e, BPF_FUNC_probe_read_kernel);
+	copy_record(e);
 	mov_reg(e, R1, R_PIDTGID);
 	alu_imm(e, BPF_LSH, R1, 32);
 	ldx(e, BPF_DW, R2, R_FP, FP_COOKIE);

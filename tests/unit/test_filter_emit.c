@@ -18,7 +18,7 @@
 #include "aggregate/hist.h"
 #include "filter/filter.h"
 #include "filter/filter_emit.h"
-#include "aggregate/hist.h"
+#include "kernel-events/events.h"
 #include "kernel-events/field_source.h"
 #include "store/store_filter.h"
 
@@ -209,12 +209,15 @@ static int gen_expr(char *buf, size_t size, const struct gen_event *g, int depth
 
 /* The maps a tracepoint filter refers to, for the kernel to check it. */
 static int stats_fd = -1, accept_fd = -1, bss_fd = -1, rb_fd = -1, lost_fd = -1;
+/* task_struct's comm, read through the task's BTF in the record's header. */
+static int comm_off;
 
 static bool load_as_tracepoint(const struct event_desc *d, char *why, size_t why_size)
 {
 	struct filter_emit_maps m = { .stats_fd = stats_fd, .accept_fd = accept_fd,
 				      .bss_fd = bss_fd, .self_tgid = 1, .rb_fd = rb_fd,
-				      .lost_total_fd = lost_fd, .wakeup_bytes = 1 << 20 };
+				      .lost_total_fd = lost_fd, .wakeup_bytes = 1 << 20,
+				      .task_comm_off = comm_off };
 	static struct bpf_insn code[FILTER_EMIT_MAX];
 	LIBBPF_OPTS(bpf_prog_load_opts, opts);
 	static char log[1 << 16];
@@ -377,6 +380,14 @@ static void test_emitted_equals_interpreted(void)
 	EXPECT(stats_fd >= 0 && accept_fd >= 0 && bss_fd >= 0 && rb_fd >= 0 && lost_fd >= 0,
 	       "bpf_map_create: %m");
 	EXPECT(n_ev >= WANT_CLASSES, "%zu classes", n_ev);
+	{
+		struct tp_classes classes;
+
+		tp_classes_init(&classes);
+		comm_off = tp_classes_task_comm(&classes);
+		tp_classes_free(&classes);
+		EXPECT(comm_off > 0, "task_struct's comm in the kernel's BTF: %d", comm_off);
+	}
 	for (size_t i = 0; stats_fd >= 0 && i < n_ev * 1000 && t.filters < WANT_FILTERS; i++) {
 		if (i % 250 == 0) {	/* another comm, other records */
 			prctl(PR_SET_NAME, words[rnd_below(N_WORDS)]);
