@@ -6,6 +6,7 @@
 #include <sys/stat.h>
 #include <sys/sysmacros.h>
 #include <time.h>
+#include <unistd.h>
 #include "clock.h"
 #include "attach/loader_priv.h"
 #include "knobs.h"
@@ -47,13 +48,24 @@ static uint32_t stack_ids(void)
 
 /* Our PID namespace, for the class program's bpf_get_ns_current_pid_tgid()
  * (bpf/stack.bpf.h): /proc numbers processes as it does. Left 0 in the
- * initial namespace, and when /proc cannot say: the tgid BPF gives is then
- * /proc's, as it always was. */
+ * initial namespace, where the tgid BPF gives is /proc's, as it always
+ * was; also when /proc cannot say, or is not our namespace's (mounted by
+ * an ancestor's: it calls us by another pid), where neither is known to
+ * be right and frames look up the kernel's pid as before. */
 static void self_pidns(uint64_t *dev, uint64_t *ino)
 {
+	char self[32], want[32];
 	struct stat st;
+	ssize_t n;
 
 	if (stat("/proc/self/ns/pid", &st) < 0 || st.st_ino == PIDNS_INIT_INO)
+		return;
+	n = readlink("/proc/self", self, sizeof(self) - 1);
+	if (n < 0)
+		return;
+	self[n] = 0;
+	snprintf(want, sizeof(want), "%d", (int)getpid());
+	if (strcmp(self, want))
 		return;
 	/* The kernel's dev_t (MKDEV), which the helper compares, not stat's. */
 	*dev = (uint64_t)major(st.st_dev) << 20 | minor(st.st_dev);

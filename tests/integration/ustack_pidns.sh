@@ -10,7 +10,9 @@
 #  2. ustack_prog on the host, outside that namespace, traced by the same
 #     tracerd: its frames are marked "(process not in tracerd's PID
 #     namespace)", and the summary counts exactly those.
-#  3. A booted container (systemd-nspawn, tests/nspawn.sh): tracerd as a
+#  3. tracerd in a PID namespace whose /proc is the host's (unshare --pid
+#     alone): it keeps to the kernel's pids, and a host process is named.
+#  4. A booted container (systemd-nspawn, tests/nspawn.sh): tracerd as a
 #     unit and ustack_prog inside it, the frames named.
 source "$(dirname "$0")/../lib.sh"
 need_root ustack_pidns
@@ -30,7 +32,7 @@ StackTrace=user
 CONF
 
 # The namespace's init (a sleep); killing it kills everything in the namespace.
-unshare --pid --fork --mount-proc --kill-child sleep 600 &
+unshare --pid --fork --mount-proc --kill-child sleep 600 2>/dev/null &
 UNSHARE=$!
 disown "$UNSHARE"	# killed at exit: no job notice
 on_exit "kill -KILL $UNSHARE"
@@ -44,25 +46,38 @@ done
 [ -n "$NSINIT" ] || { not_ok "ustack_pidns: a PID namespace"; exit 0; }
 on_exit "kill -KILL $NSINIT"
 
-# tracerd inside: nsenter forks it, and it is signalled by its own pid.
-nsenter --target "$NSINIT" --pid --mount -- "$BIN" --config "$TMP/conf" --foreground >"$TMP/a.out" 2>"$TMP/a.out.err" &
-NSENTER=$!
-on_exit "kill -INT $NSENTER"
-for ((i = 0; i < 300; i++)); do
-	grep -q attached "$TMP/a.out.err" 2>/dev/null && break
-	kill -0 "$NSENTER" 2>/dev/null || break
-	sleep 0.05
-done
-TPID=$(cat /proc/"$NSENTER"/task/*/children 2>/dev/null | tr -d " ")
-if ! grep -q attached "$TMP/a.out.err" || [ -z "$TPID" ]; then
-	cat "$TMP/a.out.err" >&2
-	not_ok "ustack_pidns: tracerd starts in the namespace"
-	exit 0
-fi
-on_exit "kill -INT $TPID"
-note "tracerd: pid $TPID on the host, $(sed -n 's/^NSpid:\t//p' /proc/"$TPID"/status | tr '\t' ' ') in its namespaces"
+# start_forked OUT CMD...: CMD (nsenter, unshare) forks tracerd into a PID
+# namespace, stdout to OUT, stderr to OUT.err; waits until it has attached.
+# Sets TPID, tracerd's pid here, by which it is signalled.
+start_forked() {
+	local out=$1 fork i; shift
+	"$@" "$BIN" --config "$TMP/conf" --foreground >"$out" 2>"$out.err" &
+	fork=$!
+	on_exit "kill -KILL $fork"
+	for ((i = 0; i < 300; i++)); do
+		grep -q attached "$out.err" 2>/dev/null && break
+		kill -0 "$fork" 2>/dev/null || break
+		sleep 0.05
+	done
+	TPID=$(cat /proc/"$fork"/task/*/children 2>/dev/null | tr -d " ")
+	if ! grep -q attached "$out.err" || [ -z "$TPID" ]; then
+		cat "$out.err" >&2
+		return 1
+	fi
+	on_exit "kill -INT $TPID"
+	note "tracerd: pid $TPID here, $(sed -n 's/^NSpid:\t//p' /proc/"$TPID"/status | tr '\t' ' ') in its namespaces"
+}
+stop_forked() {
+	local i
+	kill -INT "$TPID"
+	for ((i = 0; i < 200; i++)); do kill -0 "$TPID" 2>/dev/null || return 0; sleep 0.05; done
+}
 
-blocks() { grep -c '<user stack trace>' "$TMP/a.out"; }
+OUT=$TMP/a.out
+start_forked "$OUT" nsenter --target "$NSINIT" --pid --mount -- ||
+	{ not_ok "ustack_pidns: tracerd starts in the namespace"; exit 0; }
+
+blocks() { grep -c '<user stack trace>' "$OUT"; }
 # run_prog N WHERE...: ustack_prog fires N events, then lives until tracerd
 # has printed N more blocks (so its frames are resolved while it lives).
 run_prog() {
@@ -93,8 +108,7 @@ check "in tracerd's PID namespace: no frame says (process exited)" \
 # 2. On the host: not a process tracerd's /proc knows.
 run_prog 5
 frames "$TMP/a.out" | tail -n +"$(($(wc -l <"$TMP/ns.frames") + 1))" >"$TMP/host.frames"
-kill -INT "$TPID"
-for ((i = 0; i < 100; i++)); do kill -0 "$TPID" 2>/dev/null || break; sleep 0.05; done
+stop_forked
 note "on the host: $(head -3 "$TMP/host.frames" | tr '\n' '|')"
 nhost=$(wc -l <"$TMP/host.frames")
 marked=$(grep -Ec "^ => <[0-9a-f]{16}> \(process not in tracerd's PID namespace\)\$" "$TMP/host.frames")
@@ -105,7 +119,21 @@ check "summary: the frames outside the namespace counted apart ($marked), none a
 	"$TMP/a.out.err"
 grep "summary: user stack frames" "$TMP/a.out.err" | sed 's/^/# /'
 
-# 3. A booted container: tracerd as a unit inside it (the container's
+# 3. A /proc that is not tracerd's namespace's (unshare --pid without
+# --mount-proc: the host's, which calls tracerd by another pid): the loader
+# leaves the namespace out and frames are looked up by the kernel's pid, as
+# before, so a host process is named.
+OUT=$TMP/c.out
+start_forked "$OUT" unshare --pid --fork -- ||
+	{ not_ok "ustack_pidns: tracerd starts under unshare --pid"; exit 0; }
+run_prog 5
+stop_forked
+frames "$OUT" >"$TMP/c.frames"
+note "the host's /proc: $(head -3 "$TMP/c.frames" | tr '\n' '|')"
+check "the host's /proc in tracerd's namespace: a host process's frames name b, a, main, 5 each" \
+	test "$(names "$TMP/c.frames")" = "a=5 b=5 main=5 "
+
+# 4. A booted container: tracerd as a unit inside it (the container's
 # seccomp filter and capabilities), ustack_prog beside it.
 source "$(dirname "$0")/../nspawn.sh"
 mkdir "$TMP/ci"
