@@ -28,7 +28,7 @@ struct ustack_syms;
 #define USTACK_FILES 128
 
 /* What became of the frames formatted so far; every frame is counted in
- * exactly one of the last seven. */
+ * exactly one of named..other_pidns. */
 struct ustack_stats {
 	uint64_t frames;
 	uint64_t named;		/* file and symbol */
