@@ -124,7 +124,7 @@ grep "summary: user stack frames" "$TMP/a.out.err" | sed 's/^/# /'
 # leaves the namespace out and frames are looked up by the kernel's pid, as
 # before, so a host process is named.
 OUT=$TMP/c.out
-start_forked "$OUT" unshare --pid --fork -- ||
+start_forked "$OUT" unshare --pid --fork --kill-child -- ||
 	{ not_ok "ustack_pidns: tracerd starts under unshare --pid"; exit 0; }
 run_prog 5
 stop_forked
