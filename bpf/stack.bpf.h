@@ -37,6 +37,22 @@ static __always_inline __u32 walk_stack(void *ctx, void *buf, __u64 flags, __u32
 	return r / 8;
 }
 
+/* tracerd's PID namespace (the kernel's dev_t and the inode of
+ * /proc/self/ns/pid), set by the daemon before load; 0 in the initial
+ * namespace, where the record's tgid already is /proc's. */
+const volatile __u64 pidns_dev, pidns_ino;
+
+/* The task's tgid in tracerd's PID namespace, for the consumer's
+ * /proc/TGID (tracerd_record.h, TRACERD_REC_NS_TGID). */
+static __always_inline __u32 ns_tgid(void)
+{
+	struct bpf_pidns_info ns;
+
+	if (bpf_get_ns_current_pid_tgid(pidns_dev, pidns_ino, &ns, sizeof(ns)))
+		return TRACERD_NS_TGID_NONE;
+	return ns.tgid;
+}
+
 /* Appends the stacks to the record in rec, end bytes long; returns its
  * new end. */
 static __attribute__((noinline)) __u64 take_stacks(void *ctx, const struct event_desc *d,
@@ -65,6 +81,28 @@ static __attribute__((noinline)) __u64 take_stacks(void *ctx, const struct event
 		return end;
 	__builtin_memcpy(rec + pos, &tail, sizeof(tail));
 	return pos + sizeof(tail);
+}
+
+/* StackTrace=, once the filter accepted: the stacks, and with user frames
+ * in a PID namespace of tracerd's own, the task's tgid in it; flags say
+ * what the record, end bytes long, now ends in. Returns its new end. */
+static __always_inline __u64 append_stacks(void *ctx, const struct event_desc *d,
+					   struct event_stats *st, __u8 *rec, __u64 end,
+					   __u32 *flags)
+{
+	__u64 with = take_stacks(ctx, d, st, rec, end);
+	__u32 tgid;
+
+	if (with == end)
+		return end;
+	*flags |= TRACERD_REC_STACKS;
+	if (!pidns_ino || !(d->stack & TRACERD_STACK_USER) ||
+	    with > TRACERD_MAX_RECORD + TRACERD_MAX_STACKS)
+		return with;
+	tgid = ns_tgid();
+	__builtin_memcpy(rec + with, &tgid, sizeof(tgid));
+	*flags |= TRACERD_REC_NS_TGID;
+	return with + sizeof(tgid);
 }
 
 #endif

@@ -194,13 +194,8 @@ static __always_inline void class_accept(void *ctx, __u32 slot, const struct eve
 		*(__u64 *)s->data = (__u64)d->id | (__u64)(__u32)pid_tgid << 32;
 	}
 	end = len;
-	if (d->stack) {		/* StackTrace=: once the filter accepted */
-		__u64 with = take_stacks(ctx, d, st, s->data, end);
-
-		if (with != end)
-			flags |= TRACERD_REC_STACKS;
-		end = with;
-	}
+	if (d->stack)		/* StackTrace=: once the filter accepted */
+		end = append_stacks(ctx, d, st, s->data, end, &flags);
 
 	s->hdr.ts_ns = bpf_ktime_get_ns();
 	s->hdr.slot = slot;

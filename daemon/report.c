@@ -216,11 +216,12 @@ static void report_user_frames(struct tracer *t, const struct record_counts *c, 
 	sink_message(t->sink, u.frames == u.named ? LOG_INFO : LOG_NOTICE, NULL, 0,
 		     "%s: user stack frames: %llu named, %llu in a file without a symbol for them, %llu "
 		     "without a file, %llu not mapped, %llu of exited processes, %llu of processes "
-		     "whose maps tracerd cannot read; %llu not resolved (record full); "
-		     "/proc/PID/maps read %llu times",
+		     "whose maps tracerd cannot read, %llu of processes outside tracerd's PID "
+		     "namespace; %llu not resolved (record full); /proc/PID/maps read %llu times",
 		     final ? "summary" : "stats", (unsigned long long)u.named, (unsigned long long)u.file_only,
 		     (unsigned long long)u.no_file, (unsigned long long)u.unmapped,
 		     (unsigned long long)u.exited, (unsigned long long)u.unreadable,
+		     (unsigned long long)u.other_pidns,
 		     (unsigned long long)c->ustack_unresolved, (unsigned long long)u.maps_reads);
 }
 

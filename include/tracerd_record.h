@@ -112,6 +112,11 @@ TRACERD_INLINE __u32 tracerd_ustr_words(__u32 fixed_size)
 /* Set by the consumer, never by BPF: after its stacks the record holds its
  * user frames' text, resolved live (daemon/render/ustack_text.h). */
 #define TRACERD_REC_USTACK_TEXT	(1u << 2)
+/* Set by BPF when tracerd runs in a PID namespace of its own and the record
+ * has user frames: its last 4 bytes, after the stacks, are the task's tgid
+ * as tracerd's namespace numbers it (below). The consumer takes them off
+ * first: no output and no store ever sees this flag. */
+#define TRACERD_REC_NS_TGID	(1u << 3)
 
 /* Stack traces (StackTrace=, event_desc.stack): a record flagged
  * TRACERD_REC_STACKS ends, after its own bytes (the fixed part, the
@@ -151,6 +156,28 @@ struct trace_stack_tail {
 	__u8 kern, user;		/* enum trace_stack_state */
 	__u8 kern_err, user_err;	/* TRACERD_STACK_LOST: the errno */
 };
+
+/* User frames are resolved from /proc/TGID, which numbers processes as
+ * tracerd's own PID namespace does, while BPF gives the initial
+ * namespace's tgid. So when tracerd runs in another PID namespace (a
+ * container's), the class program takes the task's tgid in it with
+ * bpf_get_ns_current_pid_tgid() and appends it (__u32, unaligned) to a
+ * record with user frames, flagged TRACERD_REC_NS_TGID; 0: the task is not
+ * in that namespace (the host's, or a namespace nested inside it: the
+ * helper sees only the task's own), so /proc has no entry known to be it.
+ * In the initial namespace nothing is appended: the record's tgid is it. */
+#define TRACERD_NS_TGID_NONE	0
+
+/* A record of len bytes flagged TRACERD_REC_NS_TGID: the tgid it ends in,
+ * and its length without it; false if it is too short. */
+TRACERD_INLINE bool tracerd_ns_tgid_split(const void *rec, __u32 *len, __u32 *tgid)
+{
+	if (*len < sizeof(*tgid))
+		return false;
+	*len -= sizeof(*tgid);
+	__builtin_memcpy(tgid, (const char *)rec + *len, sizeof(*tgid));
+	return true;
+}
 
 /* A record of len bytes flagged TRACERD_REC_STACKS: its tail and where its
  * frames begin (the record proper's length); false if they do not fit. */

@@ -3,7 +3,10 @@
 #include <bpf/bpf.h>
 #include <bpf/libbpf.h>
 #include <stdbool.h>
+#include <sys/stat.h>
+#include <sys/sysmacros.h>
 #include <time.h>
+#include <unistd.h>
 #include "clock.h"
 #include "attach/loader_priv.h"
 #include "knobs.h"
@@ -40,8 +43,38 @@ static uint32_t stack_ids(void)
 	return n >= 1 && n <= TRACERD_AGG_STACK_IDS ? (uint32_t)n : TRACERD_AGG_STACK_IDS;
 }
 
+/* The initial PID namespace's inode number (the kernel's PROC_PID_INIT_INO). */
+#define PIDNS_INIT_INO 0xEFFFFFFCU
+
+/* Our PID namespace, for the class program's bpf_get_ns_current_pid_tgid()
+ * (bpf/stack.bpf.h): /proc numbers processes as it does. Left 0 in the
+ * initial namespace, where the tgid BPF gives is /proc's, as it always
+ * was; also when /proc cannot say, or is not our namespace's (mounted by
+ * an ancestor's: it calls us by another pid), where neither is known to
+ * be right and frames look up the kernel's pid as before. */
+static void self_pidns(uint64_t *dev, uint64_t *ino)
+{
+	char self[32], want[32];
+	struct stat st;
+	ssize_t n;
+
+	if (stat("/proc/self/ns/pid", &st) < 0 || st.st_ino == PIDNS_INIT_INO)
+		return;
+	n = readlink("/proc/self", self, sizeof(self) - 1);
+	if (n < 0)
+		return;
+	self[n] = 0;
+	snprintf(want, sizeof(want), "%d", (int)getpid());
+	if (strcmp(self, want))
+		return;
+	/* The kernel's dev_t (MKDEV), which the helper compares, not stat's. */
+	*dev = (uint64_t)major(st.st_dev) << 20 | minor(st.st_dev);
+	*ino = st.st_ino;
+}
+
 static int load_bpf(struct loader *l, uint64_t ring_size, uint64_t wakeup_bytes, struct diag *d)
 {
+	uint64_t pidns_dev = 0, pidns_ino = 0;
 	uint32_t tgid = 0;
 	int r;
 
@@ -54,6 +87,9 @@ static int load_bpf(struct loader *l, uint64_t ring_size, uint64_t wakeup_bytes,
 	bpf_map__set_max_entries(l->skel->maps.rb, ring_size);
 	bpf_map__set_max_entries(l->skel->maps.agg_stacks, stack_ids());
 	l->skel->rodata->wakeup_bytes = wakeup_bytes;
+	self_pidns(&pidns_dev, &pidns_ino);
+	l->skel->rodata->pidns_dev = pidns_dev;
+	l->skel->rodata->pidns_ino = pidns_ino;
 	r = kernel_tgid(&tgid);
 	if (r >= 0) {
 		l->skel->rodata->self_tgid = tgid;
@@ -285,6 +321,8 @@ struct bpf_program *loader_instance(struct loader *l, unsigned k, int *err)
 	bpf_program__set_autoload(s->progs.trace_event_accept, false);
 	s->rodata->wakeup_bytes = l->skel->rodata->wakeup_bytes;
 	s->rodata->self_tgid = l->skel->rodata->self_tgid;
+	s->rodata->pidns_dev = l->skel->rodata->pidns_dev;
+	s->rodata->pidns_ino = l->skel->rodata->pidns_ino;
 	s->bss->stopped = l->skel->bss->stopped;
 	if (bpf_map__reuse_fd(s->maps.rb, bpf_map__fd(l->skel->maps.rb)) ||
 	    bpf_map__reuse_fd(s->maps.events, bpf_map__fd(l->skel->maps.events)) ||

@@ -141,7 +141,7 @@ static void check_record(struct consumer *c, const struct tp_event *e, const uin
 /* User frames name files and symbols of a process that may exit any
  * moment: resolved here, once, as the record is read, and kept with it
  * for every output, the store included (render/ustack_text.h). */
-static void resolve_user_frames(struct consumer *c, struct out_record *r)
+static void resolve_user_frames(struct consumer *c, struct out_record *r, pid_t tgid)
 {
 	const struct trace_rec_hdr *h = r->hdr;
 	const uint8_t *user = r->stacks.frames + 8 * r->stacks.tail.n_kern;
@@ -149,7 +149,7 @@ static void resolve_user_frames(struct consumer *c, struct out_record *r)
 	int done;
 
 	/* Within what the store takes (store_writer_append()). */
-	done = ustack_text_attach(c->ustack, h->pid, r->rec, h->len, user, n,
+	done = ustack_text_attach(c->ustack, tgid, r->rec, h->len, user, n,
 				  TRACERD_MAX_RECORD + TRACERD_MAX_STACKS, &c->wire);
 	if (done < 0 || c->wire.oom) {
 		c->counts.ustack_unresolved += n;
@@ -164,12 +164,32 @@ static void resolve_user_frames(struct consumer *c, struct out_record *r)
 	r->len = rec_stacks_split(r->hdr->flags, r->rec, c->wire.len, &r->stacks);
 }
 
+/* The tgid /proc knows the record's task by: the one BPF appended when
+ * tracerd runs in a PID namespace of its own (tracerd_record.h,
+ * TRACERD_REC_NS_TGID), taken off here before anything reads the record;
+ * else the record's. */
+static pid_t proc_tgid(struct consumer *c, struct out_record *r)
+{
+	uint32_t len = r->hdr->len, tgid;
+
+	if (!(r->hdr->flags & TRACERD_REC_NS_TGID))
+		return r->hdr->pid;
+	if (!tracerd_ns_tgid_split(r->rec, &len, &tgid))
+		tgid = TRACERD_NS_TGID_NONE;
+	c->ns_hdr = *r->hdr;
+	c->ns_hdr.len = len;
+	c->ns_hdr.flags &= ~TRACERD_REC_NS_TGID;
+	r->hdr = &c->ns_hdr;
+	return tgid;
+}
+
 int consumer_on_record(void *ctx, void *data, size_t size)
 {
 	struct consumer *c = ctx;
 	const struct trace_rec_hdr *h = data;
 	struct trace_slot *slot;
 	struct out_record r;
+	pid_t tgid;
 	int err;
 
 	/* The ring buffer is written by our own program, but a record that does
@@ -195,9 +215,10 @@ int consumer_on_record(void *ctx, void *data, size_t size)
 		.rec = (const uint8_t *)(h + 1), .render = c->render,
 		.realtime_offset_ns = c->realtime_offset_ns,
 	};
-	r.len = rec_stacks_split(h->flags, r.rec, h->len, &r.stacks);
+	tgid = proc_tgid(c, &r);
+	r.len = rec_stacks_split(r.hdr->flags, r.rec, r.hdr->len, &r.stacks);
 	if (r.stacks.tail.n_user)
-		resolve_user_frames(c, &r);
+		resolve_user_frames(c, &r, tgid);
 	check_record(c, slot->event, r.rec, r.len, h->flags);
 	if (needs_text(c, slot->out)) {
 		sb_reset(&c->text);

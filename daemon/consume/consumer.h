@@ -53,6 +53,7 @@ struct consumer {
 	struct ustack_syms *ustack;
 	struct strbuf wire;
 	struct trace_rec_hdr wire_hdr;
+	struct trace_rec_hdr ns_hdr;	/* the header without TRACERD_REC_NS_TGID */
 	int64_t realtime_offset_ns;	/* CLOCK_REALTIME - CLOCK_MONOTONIC */
 	int daemon_output;		/* where Output=daemon selections go (enum output) */
 	struct render_opts render;	/* RawPointers=: each record carries it */

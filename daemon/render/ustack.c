@@ -228,8 +228,13 @@ int ustack_format_frame(struct ustack_syms *s, pid_t tgid, __u64 ip, struct strb
 		put_raw(out, ip, "");
 		return 0;
 	}
-	p = proc_slot(s, tgid);
 	s->stats.frames++;
+	if (tgid == TRACERD_NS_TGID_NONE) {
+		s->stats.other_pidns++;
+		put_raw(out, ip, " (process not in tracerd's PID namespace)");
+		return 0;
+	}
+	p = proc_slot(s, tgid);
 	p->used = ++s->tick;
 	m = find_map(s, p, ip);
 	if (!m) {

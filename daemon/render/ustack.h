@@ -6,7 +6,9 @@
  * its mapping (ip - the mapping's start), not into the file. A frame with
  * no file (anonymous memory, JIT code, [vdso]) is "<00007f...>", as ftrace
  * prints it (after one space more); a frame of a process that has exited
- * "<00007f...> (process exited)".
+ * "<00007f...> (process exited)", and of one outside tracerd's PID
+ * namespace (tgid TRACERD_NS_TGID_NONE, tracerd_record.h)
+ * "<00007f...> (process not in tracerd's PID namespace)".
  * Resolution reads /proc/TGID/maps while the process lives, so it must
  * happen soon after the event (the consumer), never at --read time. */
 #ifndef TRACERD_USTACK_H
@@ -16,6 +18,7 @@
 #include <stdint.h>
 #include <sys/types.h>
 #include "strbuf.h"
+#include "tracerd_record.h"
 #include "util.h"
 
 struct ustack_syms;
@@ -25,7 +28,7 @@ struct ustack_syms;
 #define USTACK_FILES 128
 
 /* What became of the frames formatted so far; every frame is counted in
- * exactly one of the last six. */
+ * exactly one of named..other_pidns. */
 struct ustack_stats {
 	uint64_t frames;
 	uint64_t named;		/* file and symbol */
@@ -34,6 +37,7 @@ struct ustack_stats {
 	uint64_t unmapped;	/* in no mapping of a live process */
 	uint64_t exited;	/* the process had exited: raw address */
 	uint64_t unreadable;	/* its maps could not be read (EACCES, ...) */
+	uint64_t other_pidns;	/* not in tracerd's PID namespace: no /proc/TGID */
 	uint64_t maps_reads;	/* /proc/PID/maps read */
 	uint64_t procs_evicted;	/* processes dropped from the cache */
 	uint64_t files_loaded;	/* symbol tables read */
@@ -45,9 +49,10 @@ struct ustack_syms *ustack_syms_free(struct ustack_syms *s);
 static inline void ustack_syms_freep(struct ustack_syms **s) { ustack_syms_free(*s); }
 #define _cleanup_ustack_syms_ _cleanup_(ustack_syms_freep)
 
-/* Appends what one frame is, without " => " or a newline. Returns 0: what
- * cannot be named is printed raw, with the reason, and counted in the
- * stats. s NULL: the raw address, counted nowhere. */
+/* Appends what one frame is, without " => " or a newline. tgid: as /proc
+ * numbers the process (tracerd's PID namespace). Returns 0: what cannot be
+ * named is printed raw, with the reason, and counted in the stats. s NULL:
+ * the raw address, counted nowhere. */
 int ustack_format_frame(struct ustack_syms *s, pid_t tgid, __u64 ip, struct strbuf *out);
 void ustack_syms_stats(const struct ustack_syms *s, struct ustack_stats *st);
 

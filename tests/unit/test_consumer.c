@@ -316,34 +316,73 @@ static const struct sink_ops stack_ops = {
 	.emit = stack_emit, .message = counting_message, .free = counting_free,
 };
 
+/* A record of /bin/true's exec with one user frame (getpid's address) for
+ * host_pid; ns_tgid >= 0: tracerd's PID namespace is another, and BPF
+ * appended that tgid (TRACERD_REC_NS_TGID). What the sink got: the record
+ * proper's length and the frames' text. */
+static size_t user_frame_record(pid_t host_pid, long ns_tgid, struct stack_sink *ks)
+{
+	struct trace_stack_tail t = { .n_user = 1, .user = TRACERD_STACK_WHOLE };
+	uint8_t buf[sizeof(struct trace_rec_hdr) + 128], *rec = buf + sizeof(struct trace_rec_hdr);
+	struct trace_rec_hdr h = { .slot = SLOT, .pid = host_pid, .tid = host_pid,
+				   .flags = TRACERD_REC_STACKS };
+	uint64_t ip = (uintptr_t)&getpid;
+	uint32_t tgid = ns_tgid;
+	size_t n;
+
+	*ks = (struct stack_sink){ .base.ops = &stack_ops };
+	setup(false);
+	sink_free(sink);
+	sink_queue_new(&sink, &ks->base, 0);
+	n = exec_record(rec, 20 << 16 | 20, "/bin/true");
+	memcpy(rec + n, &ip, 8);
+	memcpy(rec + n + 8, &t, sizeof(t));
+	h.len = n + 8 + sizeof(t);
+	if (ns_tgid >= 0) {
+		memcpy(rec + h.len, &tgid, sizeof(tgid));
+		h.len += sizeof(tgid);
+		h.flags |= TRACERD_REC_NS_TGID;
+	}
+	memcpy(buf, &h, sizeof(h));
+	consumer_on_record(c, buf, sizeof(h) + h.len);
+	sink_close(sink);
+	return n;
+}
+
 /* StackTrace=user: the consumer resolves the frames as it reads the record
  * (this process's own getpid here), and the queue carries the text to the
  * journal's kind of sink with the record proper apart. */
 static void user_frames_are_resolved_and_queued(void)
 {
-	struct stack_sink ks = { .base.ops = &stack_ops };
-	struct trace_stack_tail t = { .n_user = 1, .user = TRACERD_STACK_WHOLE };
-	uint8_t buf[sizeof(struct trace_rec_hdr) + 128], *rec = buf + sizeof(struct trace_rec_hdr);
-	struct trace_rec_hdr h = { .slot = SLOT, .pid = getpid(), .tid = getpid(),
-				   .flags = TRACERD_REC_STACKS };
-	uint64_t ip = (uintptr_t)&getpid;
-	size_t n;
+	struct stack_sink ks;
+	size_t n = user_frame_record(getpid(), -1, &ks);
 
-	setup(false);
-	sink_free(sink);
-	sink_queue_new(&sink, &ks.base, 0);
-	n = exec_record(rec, 20 << 16 | 20, "/bin/true");
-	memcpy(rec + n, &ip, 8);
-	memcpy(rec + n + 8, &t, sizeof(t));
-	h.len = n + 8 + sizeof(t);
-	memcpy(buf, &h, sizeof(h));
-	consumer_on_record(c, buf, sizeof(h) + h.len);
-	sink_close(sink);
 	EXPECT(ks.len == n, "the record proper: %zu bytes, want %zu", ks.len, n);
 	EXPECT(strstr(ks.text, "libc.so.6[+0x") && strstr(ks.text, "] __getpid+0x0"),
 	       "user frames: '%s'", ks.text);
 	EXPECT(c->counts.ustack_unresolved == 0, "unresolved %llu",
 	       (unsigned long long)c->counts.ustack_unresolved);
+	teardown();
+}
+
+/* tracerd in a PID namespace of its own: the frames are looked up by the
+ * tgid BPF appended, not the record's (a pid no process has here), which
+ * is taken off the record; tgid 0 (not in tracerd's namespace) is marked. */
+static void user_frames_by_ns_tgid(void)
+{
+	struct stack_sink ks;
+	size_t n = user_frame_record(0x3ffffff0, getpid(), &ks);
+	char want[96];
+
+	EXPECT(ks.len == n, "the record proper: %zu bytes, want %zu", ks.len, n);
+	EXPECT(strstr(ks.text, "libc.so.6[+0x") && strstr(ks.text, "] __getpid+0x0"),
+	       "user frames by the namespace's tgid: '%s'", ks.text);
+	teardown();
+	n = user_frame_record(getpid(), TRACERD_NS_TGID_NONE, &ks);
+	snprintf(want, sizeof(want), "<%016llx> (process not in tracerd's PID namespace)",
+		 (unsigned long long)(uintptr_t)&getpid);
+	EXPECT(ks.len == n, "the record proper: %zu bytes, want %zu", ks.len, n);
+	EXPECT_STREQ(ks.text, want);
 	teardown();
 }
 
@@ -391,6 +430,7 @@ int main(void)
 	RUN(failed_batches_count_each_line);
 	RUN(the_record_queue_counts_exactly);
 	RUN(user_frames_are_resolved_and_queued);
+	RUN(user_frames_by_ns_tgid);
 	for (size_t i = 0; i < fx_n; i++) {
 		render_release(fx_events[i]);
 		tp_event_free(fx_events[i]);

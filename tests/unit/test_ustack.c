@@ -128,6 +128,34 @@ static void test_live_then_exited(void)
 	       (unsigned long long)st.exited);
 }
 
+/* A process outside tracerd's PID namespace (tgid TRACERD_NS_TGID_NONE):
+ * marked as such while it lives, counted apart, and /proc not read. */
+static void test_other_pidns(void)
+{
+	_cleanup_ustack_syms_ struct ustack_syms *s = NULL;
+	struct prog p = { .in = -1 };
+	struct ustack_stats st;
+
+	EXPECT(prog_start(&p) == 0, "cannot run %s", p.path);
+	EXPECT(ustack_syms_new(&s) == 0, "ENOMEM");
+	for (int i = 0; !test_failed_now && i < 3; i++) {
+		_cleanup_free_ char *got = frame(s, TRACERD_NS_TGID_NONE, p.ip[i]);
+		char want[96];
+
+		snprintf(want, sizeof(want), "<%016lx> (process not in tracerd's PID namespace)",
+			 p.ip[i]);
+		EXPECT_STREQ(got, want);
+	}
+	prog_stop(&p);
+	if (!s)
+		return;
+	ustack_syms_stats(s, &st);
+	EXPECT(st.frames == 3 && st.other_pidns == 3 && st.exited == 0 && st.maps_reads == 0,
+	       "frames %llu other_pidns %llu exited %llu maps_reads %llu",
+	       (unsigned long long)st.frames, (unsigned long long)st.other_pidns,
+	       (unsigned long long)st.exited, (unsigned long long)st.maps_reads);
+}
+
 /* Code mapped after the maps were read: the miss reads them again. */
 static void test_new_mapping(void)
 {
@@ -317,6 +345,7 @@ int main(void)
 {
 	signal(SIGPIPE, SIG_IGN);
 	RUN(test_live_then_exited);
+	RUN(test_other_pidns);
 	RUN(test_new_mapping);
 	RUN(test_bounded);
 	RUN(test_files_bounded);
