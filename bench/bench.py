@@ -1006,7 +1006,7 @@ def main():
                 p("\n## rendering alone (bench/render-bench.c, make bench-render)")
                 p(subprocess.run([rb], capture_output=True, text=True).stdout.rstrip())
             if args.readme:
-                update_readme(now, results, verdicts, fp, os.path.relpath(path, ROOT))
+                update_readme(now, results, verdicts, fp, os.path.relpath(path, ROOT), args.compare)
         finally:
             journald.stop()
             shutil.rmtree(tmp, ignore_errors=True)
@@ -1014,7 +1014,7 @@ def main():
     log(f"results: {path}")
 
 
-def update_readme(now, results, verdicts, fp, path):
+def update_readme(now, results, verdicts, fp, path, compare=None):
     """Replaces the text between the benchmark markers in README.md."""
     begin, end = "<!-- bench:begin -->", "<!-- bench:end -->"
     readme = f"{ROOT}/README.md"
@@ -1026,7 +1026,8 @@ def update_readme(now, results, verdicts, fp, path):
     L = [begin,
          f"Latest run: {now:%Y-%m-%d %H:%M} UTC, kernel {platform.release()}, "
          f"{os.cpu_count()} CPUs; full results in `{path}`. ns added per event (median of "
-         "the rounds), ratio to ftrace with the same filter, events lost:", "",
+         "the rounds), ratio to ftrace with the same filter, events lost"
+         + (f"; rows marked (B) ran the --compare build, `{compare}`" if compare else "") + ":", "",
          "| consumer | " + " | ".join(EVENTS[e]["tp"] for e in evs) + " |",
          "|---|" + "---|" * len(evs)]
     names = [n for n in results[evs[0]][0] if n != "none"]
@@ -1058,7 +1059,7 @@ def update_readme(now, results, verdicts, fp, path):
         n = max(fp)
         a, b, af = fp[n]
         if a and b:
-            L.append(f"- Footprint, {n} events of {FOOTPRINT_CLASS[1]}: tracerd {a[0]} program, "
+            L.append(f"- Footprint, {n} events of {FOOTPRINT_CLASS[1]}: tracerd {a[0]} program(s), "
                      f"{a[1]} JIT bytes; with `Filter={FOOTPRINT_FILTER}` (emitted) "
                      f"{af[0] if af else '?'} programs, {af[1] if af else '?'} JIT bytes; "
                      f"one program per event: {b[0]} programs, {b[1]} JIT bytes.")
