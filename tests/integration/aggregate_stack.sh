@@ -25,15 +25,28 @@ W=$PWD/${BUILD:-build}/tests/tools/stack_paths
 N=500
 EVENTS="filelock/fcntl_setlk sched/sched_process_wait syscalls/sys_enter_getppid task/task_rename net/netif_receive_skb"
 
+# wl_start: the workload, waiting to fire; its pid in $pid. wl_fire: it
+# fires its N events and exits. (Under ASan, LeakSanitizer's exit check
+# waits for a thread of its own: one more sched_process_wait, after the
+# instance stopped recording.)
+wl_start() {
+	coproc WL { ASAN_OPTIONS=detect_leaks=0 "$W" "$N"; }
+	read -r -u "${WL[0]}" pid
+}
+wl_fire() {
+	local d
+	echo go >&"${WL[1]}"
+	read -r -u "${WL[0]}" d
+	exec {WL[1]}>&-
+	wait "$WL_PID" 2>/dev/null
+}
+
 run() { # NAME [ENV...]: one run of both tracers over the workload
 	local name=$1 pid d; shift
 	make_instance "tracerd-aggstack-$name-$$" || { not_ok "$name: instance"; return; }
 	echo 1 >"$INSTANCE/options/sym-offset"
 	echo 0 >"$INSTANCE/tracing_on"
-	# (under ASan, LeakSanitizer's exit check waits for a thread of its own:
-	# one more sched_process_wait, after the instance stopped recording)
-	coproc WL { ASAN_OPTIONS=detect_leaks=0 "$W" "$N"; }
-	read -r -u "${WL[0]}" pid
+	wl_start
 	for e in $EVENTS; do
 		echo "common_pid == $pid" >"$INSTANCE/events/$e/filter"
 		echo 1 >"$INSTANCE/events/$e/enable"
@@ -125,14 +138,10 @@ check "tiny: more stacks ($stacks) than ids (4): some counted under their frames
 # tracerd alone, one probe on each tracepoint: the static call goes straight
 # to perf_trace_<class>, no __traceiter_<event> frame leads (beside the
 # instance above, one did). The dump must be the same.
-coproc WL { ASAN_OPTIONS=detect_leaks=0 "$W" "$N"; }
-read -r -u "${WL[0]}" pid
+wl_start
 sed "s/common_pid == [0-9]*/common_pid == $pid/" "$TMP/kallsyms.conf" >"$TMP/alone.conf"
 if start_tracerd "$TMP/alone.conf" "$TMP/alone.out"; then
-	echo go >&"${WL[1]}"
-	read -r -u "${WL[0]}" d
-	exec {WL[1]}>&-
-	wait "$WL_PID" 2>/dev/null
+	wl_fire
 	stop_tracerd
 	python3 "$CMP" --same "$TMP/kallsyms.out" "$TMP/alone.out"
 else
@@ -144,13 +153,9 @@ fi
 # found) counts at least its N events (another process may take the same
 # path), and hitcounts + Dropped = Hits, none dropped.
 printf '[Daemon]\nOutput=stdout\n[Selection]\nName=nofilter\nEvents=filelock:fcntl_setlk\nAggregate=hist:keys=common_stacktrace\nAggregateIntervalSec=0\n' >"$TMP/nf.conf"
-coproc WL { ASAN_OPTIONS=detect_leaks=0 "$W" "$N"; }
-read -r -u "${WL[0]}" pid
+wl_start
 if start_tracerd "$TMP/nf.conf" "$TMP/nf.out"; then
-	echo go >&"${WL[1]}"
-	read -r -u "${WL[0]}" d
-	exec {WL[1]}>&-
-	wait "$WL_PID" 2>/dev/null
+	wl_fire
 	stop_tracerd
 	check "no filter: the histogram is counted in an emitted program" \
 		grep -q "selection nofilter: Aggregate= compiled to BPF" "$TMP/nf.out.err"
