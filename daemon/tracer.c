@@ -36,6 +36,7 @@ int tracer_new(struct tracer **ret, const struct config *cfg, struct diag *d)
 		tracer_free(t);
 		return r;
 	}
+	t->task_comm_off = loader_task_comm(tp_classes_task_comm(&t->reg->classes));
 	/* %pS without CAP_SYSLOG: symbols from the kernel, not hashes. */
 	kallsyms_set_fallback(ksym_print);
 	*ret = t;

@@ -65,6 +65,9 @@ struct tracer {
 	struct cgroup_watch *cgroup_watch;	/* new cgroups, once a selection has Unit= */
 	uint64_t *lost_seen;		/* per CPU: the ring buffer's losses passed to the sink */
 	size_t n_lost_seen;
+	/* task_struct's comm for emitted programs' headers, 0: the helper
+	 * (loader_task_comm()); the kernel's answer, asked once. */
+	int task_comm_off;
 };
 
 /* tracer.c: the tracer's life. tracer_new() returns -ENOMEDIUM if tracefs

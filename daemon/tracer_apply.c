@@ -458,7 +458,7 @@ int tracer_apply(struct tracer *t, struct config *cfg, struct diag *d)
 	struct filter_emit_maps m;
 
 	loader_filter_maps(t->ld, &m);
-	m.task_comm_off = loader_task_comm(tp_classes_task_comm(&t->reg->classes));
+	m.task_comm_off = t->task_comm_off;
 	for (size_t i = 0; i < n && r >= 0; i++)
 		r = build_selection(t->reg, t->sels, t->n_sels, &cfg->sels[i], &m, &b[i], d);
 	if (r >= 0)
