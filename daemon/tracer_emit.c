@@ -87,8 +87,9 @@ int sel_emit_build(struct sel_emit *se, const struct selection *s, const struct 
 	if (!filter && !se->aggregates) {
 		snprintf(se->why, sizeof(se->why), "%s", m->unit ? "Unit= is checked there" :
 			 "its keys are not all numbers, char arrays or __data_loc strings of the record, "
-			 "common_pid, cpu or comm, nor common_stacktrace alone, or its sums not all "
-			 "numbers, or the key is over 24 bytes (a __data_loc string counts 16)");
+			 "common_pid, cpu, comm, cgroup or unit, nor common_stacktrace alone, or its "
+			 "sums not all numbers, or the key is over 24 bytes (a __data_loc string "
+			 "counts 16)");
 		return 0;
 	}
 	buf = calloc(FILTER_EMIT_MAX, sizeof(*buf));

@@ -208,10 +208,6 @@ static bool agg_number(uint16_t off, uint8_t size)
 	return off >= 8 && (size == 1 || size == 2 || size == 4 || size == 8);
 }
 
-static unsigned agg_key_width(const struct agg_key_src *k)
-{
-	return k->src == SRC_COMM ? TRACERD_COMM_LEN : k->src == SRC_STR ? k->width : 8;
-}
 
 /* A key part's offset in the key this program builds: a large key's
  * compact layout (strings short), or the small key itself. */
@@ -222,21 +218,23 @@ static unsigned agg_part_off(const struct agg_desc *a, const struct agg_key_src 
 
 static bool agg_part_here(const struct agg_desc *a, const struct agg_key_src *k)
 {
-	if (k->xform != AGG_X_NONE)
-		return false;
-	if (agg_part_off(a, k) + (a->large ? tracerd_agg_short_width(k) : agg_key_width(k)) >
+	if (agg_part_off(a, k) + (a->large ? tracerd_agg_short_width(k) : k->width) >
 	    TRACERD_AGG_SMALL)
 		return false;
 	switch (k->src) {
 	case SRC_PID:
 	case SRC_CPU:
+	case SRC_PID_COMM:
 	case SRC_COMM:
+	case SRC_CGROUP:
+	case SRC_UNIT:
 		return true;
 	case SRC_RECORD:
 		return agg_number(k->off, k->size);
 	case SRC_STR:
 		return k->off >= 8;
 	case SRC_DATA_LOC:	/* the loc word, read whole from ctx */
+	case SRC_REL_LOC:
 		return k->off >= 8 && k->off % 4 == 0;
 	}
 	return false;
@@ -251,14 +249,14 @@ static bool agg_sums_here(const struct agg_desc *a)
 	return true;
 }
 
-/* A histogram this program counts itself: keys of the record's numbers,
- * char arrays, __data_loc strings, common_pid, cpu or comm, or the stack
- * alone, sums of numbers, in the small map: a small key, or a large one
- * whose compact layout fits it (agg_desc.short_size), while its strings
- * are short. Anything else (log2, buckets, the stack with other keys,
- * cgroups, other large keys), a long string and the first event of a key
- * (an insert, which keeps to size=) go to the accept program's
- * aggregate(). */
+/* A histogram this program counts itself: keys of the record's numbers
+ * (also .log2 and .buckets=N), char arrays, __data_loc and __rel_loc
+ * strings, common_pid (also .execname), cpu, comm, cgroup or unit, or the
+ * stack alone; sums of numbers; in the small map: a small key, or a large
+ * one whose compact layout fits it (agg_desc.short_size), while its
+ * strings are short. Anything else (the stack with other keys, other large
+ * keys), a long string and the first event of a key (an insert, which
+ * keeps to size=) go to the accept program's aggregate(). */
 bool filter_emit_aggregates(const struct filter_emit_maps *m)
 {
 	const struct agg_desc *a = m->agg;
@@ -275,8 +273,9 @@ bool filter_emit_aggregates(const struct filter_emit_maps *m)
 	return agg_sums_here(a);
 }
 
-/* A __data_loc string, into the key at off, as agg_key_str() reads a short
- * one; a long one: to slow, where aggregate() counts it in the large map. */
+/* A __data_loc or __rel_loc string, into the key at off, as agg_key_str()
+ * reads a short one; a long one: to slow, where aggregate() counts it in
+ * the large map. */
 static void agg_key_data_loc(struct emitter *e, const struct agg_key_src *k, unsigned off, int slow)
 {
 	int empty = label_new(e);
@@ -287,6 +286,8 @@ static void agg_key_data_loc(struct emitter *e, const struct agg_key_src *k, uns
 	jmp_imm(e, BPF_JGT, R2, TRACERD_AGG_STR_SHORT, slow);
 	jmp_imm(e, BPF_JEQ, R2, 0, empty);
 	alu_imm(e, BPF_AND, R3, 0xffff);	/* r3 = offset in the record */
+	if (k->src == SRC_REL_LOC)		/* __rel_loc: from after the word */
+		alu_imm(e, BPF_ADD, R3, k->off + 4);
 	alu_reg(e, BPF_ADD, R3, R_CTX);
 	mov_reg(e, R1, R_FP);
 	alu_imm(e, BPF_ADD, R1, FP_AGGKEY + 8 + off);
@@ -312,45 +313,105 @@ static void agg_key_head(struct emitter *e, int slow)
 		put(e, insn(BPF_ST | BPF_MEM | BPF_DW, R_FP, 0, FP_AGGKEY + 8 + i, 0), -1);
 }
 
-/* The key of agg_key_part(), at FP_AGGKEY: the header, each part a u64 at
- * its key_off (a large key's: at its short_off, its strings short). */
+/* agg_log2() on r0: the kernel's ilog2(roundup_pow_of_two(v)), a binary
+ * search in straight-line code. */
+static void agg_log2(struct emitter *e)
+{
+	int small = label_new(e), done = label_new(e);
+
+	jmp_imm(e, BPF_JLT, R0, 2, small);
+	alu_imm(e, BPF_SUB, R0, 1);
+	mov_imm(e, R1, 1);
+	for (int bits = 32; bits; bits /= 2) {
+		int next = label_new(e);
+
+		mov_reg(e, R2, R0);
+		alu_imm(e, BPF_RSH, R2, bits);
+		jmp_imm(e, BPF_JEQ, R2, 0, next);
+		alu_imm(e, BPF_ADD, R1, bits);
+		mov_reg(e, R0, R2);
+		label_place(e, next);
+	}
+	mov_reg(e, R0, R1);
+	jump(e, done);
+	label_place(e, small);
+	mov_imm(e, R0, 0);
+	label_place(e, done);
+}
+
+/* .log2 and .buckets=N on the number in r0, as agg_key_part() applies them. */
+static void agg_xform(struct emitter *e, const struct agg_key_src *k)
+{
+	if (k->xform == AGG_X_LOG2) {
+		agg_log2(e);
+	} else if (k->xform == AGG_X_BUCKETS && k->buckets) {
+		ld_imm64(e, R1, 0, k->buckets);
+		alu_reg(e, BPF_DIV, R0, R1);	/* unsigned, as the u64 in C */
+		alu_reg(e, BPF_MUL, R0, R1);
+	}
+}
+
+/* A string part: bytes up to the NUL, zeros after (the key was zeroed). */
+static void agg_key_string(struct emitter *e, const struct agg_key_src *k, unsigned off,
+			   int slow)
+{
+	mov_reg(e, R1, R_FP);
+	alu_imm(e, BPF_ADD, R1, FP_AGGKEY + 8 + off);
+	if (k->src == SRC_STR) {		/* as agg_key_str() */
+		mov_imm(e, R2, k->width);
+		mov_reg(e, R3, R_CTX);
+		alu_imm(e, BPF_ADD, R3, k->off);
+		call(e, BPF_FUNC_probe_read_kernel_str);
+	} else if (k->src == SRC_COMM) {	/* NUL-padded to its 16 bytes */
+		mov_imm(e, R2, TRACERD_COMM_LEN);
+		call(e, BPF_FUNC_get_current_comm);
+	} else {
+		agg_key_data_loc(e, k, off, slow);
+	}
+}
+
+/* One part of agg_key_part()'s key, at its offset off in the key. */
+static void agg_key_one(struct emitter *e, const struct agg_key_src *k, unsigned off, int slow)
+{
+	switch (k->src) {
+	case SRC_STR:
+	case SRC_COMM:
+	case SRC_DATA_LOC:
+	case SRC_REL_LOC:
+		agg_key_string(e, k, off, slow);
+		return;
+	case SRC_PID_COMM:	/* .execname: the comm beside the pid */
+		mov_reg(e, R1, R_FP);
+		alu_imm(e, BPF_ADD, R1, FP_AGGKEY + 8 + off + 8);
+		mov_imm(e, R2, TRACERD_COMM_LEN);
+		call(e, BPF_FUNC_get_current_comm);
+		/* fall through */
+	case SRC_PID:
+		put(e, insn(BPF_ALU | BPF_MOV | BPF_X, R0, R_PIDTGID, 0, 0), -1);
+		break;
+	case SRC_CPU:
+		call(e, BPF_FUNC_get_smp_processor_id);
+		break;
+	case SRC_CGROUP:
+	case SRC_UNIT:
+		call(e, BPF_FUNC_get_current_cgroup_id);
+		break;
+	default:
+		load_ctx_number(e, k->off, k->size, k->is_signed);
+	}
+	agg_xform(e, k);
+	put(e, insn(BPF_STX | BPF_MEM | BPF_DW, R_FP, R0, FP_AGGKEY + 8 + off, 0), -1);
+}
+
+/* The key of agg_key_part(), at FP_AGGKEY: the header, each part at its
+ * key_off (a large key's: at its short_off, its strings short). */
 static void agg_key(struct emitter *e, int slow)
 {
 	const struct agg_desc *a = e->m->agg;
 
 	agg_key_head(e, slow);
-	for (uint32_t i = 0; i < a->n_keys; i++) {
-		const struct agg_key_src *k = &a->keys[i];
-		unsigned off = agg_part_off(a, k);
-
-		if (k->src == SRC_COMM) {	/* NUL-padded to its 16 bytes */
-			mov_reg(e, R1, R_FP);
-			alu_imm(e, BPF_ADD, R1, FP_AGGKEY + 8 + off);
-			mov_imm(e, R2, TRACERD_COMM_LEN);
-			call(e, BPF_FUNC_get_current_comm);
-			continue;
-		}
-		if (k->src == SRC_STR) {	/* up to the NUL, as agg_key_str() */
-			mov_reg(e, R1, R_FP);
-			alu_imm(e, BPF_ADD, R1, FP_AGGKEY + 8 + off);
-			mov_imm(e, R2, k->width);
-			mov_reg(e, R3, R_CTX);
-			alu_imm(e, BPF_ADD, R3, k->off);
-			call(e, BPF_FUNC_probe_read_kernel_str);
-			continue;
-		}
-		if (k->src == SRC_DATA_LOC) {
-			agg_key_data_loc(e, k, off, slow);
-			continue;
-		}
-		if (k->src == SRC_PID)
-			put(e, insn(BPF_ALU | BPF_MOV | BPF_X, R0, R_PIDTGID, 0, 0), -1);
-		else if (k->src == SRC_CPU)
-			call(e, BPF_FUNC_get_smp_processor_id);
-		else
-			load_ctx_number(e, k->off, k->size, k->is_signed);
-		put(e, insn(BPF_STX | BPF_MEM | BPF_DW, R_FP, R0, FP_AGGKEY + 8 + off, 0), -1);
-	}
+	for (uint32_t i = 0; i < a->n_keys; i++)
+		agg_key_one(e, &a->keys[i], agg_part_off(a, &a->keys[i]), slow);
 }
 
 /* agg_add(): hitcount and sums, atomically (the map's values are shared). */

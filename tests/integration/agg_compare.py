@@ -5,8 +5,8 @@ records a tracefs instance kept of the same events, grouped by the same key.
   agg_compare.py TRACERD_OUT INSTANCE_TRACE SELECTION EVENT KIND
 
 KIND says how to key a kernel record, the way the Aggregate= of SELECTION
-keys it: next_comm+prev_state, syscall, log2:bytes_req:bytes_alloc, filename,
-comm+pid.
+keys it: next_comm+prev_state, syscall, log2:bytes_req:bytes_alloc,
+buckets=64:bytes_req:bytes_alloc, filename, comm+pid.
 Prints TAP lines; exits 1 on a difference."""
 import re
 import sys
@@ -63,10 +63,14 @@ def kernel_groups(path, event, kind):
         elif kind == "comm+pid":
             m = re.match(r"comm=(.*) pid=(-?\d+) prio=-?\d+$", text.rstrip("\n"))
             key = (m.group(1), int(m.group(2)))
-        elif kind.startswith("log2:"):
-            _, k, v = kind.split(":")
+        elif kind.startswith(("log2:", "buckets=")):
+            how, k, v = kind.split(":")
             f = fields(text)
-            key = log2(int(f[k]))
+            if how == "log2":
+                key = log2(int(f[k]))
+            else:
+                size = int(how.split("=")[1])
+                key = int(f[k]) // size * size
             groups[key][1] += int(f[v])
         else:
             raise SystemExit(f"unknown kind {kind}")
@@ -87,6 +91,12 @@ def tracerd_groups(entries, kind):
         elif kind == "comm+pid":
             m = re.match(r"comm: (.*?) *, pid: +(-?\d+)$", text)
             key = (m.group(1), int(m.group(2)))
+        elif kind.startswith("buckets="):
+            size = int(kind.split(":")[0].split("=")[1])
+            m = re.search(r"~ (\d+)-(\d+)", text)
+            key = int(m.group(1))
+            if int(m.group(2)) != key + size - 1:
+                raise SystemExit(f"bucket {text!r} is not {size} wide")
         else:
             key = int(re.search(r"~ 2\^(\d+)", text).group(1))
         groups[key][0] += hits
@@ -99,7 +109,7 @@ def main():
     entries, totals = dumps(out, selection, event)
     ours = tracerd_groups(entries, kind)
     theirs = kernel_groups(trace, event, kind)
-    with_sums = kind.startswith("log2:")
+    with_sums = kind.startswith(("log2:", "buckets="))
     bad = 0
     for key in sorted(set(ours) | set(theirs), key=str):
         a, b = ours.get(key, [0, 0]), theirs.get(key, [0, 0])

@@ -6,7 +6,8 @@
 # instance's records grouped by the key must give tracerd's counts and sums,
 # key by key: a string and a symbolic key (sched_switch next_comm,
 # prev_state), a numeric key with .syscall (raw_syscalls:sys_enter id), a
-# log2 key with a sum (kmem:kmalloc bytes_req.log2, bytes_alloc), a
+# log2 and a buckets key with a sum (kmem:kmalloc bytes_req.log2 and
+# .buckets=64, bytes_alloc), a
 # __data_loc string key (sched_process_exec filename, short and long: the
 # small map and the large for one histogram), a __data_loc string and a
 # number (sched_process_wait comm,pid: the small map). Then a
@@ -65,6 +66,12 @@ Filter=$F_KM
 Aggregate=hist:keys=bytes_req.log2:vals=bytes_alloc:sort=bytes_req
 AggregateIntervalSec=0
 [Selection]
+Name=kb
+Events=kmem:kmalloc
+Filter=$F_KM
+Aggregate=hist:keys=bytes_req.buckets=64:vals=bytes_alloc:sort=bytes_req
+AggregateIntervalSec=0
+[Selection]
 Name=fn
 Events=sched:sched_process_exec
 Filter=$F_FN
@@ -115,10 +122,11 @@ check "aggregated records never reach the ring buffer (no event lines)" \
 	[ "$(grep -c -E '^ *\S+-[0-9]+ +\[[0-9]+\]' "$TMP/out")" = 0 ]
 
 # A key of numbers is counted in the emitted program itself (the first event
-# of a key in the accept program); a log2 key in the accept program: the
-# comparisons below check both against the kernel.
-check "sys: filter and histogram emitted" grep -q "selection sys: Filter= and Aggregate= compiled to BPF" "$TMP/out.err"
-check "km: the log2 key counted by the accept program" grep -q "selection km: Filter= compiled to BPF" "$TMP/out.err"
+# of a key in the accept program), also through .log2 and .buckets=N: the
+# comparisons below check them against the kernel.
+for s in sys km kb; do
+	check "$s: filter and histogram emitted" grep -q "selection $s: Filter= and Aggregate= compiled to BPF" "$TMP/out.err"
+done
 # A __data_loc string key: a short string counted in the emitted program
 # (the small map), a long one in the accept program (the large map); fn's
 # filter is interpreted, so the accept program's aggregate() counts all of
@@ -134,6 +142,7 @@ done
 python3 "$CMP" "$TMP/out" "$TMP/trace" sw sched:sched_switch next_comm+prev_state
 python3 "$CMP" "$TMP/out" "$TMP/trace" sys raw_syscalls:sys_enter syscall
 python3 "$CMP" "$TMP/out" "$TMP/trace" km kmem:kmalloc log2:bytes_req:bytes_alloc
+python3 "$CMP" "$TMP/out" "$TMP/trace" kb kmem:kmalloc buckets=64:bytes_req:bytes_alloc
 python3 "$CMP" "$TMP/out" "$TMP/trace" fn sched:sched_process_exec filename
 python3 "$CMP" "$TMP/out" "$TMP/trace" wt sched:sched_process_wait comm+pid
 python3 "$CMP" "$TMP/out" "$TMP/exe.trace" fe sched:sched_process_exec filename
@@ -286,9 +295,10 @@ tap(sum(hits) == 5 and tots[0]["TRACE_HIST_DUMP"] == "interval" and len(tots) ==
 EOF2
 
 # Aggregate= without Filter=, emitted: sysfs(2) fired N times by one
-# process; its pid's entry counts N (the first event inserts the key through
-# the accept program, the others are counted in the emitted program), and the
-# summary says all were aggregated.
+# process; its entry (common_pid.execname: the pid and its comm) counts N
+# (the first event inserts the key through the accept program, the others
+# are counted in the emitted program), and the summary says all were
+# aggregated.
 FIRE=${FIRE:-$PWD/${BUILD:-build}/tests/tools/fire_syscall}
 cat >"$TMP/nf.conf" <<EOF2
 [Daemon]
@@ -296,7 +306,7 @@ Output=stdout
 [Selection]
 Name=nofilter
 Events=syscalls:sys_enter_sysfs
-Aggregate=hist:keys=common_pid
+Aggregate=hist:keys=common_pid.execname
 AggregateIntervalSec=0
 EOF2
 start_tracerd "$TMP/nf.conf" "$TMP/nf.out" || { not_ok "no filter: tracerd starts"; exit 0; }
@@ -305,6 +315,6 @@ sleep 0.2
 stop_tracerd
 check "no filter: the histogram is counted in an emitted program" \
 	grep -q "selection nofilter: Aggregate= compiled to BPF" "$TMP/nf.out.err"
-got=$(grep -E "common_pid: +$fpid \}" "$TMP/nf.out" | sed 's/.*hitcount: *//')
+got=$(grep -E "common_pid: fire_syscall +\[ *$fpid\] +\}" "$TMP/nf.out" | sed 's/.*hitcount: *//')
 check "no filter: the workload's pid counts its 3000 events (got ${got:-none})" [ "${got:-0}" = 3000 ]
 check "no filter: nothing dropped or lost" grep -Eq "summary: selection nofilter: 0 delivered, 0 lost, .* 0 dropped" "$TMP/nf.out.err"

@@ -149,6 +149,10 @@ stop_tracerd
 hist_of() { # hist_of KEY: "name count" per entry of that key's dump
 	awk -v k="$1" '$1 == "{" && $2 == k":" { n = $(NF); sub(/^\{ [a-z]+: */, ""); sub(/ *\} hitcount:.*/, ""); print $0, n }' "$TMP/a.out"
 }
+for s in byunit bycgroup; do	# counted in the emitted program itself
+	check "Aggregate=keys=unit/cgroup: $s emitted" \
+		grep -q "selection $s: Filter= and Aggregate= compiled to BPF" "$TMP/a.out.err"
+done
 by_unit=$(hist_of unit | sort); by_cgroup=$(hist_of cgroup | sort)
 one_by_one_unit=$(jq -r '.TRACE_UNIT // "-"' "$TMP/a.json" | sort | uniq -c | awk '{print $2, $1}' | sort)
 one_by_one_cgroup=$(jq -r '.TRACE_CGROUP' "$TMP/a.json" | sort | uniq -c | awk '{print $2, $1}' | sort)

@@ -409,8 +409,10 @@ static void test_emitted_equals_interpreted(void)
 	       "the filters decide both ways: %zu of %zu accepted", t.accepted, t.records);
 }
 
-/* Emits e's histogram expr with no filter; whether the kernel loads it. */
-static bool agg_loads(struct tp_event *e, const char *expr, int descs_fd, int small_fd)
+/* Emits e's histogram expr with no filter; whether the kernel loads it.
+ * compact: a large key whose compact layout the program counts. */
+static bool agg_loads(struct tp_event *e, const char *expr, int descs_fd, int small_fd,
+		      bool compact)
 {
 	struct filter_emit_maps m = { .stats_fd = stats_fd, .accept_fd = accept_fd,
 				      .bss_fd = bss_fd, .self_tgid = 1, .rb_fd = rb_fd,
@@ -431,8 +433,8 @@ static bool agg_loads(struct tp_event *e, const char *expr, int descs_fd, int sm
 		return false;
 	}
 	m.agg = &h->desc;
-	EXPECT(h->desc.short_size && filter_emit_aggregates(&m), "%s:%s: %s: not emitted (%u)",
-	       e->system, e->name, expr, h->desc.short_size);
+	EXPECT((!compact || h->desc.short_size) && filter_emit_aggregates(&m),
+	       "%s:%s: %s: not emitted (%u)", e->system, e->name, expr, h->desc.short_size);
 	n = filter_emit(&desc, &m, code, why, sizeof(why));
 	hist_free(h);
 	if (n < 0) {
@@ -480,18 +482,67 @@ static void test_data_loc_keys_load(void)
 			if (e->fields[k].kind != TP_FIELD_DATA_LOC || !e->fields[k].is_string)
 				continue;
 			snprintf(expr, sizeof(expr), "hist:keys=%s", e->fields[k].name);
-			loaded += agg_loads(e, expr, descs_fd, small_fd);
+			loaded += agg_loads(e, expr, descs_fd, small_fd, true);
 			tried++;
 			if (!num)
 				continue;
 			snprintf(expr, sizeof(expr), "hist:keys=%s,%s", e->fields[k].name, num);
-			loaded += agg_loads(e, expr, descs_fd, small_fd);
+			loaded += agg_loads(e, expr, descs_fd, small_fd, true);
 			tried++;
 		}
 	}
 	printf("# %zu of %zu histograms keyed by a __data_loc string emitted and loaded\n", loaded,
 	       tried);
 	EXPECT(tried >= 300 && loaded == tried, "%zu of %zu", loaded, tried);
+	close(descs_fd);
+	close(small_fd);
+}
+
+/* Number keys through .log2 and .buckets=N for the first number of every
+ * event (outside syscalls) of the captured formats; and common_pid.execname,
+ * cgroup and unit keys on some. */
+static void test_number_keys_load(void)
+{
+	static const char *const other[] = {
+		"hist:keys=common_pid.execname", "hist:keys=cgroup,%s", "hist:keys=unit,%s.log2",
+	};
+	int descs_fd = bpf_map_create(BPF_MAP_TYPE_ARRAY, NULL, 4, sizeof(struct agg_desc),
+				      TRACERD_MAX_EVENTS, NULL);
+	int small_fd = bpf_map_create(BPF_MAP_TYPE_HASH, NULL,
+				      sizeof(struct agg_key_hdr) + TRACERD_AGG_SMALL,
+				      sizeof(struct agg_value), 16, NULL);
+	size_t loaded = 0, tried = 0;
+	char expr[256];
+
+	EXPECT(descs_fd >= 0 && small_fd >= 0, "bpf_map_create: %m");
+	fx_load();
+	for (size_t i = 0; descs_fd >= 0 && small_fd >= 0 && i < fx_n; i++) {
+		struct tp_event *e = fx_events[i];
+		const char *num = NULL;
+
+		if (!strcmp(e->system, "syscalls"))
+			continue;
+		for (size_t k = 0; k < e->n_fields && !num; k++)
+			if (e->fields[k].kind == TP_FIELD_SCALAR && !e->fields[k].is_common)
+				num = e->fields[k].name;
+		if (!num)
+			continue;
+		snprintf(expr, sizeof(expr), "hist:keys=%s.log2", num);
+		loaded += agg_loads(e, expr, descs_fd, small_fd, false);
+		snprintf(expr, sizeof(expr), "hist:keys=%s.buckets=100,%s", num, num);
+		loaded += agg_loads(e, expr, descs_fd, small_fd, false);
+		tried += 2;
+		if (tried % 64 > 1)
+			continue;
+		for (size_t k = 0; k < ARRAY_SIZE(other); k++) {
+			snprintf(expr, sizeof(expr), other[k], num);
+			loaded += agg_loads(e, expr, descs_fd, small_fd, false);
+			tried++;
+		}
+	}
+	printf("# %zu of %zu histograms keyed by .log2, .buckets, .execname, cgroup or unit "
+	       "emitted and loaded\n", loaded, tried);
+	EXPECT(tried >= 1000 && loaded == tried, "%zu of %zu", loaded, tried);
 	close(descs_fd);
 	close(small_fd);
 }
@@ -566,6 +617,7 @@ int main(void)
 {
 	RUN(test_emitted_equals_interpreted);
 	RUN(test_data_loc_keys_load);	/* with the first one's maps */
+	RUN(test_number_keys_load);
 	RUN(test_stack_id_histogram);
 	close(stats_fd);
 	close(accept_fd);
