@@ -455,96 +455,109 @@ static bool agg_loads(struct tp_event *e, const char *expr, int descs_fd, int sm
 	return true;
 }
 
-/* keys=STRING and keys=STRING,NUMBER for each __data_loc string of every
- * event (outside syscalls) of the captured formats. */
-static void test_data_loc_keys_load(void)
+/* Histograms emitted and loaded against one agg_descs and small map. */
+struct agg_tries {
+	int descs_fd, small_fd;
+	size_t loaded, tried;
+};
+
+static void agg_tries_close(struct agg_tries *t)
 {
-	int descs_fd = bpf_map_create(BPF_MAP_TYPE_ARRAY, NULL, 4, sizeof(struct agg_desc),
-				      TRACERD_MAX_EVENTS, NULL);
-	int small_fd = bpf_map_create(BPF_MAP_TYPE_HASH, NULL,
-				      sizeof(struct agg_key_hdr) + TRACERD_AGG_SMALL,
-				      sizeof(struct agg_value), 16, NULL);
-	size_t loaded = 0, tried = 0;
-	char expr[256];
-
-	EXPECT(descs_fd >= 0 && small_fd >= 0, "bpf_map_create: %m");
-	fx_load();
-	for (size_t i = 0; descs_fd >= 0 && small_fd >= 0 && i < fx_n; i++) {
-		struct tp_event *e = fx_events[i];
-		const char *num = NULL;
-
-		if (!strcmp(e->system, "syscalls"))
-			continue;
-		for (size_t k = 0; k < e->n_fields && !num; k++)
-			if (e->fields[k].kind == TP_FIELD_SCALAR && !e->fields[k].is_common)
-				num = e->fields[k].name;
-		for (size_t k = 0; k < e->n_fields; k++) {
-			if (e->fields[k].kind != TP_FIELD_DATA_LOC || !e->fields[k].is_string)
-				continue;
-			snprintf(expr, sizeof(expr), "hist:keys=%s", e->fields[k].name);
-			loaded += agg_loads(e, expr, descs_fd, small_fd, true);
-			tried++;
-			if (!num)
-				continue;
-			snprintf(expr, sizeof(expr), "hist:keys=%s,%s", e->fields[k].name, num);
-			loaded += agg_loads(e, expr, descs_fd, small_fd, true);
-			tried++;
-		}
-	}
-	printf("# %zu of %zu histograms keyed by a __data_loc string emitted and loaded\n", loaded,
-	       tried);
-	EXPECT(tried >= 300 && loaded == tried, "%zu of %zu", loaded, tried);
-	close(descs_fd);
-	close(small_fd);
+	close(t->descs_fd);
+	close(t->small_fd);
 }
 
-/* Number keys through .log2 and .buckets=N for the first number of every
- * event (outside syscalls) of the captured formats; and common_pid.execname,
- * cgroup and unit keys on some. */
-static void test_number_keys_load(void)
+static bool agg_tries_open(struct agg_tries *t)
+{
+	*t = (struct agg_tries){ .descs_fd = -1, .small_fd = -1 };
+	t->descs_fd = bpf_map_create(BPF_MAP_TYPE_ARRAY, NULL, 4, sizeof(struct agg_desc),
+				     TRACERD_MAX_EVENTS, NULL);
+	t->small_fd = bpf_map_create(BPF_MAP_TYPE_HASH, NULL,
+				     sizeof(struct agg_key_hdr) + TRACERD_AGG_SMALL,
+				     sizeof(struct agg_value), 16, NULL);
+	EXPECT(t->descs_fd >= 0 && t->small_fd >= 0, "bpf_map_create: %m");
+	fx_load();
+	if (t->descs_fd >= 0 && t->small_fd >= 0)
+		return true;
+	agg_tries_close(t);
+	return false;
+}
+
+/* Emits and loads the histogram fmt (with a, b for its %s) on e. */
+static void agg_try(struct agg_tries *t, struct tp_event *e, bool compact, const char *fmt,
+		    const char *a, const char *b)
+{
+	char expr[256];
+
+	snprintf(expr, sizeof(expr), fmt, a, b);
+	t->loaded += agg_loads(e, expr, t->descs_fd, t->small_fd, compact);
+	t->tried++;
+}
+
+/* The event's first number outside the common fields, or NULL. */
+static const char *first_number(const struct tp_event *e)
+{
+	for (size_t k = 0; k < e->n_fields; k++)
+		if (e->fields[k].kind == TP_FIELD_SCALAR && !e->fields[k].is_common)
+			return e->fields[k].name;
+	return NULL;
+}
+
+/* fn for every event (outside syscalls) of the captured formats, with its
+ * first number; then the tally, named what. */
+static void agg_each_event(void (*fn)(struct agg_tries *, struct tp_event *, const char *),
+			   const char *what, size_t want)
+{
+	struct agg_tries t;
+
+	if (!agg_tries_open(&t))
+		return;
+	for (size_t i = 0; i < fx_n; i++)
+		if (strcmp(fx_events[i]->system, "syscalls"))
+			fn(&t, fx_events[i], first_number(fx_events[i]));
+	printf("# %zu of %zu histograms keyed by %s emitted and loaded\n", t.loaded, t.tried, what);
+	EXPECT(t.tried >= want && t.loaded == t.tried, "%zu of %zu", t.loaded, t.tried);
+	agg_tries_close(&t);
+}
+
+/* keys=STRING and keys=STRING,NUMBER for each __data_loc string. */
+static void data_loc_keys(struct agg_tries *t, struct tp_event *e, const char *num)
+{
+	for (size_t k = 0; k < e->n_fields; k++) {
+		if (e->fields[k].kind != TP_FIELD_DATA_LOC || !e->fields[k].is_string)
+			continue;
+		agg_try(t, e, true, "hist:keys=%s", e->fields[k].name, NULL);
+		if (num)
+			agg_try(t, e, true, "hist:keys=%s,%s", e->fields[k].name, num);
+	}
+}
+
+static void test_data_loc_keys_load(void)
+{
+	agg_each_event(data_loc_keys, "a __data_loc string", 300);
+}
+
+/* The first number through .log2 and .buckets=N; and common_pid.execname,
+ * cgroup and unit keys on some events. */
+static void number_keys(struct agg_tries *t, struct tp_event *e, const char *num)
 {
 	static const char *const other[] = {
 		"hist:keys=common_pid.execname", "hist:keys=cgroup,%s", "hist:keys=unit,%s.log2",
 	};
-	int descs_fd = bpf_map_create(BPF_MAP_TYPE_ARRAY, NULL, 4, sizeof(struct agg_desc),
-				      TRACERD_MAX_EVENTS, NULL);
-	int small_fd = bpf_map_create(BPF_MAP_TYPE_HASH, NULL,
-				      sizeof(struct agg_key_hdr) + TRACERD_AGG_SMALL,
-				      sizeof(struct agg_value), 16, NULL);
-	size_t loaded = 0, tried = 0;
-	char expr[256];
 
-	EXPECT(descs_fd >= 0 && small_fd >= 0, "bpf_map_create: %m");
-	fx_load();
-	for (size_t i = 0; descs_fd >= 0 && small_fd >= 0 && i < fx_n; i++) {
-		struct tp_event *e = fx_events[i];
-		const char *num = NULL;
+	if (!num)
+		return;
+	agg_try(t, e, false, "hist:keys=%s.log2", num, NULL);
+	agg_try(t, e, false, "hist:keys=%s.buckets=100,%s", num, num);
+	if (t->tried % 64 > 1)
+		return;
+	for (size_t k = 0; k < ARRAY_SIZE(other); k++)
+		agg_try(t, e, false, other[k], num, NULL);
+}
 
-		if (!strcmp(e->system, "syscalls"))
-			continue;
-		for (size_t k = 0; k < e->n_fields && !num; k++)
-			if (e->fields[k].kind == TP_FIELD_SCALAR && !e->fields[k].is_common)
-				num = e->fields[k].name;
-		if (!num)
-			continue;
-		snprintf(expr, sizeof(expr), "hist:keys=%s.log2", num);
-		loaded += agg_loads(e, expr, descs_fd, small_fd, false);
-		snprintf(expr, sizeof(expr), "hist:keys=%s.buckets=100,%s", num, num);
-		loaded += agg_loads(e, expr, descs_fd, small_fd, false);
-		tried += 2;
-		if (tried % 64 > 1)
-			continue;
-		for (size_t k = 0; k < ARRAY_SIZE(other); k++) {
-			snprintf(expr, sizeof(expr), other[k], num);
-			loaded += agg_loads(e, expr, descs_fd, small_fd, false);
-			tried++;
-		}
-	}
-	printf("# %zu of %zu histograms keyed by .log2, .buckets, .execname, cgroup or unit "
-	       "emitted and loaded\n", loaded, tried);
-	EXPECT(tried >= 1000 && loaded == tried, "%zu of %zu", loaded, tried);
-	close(descs_fd);
-	close(small_fd);
+static void test_number_keys_load(void)
+{
+	agg_each_event(number_keys, ".log2, .buckets, .execname, cgroup or unit", 1000);
 }
 
 static bool calls(const struct bpf_insn *code, int n, int helper)
