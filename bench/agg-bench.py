@@ -7,11 +7,15 @@ accept"), for checking the one comparison alone.
 
   bench/agg-bench.py [--build build] [--rounds 5] [--count 400000] [--events fcntl_setlk,wait]
                      [--stack] [--compare BUILD...] [--inside-only]
+                     [--hist HIST --bt-key KEY]
 
 --stack: the key is the kernel stack, keys=common_stacktrace against
 bpftrace's @[kstack] = count(). --compare: more builds of tracerd (variants
 of its BPF program), measured in the same interleaved rounds. --inside-only:
 only the ns inside the BPF programs, the robust figure on a shared machine.
+--hist, --bt-key: another key, as Aggregate= and as bpftrace's map key (e.g.
+'hist:keys=comm,type,fl_start' and 'comm, args->type, args->fl_start': a
+key over 24 bytes, the large map).
 
 Inside the programs, every consumer runs once per round (A B C A B C ...),
 and the median over rounds is compared: the statistics count only the
@@ -66,6 +70,8 @@ def main():
     ap.add_argument("--stack", action="store_true")
     ap.add_argument("--compare", nargs="*", default=[])
     ap.add_argument("--inside-only", action="store_true")
+    ap.add_argument("--hist")
+    ap.add_argument("--bt-key")
     a = ap.parse_args()
     tmp = tempfile.mkdtemp(prefix="agg-bench.")
     print(f"# load average at start: {' '.join(bench.read('/proc/loadavg').split()[:3])}")
@@ -73,6 +79,8 @@ def main():
         ev = dict(bench.EVENTS[evname])
         if a.stack:
             ev.update(bt_key="kstack", hist="hist:keys=common_stacktrace")
+        if a.hist:
+            ev.update(hist=a.hist, bt_key=a.bt_key or ev["bt_key"])
         cons = [bench.NoConsumer(),
                 bench.Bpftrace(ev, ev["bt_accept"], tmp, "bpftrace @[key] count", key=ev["bt_key"]),
                 bench.Tracerd(ev, ev["accept"], tmp, "tracerd aggregate", a.build,

@@ -26,6 +26,7 @@ static void add_bpf(const struct event_stats *bpf, struct sel_totals *tot)
 	tot->aggregated += bpf->aggregated;
 	tot->agg_dropped += bpf->agg_dropped;
 	tot->agg_nostack += bpf->agg_nostack;
+	tot->agg_compiled += bpf->agg_compiled;
 	tot->unreadable += bpf->ustr_unreadable;
 	tot->stack_cut += bpf->stack_cut;
 	tot->stack_lost += bpf->stack_lost;
@@ -277,14 +278,15 @@ static void event_line(FILE *out, const char *sel, const struct tp_event *e,
 {
 	if (!tot->hits && !tot->delivered)
 		return;
-	fprintf(out, "tracerd:   %-12s %s:%s delivered=%llu lost=%llu suppressed=%llu sink_errors=%llu filtered=%llu aggregated=%llu agg_dropped=%llu agg_no_stack=%llu agg_stack_cut=%llu unreadable=%llu stack_cut=%llu stack_lost=%llu\n",
+	fprintf(out, "tracerd:   %-12s %s:%s delivered=%llu lost=%llu suppressed=%llu sink_errors=%llu filtered=%llu aggregated=%llu agg_dropped=%llu agg_no_stack=%llu agg_stack_cut=%llu unreadable=%llu stack_cut=%llu stack_lost=%llu agg_compiled=%llu\n",
 		sel, e->system, e->name,
 		(unsigned long long)tot->delivered, (unsigned long long)tot->lost,
 		(unsigned long long)tot->suppressed, (unsigned long long)tot->sink_errors,
 		(unsigned long long)tot->filtered, (unsigned long long)tot->aggregated,
 		(unsigned long long)tot->agg_dropped, (unsigned long long)tot->agg_nostack,
 		(unsigned long long)tot->agg_stack_cut, (unsigned long long)tot->unreadable,
-		(unsigned long long)tot->stack_cut, (unsigned long long)tot->stack_lost);
+		(unsigned long long)tot->stack_cut, (unsigned long long)tot->stack_lost,
+		(unsigned long long)tot->agg_compiled);
 }
 
 /* Adds what p's entries for e counted to tot. */

@@ -86,10 +86,8 @@ int sel_emit_build(struct sel_emit *se, const struct selection *s, const struct 
 	se->aggregates = s->aggregate && all_aggregate_here(m, hists, n);
 	if (!filter && !se->aggregates) {
 		snprintf(se->why, sizeof(se->why), "%s", m->unit ? "Unit= is checked there" :
-			 "its keys are not all numbers, char arrays or __data_loc strings of the record, "
-			 "common_pid, cpu, comm, cgroup or unit, nor common_stacktrace alone, or its "
-			 "sums not all numbers, or the key is over 24 bytes (a __data_loc string "
-			 "counts 16)");
+			 "a key or a sum is not read at a constant place in the record (a common "
+			 "field's bytes, or an unaligned __data_loc word), or a sum is not a number");
 		return 0;
 	}
 	buf = calloc(FILTER_EMIT_MAX, sizeof(*buf));

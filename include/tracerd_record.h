@@ -329,6 +329,7 @@ struct event_stats {
 	__u64 agg_nostack;	/* of agg_dropped: the kernel gave no stack (its error) */
 	__u64 stack_cut;	/* a stack cut at TRACERD_STACK_DEPTH (kernel or user) */
 	__u64 stack_lost;	/* a stack walk that failed */
+	__u64 agg_compiled;	/* of aggregated: counted in the emitted program */
 };
 
 /* Aggregation (Aggregate=, the kernel's hist trigger language): per slot an

@@ -21,6 +21,7 @@ void loader_filter_maps(struct loader *l, struct filter_emit_maps *m)
 		.wakeup_bytes = l->skel->rodata->wakeup_bytes,
 		.agg_descs_fd = bpf_map__fd(l->skel->maps.agg_descs),
 		.agg_small_fd = bpf_map__fd(l->skel->maps.agg_small),
+		.agg_large_fd = bpf_map__fd(l->skel->maps.agg_large),
 		.agg_stacks_fd = bpf_map__fd(l->skel->maps.agg_stacks),
 	};
 }

@@ -38,6 +38,7 @@ struct sel_totals {
 	uint64_t hits, filtered, lost, truncated;	/* from BPF */
 	uint64_t aggregated, agg_dropped;		/* Aggregate=, from BPF */
 	uint64_t agg_nostack;	/* of agg_dropped: common_stacktrace without a stack */
+	uint64_t agg_compiled;	/* of aggregated: counted in the emitted program */
 	/* Besides: syscall user strings that could not be read (their records
 	 * are delivered or not like any other), from BPF. */
 	uint64_t unreadable;

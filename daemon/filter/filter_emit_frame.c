@@ -209,17 +209,21 @@ static bool agg_number(uint16_t off, uint8_t size)
 }
 
 
-/* A key part's offset in the key this program builds: a large key's
- * compact layout (strings short), or the small key itself. */
-static unsigned agg_part_off(const struct agg_desc *a, const struct agg_key_src *k)
+/* The key this program builds: the small map's (a small key, or a large
+ * one's compact layout, its strings short) or the large map's. */
+enum agg_layout { AGG_KEY_SMALL, AGG_KEY_LARGE };
+
+/* A key part's offset in the key: a large key's compact layout puts it at
+ * its short_off. */
+static unsigned agg_part_off(const struct agg_desc *a, const struct agg_key_src *k,
+			     enum agg_layout to)
 {
-	return a->large ? k->short_off : k->key_off;
+	return a->large && to == AGG_KEY_SMALL ? k->short_off : k->key_off;
 }
 
-static bool agg_part_here(const struct agg_desc *a, const struct agg_key_src *k)
+static bool agg_part_here(const struct agg_key_src *k)
 {
-	if (agg_part_off(a, k) + (a->large ? tracerd_agg_short_width(k) : k->width) >
-	    TRACERD_AGG_SMALL)
+	if (k->key_off + k->width > TRACERD_AGG_LARGE)
 		return false;
 	switch (k->src) {
 	case SRC_PID:
@@ -228,6 +232,7 @@ static bool agg_part_here(const struct agg_desc *a, const struct agg_key_src *k)
 	case SRC_COMM:
 	case SRC_CGROUP:
 	case SRC_UNIT:
+	case SRC_STACKTRACE:
 		return true;
 	case SRC_RECORD:
 		return agg_number(k->off, k->size);
@@ -251,12 +256,13 @@ static bool agg_sums_here(const struct agg_desc *a)
 
 /* A histogram this program counts itself: keys of the record's numbers
  * (also .log2 and .buckets=N), char arrays, __data_loc and __rel_loc
- * strings, common_pid (also .execname), cpu, comm, cgroup or unit, or the
- * stack alone; sums of numbers; in the small map: a small key, or a large
- * one whose compact layout fits it (agg_desc.short_size), while its
- * strings are short. Anything else (the stack with other keys, other large
- * keys), a long string and the first event of a key (an insert, which
- * keeps to size=) go to the accept program's aggregate(). */
+ * strings, common_pid (also .execname), cpu, comm, cgroup, unit and the
+ * stack; sums of numbers. Its key is built as aggregate() builds it, for
+ * the small map (a small key, or a large one whose compact layout fits it,
+ * agg_desc.short_size, while its strings are short), or else the large.
+ * The first event of a key (an insert, which keeps to size=) goes to the
+ * accept program's aggregate(), as do a stack the kernel does not give
+ * and a stack id not found. */
 bool filter_emit_aggregates(const struct filter_emit_maps *m)
 {
 	const struct agg_desc *a = m->agg;
@@ -265,26 +271,31 @@ bool filter_emit_aggregates(const struct filter_emit_maps *m)
 		return false;
 	if (a->stack_ids)	/* by the stack's id: aggregate_by_stack_id() */
 		return agg_sums_here(a);
-	if (a->large && !a->short_size)
+	if (a->large && m->agg_large_fd < 0)
 		return false;
 	for (uint32_t i = 0; i < a->n_keys; i++)
-		if (!agg_part_here(a, &a->keys[i]))
+		if (!agg_part_here(&a->keys[i]))
 			return false;
 	return agg_sums_here(a);
 }
 
 /* A __data_loc or __rel_loc string, into the key at off, as agg_key_str()
- * reads a short one; a long one: to slow, where aggregate() counts it in
- * the large map. */
-static void agg_key_data_loc(struct emitter *e, const struct agg_key_src *k, unsigned off, int slow)
+ * reads it: in the small key's compact layout a short one, a long one to
+ * lng (the large key); in the large key its first k->width bytes. */
+static void agg_key_data_loc(struct emitter *e, const struct agg_key_src *k, unsigned off,
+			     enum agg_layout to, int lng)
 {
-	int empty = label_new(e);
+	int empty = label_new(e), capped = label_new(e);
 
 	ldx(e, BPF_W, R3, R_CTX, k->off);
 	mov_reg(e, R2, R3);
 	alu_imm(e, BPF_RSH, R2, 16);		/* r2 = length, NUL included */
-	jmp_imm(e, BPF_JGT, R2, TRACERD_AGG_STR_SHORT, slow);
+	if (to == AGG_KEY_SMALL)
+		jmp_imm(e, BPF_JGT, R2, TRACERD_AGG_STR_SHORT, lng);
 	jmp_imm(e, BPF_JEQ, R2, 0, empty);
+	jmp_imm(e, BPF_JLE, R2, k->width, capped);
+	mov_imm(e, R2, k->width);
+	label_place(e, capped);
 	alu_imm(e, BPF_AND, R3, 0xffff);	/* r3 = offset in the record */
 	if (k->src == SRC_REL_LOC)		/* __rel_loc: from after the word */
 		alu_imm(e, BPF_ADD, R3, k->off + 4);
@@ -296,8 +307,8 @@ static void agg_key_data_loc(struct emitter *e, const struct agg_key_src *k, uns
 }
 
 /* The key's header at FP_AGGKEY: the slot, the generation the daemon set
- * (agg_descs[slot].gen); then its bytes zeroed. */
-static void agg_key_head(struct emitter *e, int slow)
+ * (agg_descs[slot].gen); then its bytes zeroed, the map's key size. */
+static void agg_key_head(struct emitter *e, enum agg_layout to, int slow)
 {
 	ld_imm64(e, R1, BPF_PSEUDO_MAP_FD, (uint32_t)e->m->agg_descs_fd);
 	mov_reg(e, R2, R_FP);
@@ -309,7 +320,7 @@ static void agg_key_head(struct emitter *e, int slow)
 	put(e, insn(BPF_STX | BPF_MEM | BPF_W, R_FP, R1, FP_AGGKEY + 4, 0), -1);
 	ldx(e, BPF_W, R1, R_FP, FP_COOKIE);
 	put(e, insn(BPF_STX | BPF_MEM | BPF_W, R_FP, R1, FP_AGGKEY, 0), -1);
-	for (int i = 0; i < TRACERD_AGG_SMALL; i += 8)
+	for (int i = 0; i < (to == AGG_KEY_SMALL ? TRACERD_AGG_SMALL : TRACERD_AGG_LARGE); i += 8)
 		put(e, insn(BPF_ST | BPF_MEM | BPF_DW, R_FP, 0, FP_AGGKEY + 8 + i, 0), -1);
 }
 
@@ -353,7 +364,7 @@ static void agg_xform(struct emitter *e, const struct agg_key_src *k)
 
 /* A string part: bytes up to the NUL, zeros after (the key was zeroed). */
 static void agg_key_string(struct emitter *e, const struct agg_key_src *k, unsigned off,
-			   int slow)
+			   enum agg_layout to, int lng)
 {
 	mov_reg(e, R1, R_FP);
 	alu_imm(e, BPF_ADD, R1, FP_AGGKEY + 8 + off);
@@ -366,19 +377,38 @@ static void agg_key_string(struct emitter *e, const struct agg_key_src *k, unsig
 		mov_imm(e, R2, TRACERD_COMM_LEN);
 		call(e, BPF_FUNC_get_current_comm);
 	} else {
-		agg_key_data_loc(e, k, off, slow);
+		agg_key_data_loc(e, k, off, to, lng);
 	}
 }
 
-/* One part of agg_key_part()'s key, at its offset off in the key. */
-static void agg_key_one(struct emitter *e, const struct agg_key_src *k, unsigned off, int slow)
+/* agg_key_stack(): the frames, zeros after; no stack: to slow, where
+ * aggregate() finds none either and counts it Dropped. */
+static void agg_key_stack(struct emitter *e, unsigned off, int slow)
 {
+	mov_reg(e, R1, R_CTX);
+	mov_reg(e, R2, R_FP);
+	alu_imm(e, BPF_ADD, R2, FP_AGGKEY + 8 + off);
+	mov_imm(e, R3, TRACERD_HIST_STACK_FRAMES * 8);
+	mov_imm(e, R4, 0);
+	call(e, BPF_FUNC_get_stack);
+	jmp_imm(e, BPF_JSLE, R0, 0, slow);
+}
+
+/* One part of agg_key_part()'s key, at its offset in the key to. */
+static void agg_key_one(struct emitter *e, const struct agg_key_src *k, enum agg_layout to,
+			int lng, int slow)
+{
+	unsigned off = agg_part_off(e->m->agg, k, to);
+
 	switch (k->src) {
 	case SRC_STR:
 	case SRC_COMM:
 	case SRC_DATA_LOC:
 	case SRC_REL_LOC:
-		agg_key_string(e, k, off, slow);
+		agg_key_string(e, k, off, to, lng);
+		return;
+	case SRC_STACKTRACE:
+		agg_key_stack(e, off, slow);
 		return;
 	case SRC_PID_COMM:	/* .execname: the comm beside the pid */
 		mov_reg(e, R1, R_FP);
@@ -403,15 +433,15 @@ static void agg_key_one(struct emitter *e, const struct agg_key_src *k, unsigned
 	put(e, insn(BPF_STX | BPF_MEM | BPF_DW, R_FP, R0, FP_AGGKEY + 8 + off, 0), -1);
 }
 
-/* The key of agg_key_part(), at FP_AGGKEY: the header, each part at its
- * key_off (a large key's: at its short_off, its strings short). */
-static void agg_key(struct emitter *e, int slow)
+/* The key of aggregate(), at FP_AGGKEY, for the map to: the header, then
+ * each part. A long string in a compact key: to lng. */
+static void agg_key(struct emitter *e, enum agg_layout to, int lng, int slow)
 {
 	const struct agg_desc *a = e->m->agg;
 
-	agg_key_head(e, slow);
+	agg_key_head(e, to, slow);
 	for (uint32_t i = 0; i < a->n_keys; i++)
-		agg_key_one(e, &a->keys[i], agg_part_off(a, &a->keys[i]), slow);
+		agg_key_one(e, &a->keys[i], to, lng, slow);
 }
 
 /* agg_add(): hitcount and sums, atomically (the map's values are shared). */
@@ -430,17 +460,20 @@ static void agg_add(struct emitter *e)
 	}
 }
 
-/* The small map's entry of the key at FP_AGGKEY counted here, or, when it
- * has none yet, to slow. */
-static void agg_count(struct emitter *e, int pass, int slow)
+/* The entry of the key at FP_AGGKEY in the map to counted here, or, when
+ * it has none yet, to slow. */
+static void agg_count(struct emitter *e, enum agg_layout to, int pass, int slow)
 {
-	ld_imm64(e, R1, BPF_PSEUDO_MAP_FD, (uint32_t)e->m->agg_small_fd);
+	int fd = to == AGG_KEY_SMALL ? e->m->agg_small_fd : e->m->agg_large_fd;
+
+	ld_imm64(e, R1, BPF_PSEUDO_MAP_FD, (uint32_t)fd);
 	mov_reg(e, R2, R_FP);
 	alu_imm(e, BPF_ADD, R2, FP_AGGKEY);
 	call(e, BPF_FUNC_map_lookup_elem);
 	jmp_imm(e, BPF_JEQ, R0, 0, slow);
 	agg_add(e);
 	count(e, offsetof(struct event_stats, aggregated));
+	count(e, offsetof(struct event_stats, agg_compiled));
 	jump(e, pass);
 }
 
@@ -454,25 +487,36 @@ static void agg_count(struct emitter *e, int pass, int slow)
  * Dropped). */
 static void aggregate_by_stack_id(struct emitter *e, int pass, int slow)
 {
-	agg_key_head(e, slow);
+	agg_key_head(e, AGG_KEY_SMALL, slow);
 	mov_reg(e, R1, R_CTX);
 	ld_imm64(e, R2, BPF_PSEUDO_MAP_FD, (uint32_t)e->m->agg_stacks_fd);
 	mov_imm(e, R3, 0);
 	call(e, BPF_FUNC_get_stackid);
 	jmp_imm(e, BPF_JSLT, R0, 0, slow);
 	put(e, insn(BPF_STX | BPF_MEM | BPF_DW, R_FP, R0, FP_AGGKEY + 8, 0), -1);
-	agg_count(e, pass, slow);
+	agg_count(e, AGG_KEY_SMALL, pass, slow);
 }
 
 /* An existing entry is counted here; a new key goes to the accept program. */
 static void aggregate_here(struct emitter *e, int pass, int slow)
 {
-	if (e->m->agg->stack_ids) {
+	const struct agg_desc *a = e->m->agg;
+	int lng;
+
+	if (a->stack_ids) {
 		aggregate_by_stack_id(e, pass, slow);
 		return;
 	}
-	agg_key(e, slow);
-	agg_count(e, pass, slow);
+	if (!a->large || a->short_size) {	/* agg_compact(): strings short */
+		lng = label_new(e);
+		agg_key(e, AGG_KEY_SMALL, lng, slow);
+		agg_count(e, AGG_KEY_SMALL, pass, slow);
+		label_place(e, lng);
+		if (!a->large)
+			return;
+	}
+	agg_key(e, AGG_KEY_LARGE, slow, slow);
+	agg_count(e, AGG_KEY_LARGE, pass, slow);
 }
 
 void emit_keep(struct emitter *e, int pass)

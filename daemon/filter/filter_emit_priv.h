@@ -20,12 +20,15 @@
 #define FP_STR		(-96)	/* TRACERD_FILTER_STR + 8 bytes, up to FP_COMM */
 #define FP_AVAIL	(-104)	/* the ring's unread bytes, before a record is written */
 #define FP_COOKIE	(-112)	/* the head's cookie: event id << 32 | slot */
-#define FP_AGGKEY	(-144)	/* a histogram's key: agg_key_hdr, TRACERD_AGG_SMALL bytes */
+/* A histogram's key: agg_key_hdr, then TRACERD_AGG_SMALL bytes, or
+ * TRACERD_AGG_LARGE for the large map's. */
+#define FP_AGGKEY	(FP_COOKIE - 8 - TRACERD_AGG_LARGE)
 
 #define R0 BPF_REG_0
 #define R1 BPF_REG_1
 #define R2 BPF_REG_2
 #define R3 BPF_REG_3
+#define R4 BPF_REG_4
 #define R_CTX BPF_REG_6
 #define R_PIDTGID BPF_REG_7
 #define R_CPU BPF_REG_8

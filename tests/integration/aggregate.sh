@@ -271,7 +271,7 @@ unshare -m bash -c "
 	python3 $JOURNAL /run/systemd/journal/socket $TMP/j.txt & J=\$!
 	for ((i = 0; i < 50; i++)); do [ -S /run/systemd/journal/socket ] && break; sleep 0.02; done
 	$TRACERD --config $TMP/j.conf >$TMP/j.err 2>&1 & P=\$!
-	for ((i = 0; i < 100; i++)); do grep -q attached $TMP/j.err && break; sleep 0.05; done
+	for ((i = 0; i < 600; i++)); do grep -q attached $TMP/j.err && break; sleep 0.05; done
 	for i in 1 2 3; do $TMP/aggwtrue; done
 	sleep 1.6
 	for i in 1 2; do $TMP/aggwtrue; done

@@ -409,15 +409,24 @@ static void test_emitted_equals_interpreted(void)
 	       "the filters decide both ways: %zu of %zu accepted", t.accepted, t.records);
 }
 
+/* Histograms emitted and loaded against one agg_descs, small and large map. */
+struct agg_tries {
+	int descs_fd, small_fd, large_fd;
+	size_t loaded, tried;
+};
+
+/* How a histogram's key is laid out. */
+enum agg_want { WANT_SMALL, WANT_COMPACT, WANT_LARGE };
+
 /* Emits e's histogram expr with no filter; whether the kernel loads it.
- * compact: a large key whose compact layout the program counts. */
-static bool agg_loads(struct tp_event *e, const char *expr, int descs_fd, int small_fd,
-		      bool compact)
+ * want: the key small, large with a compact layout, or large without. */
+static bool agg_loads(struct tp_event *e, const char *expr, const struct agg_tries *t,
+		      enum agg_want want)
 {
 	struct filter_emit_maps m = { .stats_fd = stats_fd, .accept_fd = accept_fd,
 				      .bss_fd = bss_fd, .self_tgid = 1, .rb_fd = rb_fd,
-				      .lost_total_fd = lost_fd, .agg_descs_fd = descs_fd,
-				      .agg_small_fd = small_fd };
+				      .lost_total_fd = lost_fd, .agg_descs_fd = t->descs_fd,
+				      .agg_small_fd = t->small_fd, .agg_large_fd = t->large_fd };
 	struct event_desc desc = { .fixed_size = e->fixed_size, .id = e->id, .agg = 1 };
 	static struct bpf_insn code[FILTER_EMIT_MAX];
 	LIBBPF_OPTS(bpf_prog_load_opts, opts);
@@ -433,8 +442,10 @@ static bool agg_loads(struct tp_event *e, const char *expr, int descs_fd, int sm
 		return false;
 	}
 	m.agg = &h->desc;
-	EXPECT((!compact || h->desc.short_size) && filter_emit_aggregates(&m),
-	       "%s:%s: %s: not emitted (%u)", e->system, e->name, expr, h->desc.short_size);
+	EXPECT(h->desc.large == (want != WANT_SMALL) &&
+	       !!h->desc.short_size == (want == WANT_COMPACT) && filter_emit_aggregates(&m),
+	       "%s:%s: %s: not emitted (large %u, compact %u)", e->system, e->name, expr,
+	       h->desc.large, h->desc.short_size);
 	n = filter_emit(&desc, &m, code, why, sizeof(why));
 	hist_free(h);
 	if (n < 0) {
@@ -455,42 +466,40 @@ static bool agg_loads(struct tp_event *e, const char *expr, int descs_fd, int sm
 	return true;
 }
 
-/* Histograms emitted and loaded against one agg_descs and small map. */
-struct agg_tries {
-	int descs_fd, small_fd;
-	size_t loaded, tried;
-};
-
 static void agg_tries_close(struct agg_tries *t)
 {
 	close(t->descs_fd);
 	close(t->small_fd);
+	close(t->large_fd);
 }
 
 static bool agg_tries_open(struct agg_tries *t)
 {
-	*t = (struct agg_tries){ .descs_fd = -1, .small_fd = -1 };
+	*t = (struct agg_tries){ .descs_fd = -1, .small_fd = -1, .large_fd = -1 };
 	t->descs_fd = bpf_map_create(BPF_MAP_TYPE_ARRAY, NULL, 4, sizeof(struct agg_desc),
 				     TRACERD_MAX_EVENTS, NULL);
 	t->small_fd = bpf_map_create(BPF_MAP_TYPE_HASH, NULL,
 				     sizeof(struct agg_key_hdr) + TRACERD_AGG_SMALL,
 				     sizeof(struct agg_value), 16, NULL);
-	EXPECT(t->descs_fd >= 0 && t->small_fd >= 0, "bpf_map_create: %m");
+	t->large_fd = bpf_map_create(BPF_MAP_TYPE_HASH, NULL,
+				     sizeof(struct agg_key_hdr) + TRACERD_AGG_LARGE,
+				     sizeof(struct agg_value), 16, NULL);
+	EXPECT(t->descs_fd >= 0 && t->small_fd >= 0 && t->large_fd >= 0, "bpf_map_create: %m");
 	fx_load();
-	if (t->descs_fd >= 0 && t->small_fd >= 0)
+	if (t->descs_fd >= 0 && t->small_fd >= 0 && t->large_fd >= 0)
 		return true;
 	agg_tries_close(t);
 	return false;
 }
 
 /* Emits and loads the histogram fmt (with a, b for its %s) on e. */
-static void agg_try(struct agg_tries *t, struct tp_event *e, bool compact, const char *fmt,
-		    const char *a, const char *b)
+static void agg_try(struct agg_tries *t, struct tp_event *e, enum agg_want want,
+		    const char *fmt, const char *a, const char *b)
 {
 	char expr[256];
 
 	snprintf(expr, sizeof(expr), fmt, a, b);
-	t->loaded += agg_loads(e, expr, t->descs_fd, t->small_fd, compact);
+	t->loaded += agg_loads(e, expr, t, want);
 	t->tried++;
 }
 
@@ -526,9 +535,9 @@ static void data_loc_keys(struct agg_tries *t, struct tp_event *e, const char *n
 	for (size_t k = 0; k < e->n_fields; k++) {
 		if (e->fields[k].kind != TP_FIELD_DATA_LOC || !e->fields[k].is_string)
 			continue;
-		agg_try(t, e, true, "hist:keys=%s", e->fields[k].name, NULL);
+		agg_try(t, e, WANT_COMPACT, "hist:keys=%s", e->fields[k].name, NULL);
 		if (num)
-			agg_try(t, e, true, "hist:keys=%s,%s", e->fields[k].name, num);
+			agg_try(t, e, WANT_COMPACT, "hist:keys=%s,%s", e->fields[k].name, num);
 	}
 }
 
@@ -547,17 +556,42 @@ static void number_keys(struct agg_tries *t, struct tp_event *e, const char *num
 
 	if (!num)
 		return;
-	agg_try(t, e, false, "hist:keys=%s.log2", num, NULL);
-	agg_try(t, e, false, "hist:keys=%s.buckets=100,%s", num, num);
+	agg_try(t, e, WANT_SMALL, "hist:keys=%s.log2", num, NULL);
+	agg_try(t, e, WANT_SMALL, "hist:keys=%s.buckets=100,%s", num, num);
 	if (t->tried % 64 > 1)
 		return;
 	for (size_t k = 0; k < ARRAY_SIZE(other); k++)
-		agg_try(t, e, false, other[k], num, NULL);
+		agg_try(t, e, WANT_SMALL, other[k], num, NULL);
 }
 
 static void test_number_keys_load(void)
 {
 	agg_each_event(number_keys, ".log2, .buckets, .execname, cgroup or unit", 1000);
+}
+
+/* Large keys without a compact layout: the stack with a number, comm with
+ * common_pid.execname, a char array (its NUL makes 17 bytes of 16) with a
+ * number. */
+static void large_keys(struct agg_tries *t, struct tp_event *e, const char *num)
+{
+	static unsigned nth;
+	const char *arr = NULL;
+
+	for (size_t k = 0; k < e->n_fields && !arr; k++)
+		if (e->fields[k].kind == TP_FIELD_ARRAY && e->fields[k].is_string &&
+		    !e->fields[k].is_common && e->fields[k].array_len >= 16)
+			arr = e->fields[k].name;
+	if (arr && num)
+		agg_try(t, e, WANT_LARGE, "hist:keys=%s,%s", arr, num);
+	if (!num || nth++ % 8)	/* the event matters little here */
+		return;
+	agg_try(t, e, WANT_LARGE, "hist:keys=common_stacktrace,%s", num, NULL);
+	agg_try(t, e, WANT_LARGE, "hist:keys=comm,common_pid.execname", NULL, NULL);
+}
+
+static void test_large_keys_load(void)
+{
+	agg_each_event(large_keys, "a large key (char arrays, the stack, .execname)", 100);
 }
 
 static bool calls(const struct bpf_insn *code, int n, int helper)
@@ -631,6 +665,7 @@ int main(void)
 	RUN(test_emitted_equals_interpreted);
 	RUN(test_data_loc_keys_load);	/* with the first one's maps */
 	RUN(test_number_keys_load);
+	RUN(test_large_keys_load);
 	RUN(test_stack_id_histogram);
 	close(stats_fd);
 	close(accept_fd);
