@@ -28,13 +28,18 @@ struct agg_key_small {
 	__u8 data[TRACERD_AGG_SMALL];
 };
 
+struct agg_key_medium {
+	struct agg_key_hdr hdr;
+	__u8 data[TRACERD_AGG_MEDIUM];
+};
+
 struct agg_key_large {
 	struct agg_key_hdr hdr;
 	__u8 data[TRACERD_AGG_LARGE];
 };
 
-/* Two key sizes, so that the usual small key (a comm, a number or two) is
- * not hashed as 256 bytes. Preallocated: an insert takes an element from a
+/* Three key sizes (enum agg_map), so that the usual small key (a comm, a
+ * number or two) is not hashed as 256 bytes, nor one of 25 to 64. Preallocated: an insert takes an element from a
  * free list. Allocated on demand (BPF_F_NO_PREALLOC), a burst of new keys
  * outran the allocator's per-CPU cache (ENOMEM for 36 of the first few
  * hundred kmalloc events with two histograms). Shared values added to
@@ -46,6 +51,13 @@ struct {
 	__type(key, struct agg_key_small);
 	__type(value, struct agg_value);
 } agg_small SEC(".maps");
+
+struct {
+	__uint(type, BPF_MAP_TYPE_HASH);
+	__uint(max_entries, TRACERD_AGG_MEDIUM_ENTRIES);
+	__type(key, struct agg_key_medium);
+	__type(value, struct agg_value);
+} agg_medium SEC(".maps");
 
 struct {
 	__uint(type, BPF_MAP_TYPE_HASH);
@@ -310,8 +322,8 @@ static __always_inline int aggregate(__u32 slot, const __u8 *rec, void *ctx,
 				     __u64 pid_tgid, struct agg_scratch *a)
 {
 	const struct agg_desc *ad = bpf_map_lookup_elem(&agg_descs, &slot);
-	bool large, compact;
-	__u32 i;
+	bool compact, counted;
+	__u32 i, map;
 	int r;
 
 	if (!ad || !a)
@@ -321,9 +333,11 @@ static __always_inline int aggregate(__u32 slot, const __u8 *rec, void *ctx,
 	if (ad->stack_ids && (r = agg_by_stack_id(ctx, a, ad, rec)) >= 0)
 		return r;
 	compact = agg_compact(ad, rec);
-	large = ad->large && !compact;
-	if (large)
+	map = compact ? AGG_MAP_SMALL : ad->map;
+	if (map == AGG_MAP_LARGE)
 		__builtin_memset(a->data, 0, TRACERD_AGG_LARGE);
+	else if (map == AGG_MAP_MEDIUM)
+		__builtin_memset(a->data, 0, TRACERD_AGG_MEDIUM);
 	else
 		__builtin_memset(a->data, 0, TRACERD_AGG_SMALL);
 	for (i = 0; i < TRACERD_AGG_KEYS; i++) {
@@ -334,9 +348,13 @@ static __always_inline int aggregate(__u32 slot, const __u8 *rec, void *ctx,
 			return AGG_NO_STACK;
 		}
 	}
-	if (large ? agg_count(&agg_large, a, ad, rec) : agg_count(&agg_small, a, ad, rec))
-		return AGG_COUNTED;
-	return AGG_NO_ENTRY;
+	if (map == AGG_MAP_LARGE)
+		counted = agg_count(&agg_large, a, ad, rec);
+	else if (map == AGG_MAP_MEDIUM)
+		counted = agg_count(&agg_medium, a, ad, rec);
+	else
+		counted = agg_count(&agg_small, a, ad, rec);
+	return counted ? AGG_COUNTED : AGG_NO_ENTRY;
 }
 
 #endif

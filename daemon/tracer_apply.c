@@ -399,19 +399,24 @@ static int commit(struct tracer *t, struct config *cfg, struct sel_build *b, siz
  * both generations (a large key with a compact layout in both maps: its
  * entries may be all short or all long). The running slots count too: a
  * changed selection is attached before the old one goes. */
-static void hist_room_add(const struct hist *h, uint64_t used[2])
+static void hist_room_add(const struct hist *h, uint64_t used[AGG_MAPS])
 {
 	if (!h)
 		return;
-	used[h->desc.large] += 2ULL * h->desc.max_entries;
+	used[h->desc.map % AGG_MAPS] += 2ULL * h->desc.max_entries;
 	if (h->desc.short_size)
-		used[0] += 2ULL * h->desc.max_entries;
+		used[AGG_MAP_SMALL] += 2ULL * h->desc.max_entries;
 }
 
 static int check_hist_room(struct tracer *t, struct sel_build *b, size_t n, struct diag *d)
 {
-	static const uint64_t room[2] = { TRACERD_AGG_SMALL_ENTRIES, TRACERD_AGG_LARGE_ENTRIES };
-	uint64_t used[2] = { 0, 0 };
+	static const uint64_t room[AGG_MAPS] = {
+		TRACERD_AGG_SMALL_ENTRIES, TRACERD_AGG_MEDIUM_ENTRIES, TRACERD_AGG_LARGE_ENTRIES,
+	};
+	static const char *const what[AGG_MAPS] = {
+		"keys of up to 24 bytes", "keys of 25 to 64 bytes", "keys of more than 64 bytes",
+	};
+	uint64_t used[AGG_MAPS] = { 0 };
 
 	for (size_t i = 0; i < t->n_sels; i++)
 		for (size_t k = 0; k < t->sels[i]->n_slots; k++)
@@ -421,14 +426,13 @@ static int check_hist_room(struct tracer *t, struct sel_build *b, size_t n, stru
 
 		for (size_t k = 0; !b[i].keep && b[i].hists && k < b[i].n_events; k++)
 			hist_room_add(b[i].hists[k], used);
-		for (int c = 0; c < 2; c++)
+		for (int c = 0; c < AGG_MAPS; c++)
 			if (used[c] > room[c])
 				return diag_set(d, pos->file, pos->line, pos->col,
 						"the histograms' size= over all their events (twice: "
 						"one generation is read while the other counts) exceed "
 						"the %llu entries of the map for %s: lower size=",
-						(unsigned long long)room[c],
-						c ? "keys of more than 24 bytes" : "keys of up to 24 bytes");
+						(unsigned long long)room[c], what[c]);
 	}
 	return 0;
 }

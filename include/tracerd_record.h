@@ -339,7 +339,8 @@ struct event_stats {
 #define TRACERD_AGG_KEYS	3	/* as the kernel's TRACING_MAP_KEYS_MAX */
 #define TRACERD_AGG_VALS	3	/* sums besides hitcount */
 #define TRACERD_AGG_SMALL	24	/* key bytes of the small map */
-#define TRACERD_AGG_LARGE	256	/* key bytes of the large map */
+#define TRACERD_AGG_MEDIUM	64	/* of the medium map */
+#define TRACERD_AGG_LARGE	256	/* of the large map */
 #define TRACERD_AGG_STR		128	/* bytes of a __data_loc string key, NUL included */
 /* A short string: a key whose __data_loc strings are all at most this long
  * (the loc word's length, NUL included) is counted in the small map, in the
@@ -357,14 +358,34 @@ struct event_stats {
 #define TRACERD_HIST_STACK_DEPTH	16
 #define TRACERD_HIST_STACK_FRAMES	(TRACERD_HIST_STACK_DEPTH + 2)
 /* Entries of each (preallocated) map, both generations of every
- * aggregating slot: about 7 and 3 MiB. */
+ * aggregating slot: about 7, 2 and 3 MiB. */
 #define TRACERD_AGG_SMALL_ENTRIES	(1u << 16)
+#define TRACERD_AGG_MEDIUM_ENTRIES	(1u << 14)
 #define TRACERD_AGG_LARGE_ENTRIES	(1u << 13)
 /* Stacks of keys=common_stacktrace alone, by id (bpf/aggregate.bpf.h):
  * TRACERD_HIST_STACK_FRAMES each, about 3 MiB, kept while tracerd runs. */
 #define TRACERD_AGG_STACK_IDS		(1u << 14)
 
 enum agg_xform { AGG_X_NONE = 0, AGG_X_LOG2, AGG_X_BUCKETS };
+
+/* The hash maps of keys, by key size: a key is hashed as its map's whole
+ * key, so a usual one (a comm, a number or two) is not hashed as 256
+ * bytes, nor a comm with a pid as 256. */
+enum agg_map { AGG_MAP_SMALL, AGG_MAP_MEDIUM, AGG_MAP_LARGE, AGG_MAPS };
+
+/* The key bytes of a map's keys (after agg_key_hdr). */
+TRACERD_INLINE __u32 tracerd_agg_map_bytes(__u32 map)
+{
+	return map == AGG_MAP_SMALL ? TRACERD_AGG_SMALL :
+	       map == AGG_MAP_MEDIUM ? TRACERD_AGG_MEDIUM : TRACERD_AGG_LARGE;
+}
+
+/* The map of a key of key_size bytes. */
+TRACERD_INLINE __u32 tracerd_agg_map_of(__u32 key_size)
+{
+	return key_size <= TRACERD_AGG_SMALL ? AGG_MAP_SMALL :
+	       key_size <= TRACERD_AGG_MEDIUM ? AGG_MAP_MEDIUM : AGG_MAP_LARGE;
+}
 
 struct agg_key_src {
 	__u8 src;		/* enum trace_src */
@@ -388,7 +409,7 @@ struct agg_val_src {
 
 struct agg_desc {
 	__u32 key_size;		/* bytes of key after agg_key's header */
-	__u32 large;		/* key_size > TRACERD_AGG_SMALL: the large map */
+	__u32 map;		/* enum agg_map, by key_size: tracerd_agg_map_of() */
 	__u32 max_entries;	/* size=: entries per generation */
 	__u32 gen;		/* the generation events go to; the daemon flips it */
 	__u32 n_keys, n_vals;

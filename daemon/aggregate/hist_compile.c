@@ -197,16 +197,17 @@ static int compile_sort(struct hcomp *c)
 	return 0;
 }
 
-/* A large key with __data_loc strings: its compact layout, each part at
- * short_off (a string in TRACERD_AGG_STR_SHORT bytes), when that fits the
- * small map; a key of short strings is counted there. */
+/* A key with __data_loc strings (TRACERD_AGG_STR bytes: the large map):
+ * its compact layout, each part at short_off (a string in
+ * TRACERD_AGG_STR_SHORT bytes), when that fits the small map; a key of
+ * short strings is counted there. */
 static void compact_layout(struct agg_desc *d)
 {
 	unsigned off = 0;
 	bool strs = false;
 
 	d->short_size = 0;
-	if (!d->large || d->stack_ids)
+	if (d->map != AGG_MAP_LARGE || d->stack_ids)
 		return;
 	for (size_t i = 0; i < d->n_keys; i++) {
 		struct agg_key_src *k = &d->keys[i];
@@ -281,7 +282,7 @@ static int compile(struct hcomp *c)
 	if (r < 0)
 		return r;
 	h->desc.key_size = c->key_off;
-	h->desc.large = c->key_off > TRACERD_AGG_SMALL;
+	h->desc.map = tracerd_agg_map_of(c->key_off);
 	/* The stack alone: by its id where the id map gives one. */
 	h->desc.stack_ids = h->n_keys == 1 && h->keys[0].is_stack;
 	h->desc.max_entries = h->spec.size;

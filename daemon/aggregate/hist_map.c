@@ -10,14 +10,15 @@
 #include "hist_map.h"
 #include "util.h"
 
-int hist_maps_init(struct hist_maps *m, int descs, int budgets, int small, int large, int stacks)
+int hist_maps_init(struct hist_maps *m, int descs, int budgets, const int keys[AGG_MAPS],
+		   int stacks)
 {
 	LIBBPF_OPTS(bpf_map_create_opts, o);
 
 	/* The values are shared by the CPUs (atomic adds): one per entry. */
-	*m = (struct hist_maps){ .descs = descs, .budgets = budgets, .small = small,
-				 .large = large, .stacks = stacks, .ncpu = 1, .sync_outer = -1,
-				 .sync_inner = -1 };
+	*m = (struct hist_maps){ .descs = descs, .budgets = budgets, .stacks = stacks, .ncpu = 1,
+				 .sync_outer = -1, .sync_inner = -1 };
+	memcpy(m->keys, keys, sizeof(m->keys));
 	m->sync_inner = bpf_map_create(BPF_MAP_TYPE_ARRAY, "tracerd_sync_in", 4, 4, 1, NULL);
 	if (m->sync_inner < 0)
 		return -errno;
@@ -224,8 +225,8 @@ static enum key_form small_form(const struct agg_desc *desc)
 int hist_collect(const struct hist_maps *m, const struct hist *h, uint32_t slot, uint32_t gen,
 		 struct hist_dump *d)
 {
-	size_t key_size = h->desc.large ? TRACERD_AGG_LARGE : TRACERD_AGG_SMALL;
-	int fd = h->desc.large ? m->large : m->small, r = 0;
+	size_t key_size = tracerd_agg_map_bytes(h->desc.map);
+	int fd = m->keys[h->desc.map % AGG_MAPS], r = 0;
 	_cleanup_free_ struct agg_value *vals = calloc(m->ncpu, sizeof(*vals));
 	struct agg_budget b = { 0 }, zero = { 0 };
 	uint32_t idx = slot * 2 + gen;
@@ -234,8 +235,8 @@ int hist_collect(const struct hist_maps *m, const struct hist *h, uint32_t slot,
 	if (!vals)
 		return -ENOMEM;
 	if (small_form(&h->desc) != KEY_FULL)
-		r = collect_map(m, &h->desc, m->small, TRACERD_AGG_SMALL, small_form(&h->desc), slot,
-				gen, vals, d);
+		r = collect_map(m, &h->desc, m->keys[AGG_MAP_SMALL], TRACERD_AGG_SMALL,
+				small_form(&h->desc), slot, gen, vals, d);
 	if (r >= 0)
 		r = collect_map(m, &h->desc, fd, key_size, KEY_FULL, slot, gen, vals, d);
 	if (r < 0) {

@@ -8,7 +8,8 @@
 #include "hist.h"
 
 struct hist_maps {
-	int descs, budgets, small, large;	/* map fds (the loader's) */
+	int descs, budgets;			/* map fds (the loader's) */
+	int keys[AGG_MAPS];			/* agg_small, agg_medium, agg_large */
 	int stacks;				/* stack ids' frames (agg_stacks) */
 	int ncpu;				/* values per entry: 1, they are shared */
 	int sync_outer, sync_inner;		/* ours, for hist_wait_programs; -1: none */
@@ -25,7 +26,8 @@ struct hist_dump {
 	uint64_t stack_cut;	/* events counted under a key with a cut stack */
 };
 
-int hist_maps_init(struct hist_maps *m, int descs, int budgets, int small, int large, int stacks);
+int hist_maps_init(struct hist_maps *m, int descs, int budgets, const int keys[AGG_MAPS],
+		   int stacks);
 void hist_maps_close(struct hist_maps *m);
 /* Writes desc (generation 0) for slot, with empty budgets. */
 int hist_slot_setup(const struct hist_maps *m, uint32_t slot, struct agg_desc *desc);

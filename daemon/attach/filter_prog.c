@@ -20,8 +20,11 @@ void loader_filter_maps(struct loader *l, struct filter_emit_maps *m)
 		.lost_total_fd = bpf_map__fd(l->skel->maps.lost_total),
 		.wakeup_bytes = l->skel->rodata->wakeup_bytes,
 		.agg_descs_fd = bpf_map__fd(l->skel->maps.agg_descs),
-		.agg_small_fd = bpf_map__fd(l->skel->maps.agg_small),
-		.agg_large_fd = bpf_map__fd(l->skel->maps.agg_large),
+		.agg_keys_fd = {
+			[AGG_MAP_SMALL] = bpf_map__fd(l->skel->maps.agg_small),
+			[AGG_MAP_MEDIUM] = bpf_map__fd(l->skel->maps.agg_medium),
+			[AGG_MAP_LARGE] = bpf_map__fd(l->skel->maps.agg_large),
+		},
 		.agg_stacks_fd = bpf_map__fd(l->skel->maps.agg_stacks),
 	};
 }

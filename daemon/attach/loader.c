@@ -173,10 +173,14 @@ int loader_set_slot(struct loader *l, unsigned id, const struct event_desc *desc
 
 int loader_hist_maps(struct loader *l, struct hist_maps *m)
 {
+	const int keys[AGG_MAPS] = {
+		[AGG_MAP_SMALL] = bpf_map__fd(l->skel->maps.agg_small),
+		[AGG_MAP_MEDIUM] = bpf_map__fd(l->skel->maps.agg_medium),
+		[AGG_MAP_LARGE] = bpf_map__fd(l->skel->maps.agg_large),
+	};
+
 	return hist_maps_init(m, bpf_map__fd(l->skel->maps.agg_descs),
-			      bpf_map__fd(l->skel->maps.agg_budgets),
-			      bpf_map__fd(l->skel->maps.agg_small),
-			      bpf_map__fd(l->skel->maps.agg_large),
+			      bpf_map__fd(l->skel->maps.agg_budgets), keys,
 			      bpf_map__fd(l->skel->maps.agg_stacks));
 }
 
@@ -334,6 +338,7 @@ struct bpf_program *loader_instance(struct loader *l, unsigned k, int *err)
 	    bpf_map__reuse_fd(s->maps.agg_descs, bpf_map__fd(l->skel->maps.agg_descs)) ||
 	    bpf_map__reuse_fd(s->maps.agg_budgets, bpf_map__fd(l->skel->maps.agg_budgets)) ||
 	    bpf_map__reuse_fd(s->maps.agg_small, bpf_map__fd(l->skel->maps.agg_small)) ||
+	    bpf_map__reuse_fd(s->maps.agg_medium, bpf_map__fd(l->skel->maps.agg_medium)) ||
 	    bpf_map__reuse_fd(s->maps.agg_large, bpf_map__fd(l->skel->maps.agg_large)) ||
 	    bpf_map__reuse_fd(s->maps.agg_stacks, bpf_map__fd(l->skel->maps.agg_stacks)) ||
 	    bpf_map__reuse_fd(s->maps.unit_verdicts, bpf_map__fd(l->skel->maps.unit_verdicts)) ||

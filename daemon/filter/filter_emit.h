@@ -38,12 +38,11 @@ struct filter_emit_maps {
 	/* The selection has Unit=: the accept program checks it. */
 	bool unit;
 	/* Aggregate= (filter_emit_frame.c): the event's histogram, NULL:
-	 * none, and the maps of its descriptors, small and large keys and
+	 * none, and the maps of its descriptors, keys (by enum agg_map) and
 	 * stack ids (-1: always the accept program). */
 	const struct agg_desc *agg;
 	int agg_descs_fd;
-	int agg_small_fd;
-	int agg_large_fd;
+	int agg_keys_fd[AGG_MAPS];
 	int agg_stacks_fd;
 	/* The decision alone: return 1 kept, 0 rejected, touching no map.
 	 * For the tests and the fuzzer, which run the code as a
@@ -55,8 +54,8 @@ struct filter_emit_maps {
 #define FILTER_EMIT_NO_MAPS								\
 	((struct filter_emit_maps){ .stats_fd = -1, .accept_fd = -1, .bss_fd = -1,	\
 				    .rb_fd = -1, .lost_total_fd = -1,			\
-				    .agg_descs_fd = -1, .agg_small_fd = -1,		\
-				    .agg_large_fd = -1, .agg_stacks_fd = -1 })
+				    .agg_descs_fd = -1, .agg_keys_fd = { -1, -1, -1 },	\
+				    .agg_stacks_fd = -1 })
 
 /* Whether m->agg is counted in the emitted program itself. */
 bool filter_emit_aggregates(const struct filter_emit_maps *m);

@@ -209,16 +209,12 @@ static bool agg_number(uint16_t off, uint8_t size)
 }
 
 
-/* The key this program builds: the small map's (a small key, or a large
- * one's compact layout, its strings short) or the large map's. */
-enum agg_layout { AGG_KEY_SMALL, AGG_KEY_LARGE };
-
-/* A key part's offset in the key: a large key's compact layout puts it at
- * its short_off. */
-static unsigned agg_part_off(const struct agg_desc *a, const struct agg_key_src *k,
-			     enum agg_layout to)
+/* A key part's offset in the key this program builds for the map to
+ * (enum agg_map): a large key's compact layout (its strings short) in the
+ * small map puts it at its short_off. */
+static unsigned agg_part_off(const struct agg_desc *a, const struct agg_key_src *k, uint32_t to)
 {
-	return a->large && to == AGG_KEY_SMALL ? k->short_off : k->key_off;
+	return a->map != AGG_MAP_SMALL && to == AGG_MAP_SMALL ? k->short_off : k->key_off;
 }
 
 static bool agg_part_here(const struct agg_key_src *k)
@@ -271,7 +267,7 @@ bool filter_emit_aggregates(const struct filter_emit_maps *m)
 		return false;
 	if (a->stack_ids)	/* by the stack's id: aggregate_by_stack_id() */
 		return agg_sums_here(a);
-	if (a->large && m->agg_large_fd < 0)
+	if (m->agg_keys_fd[a->map % AGG_MAPS] < 0)
 		return false;
 	for (uint32_t i = 0; i < a->n_keys; i++)
 		if (!agg_part_here(&a->keys[i]))
@@ -283,14 +279,14 @@ bool filter_emit_aggregates(const struct filter_emit_maps *m)
  * reads it: in the small key's compact layout a short one, a long one to
  * lng (the large key); in the large key its first k->width bytes. */
 static void agg_key_data_loc(struct emitter *e, const struct agg_key_src *k, unsigned off,
-			     enum agg_layout to, int lng)
+			     uint32_t to, int lng)
 {
 	int empty = label_new(e), capped = label_new(e);
 
 	ldx(e, BPF_W, R3, R_CTX, k->off);
 	mov_reg(e, R2, R3);
 	alu_imm(e, BPF_RSH, R2, 16);		/* r2 = length, NUL included */
-	if (to == AGG_KEY_SMALL)
+	if (to == AGG_MAP_SMALL)
 		jmp_imm(e, BPF_JGT, R2, TRACERD_AGG_STR_SHORT, lng);
 	jmp_imm(e, BPF_JEQ, R2, 0, empty);
 	jmp_imm(e, BPF_JLE, R2, k->width, capped);
@@ -308,7 +304,7 @@ static void agg_key_data_loc(struct emitter *e, const struct agg_key_src *k, uns
 
 /* The key's header at FP_AGGKEY: the slot, the generation the daemon set
  * (agg_descs[slot].gen); then its bytes zeroed, the map's key size. */
-static void agg_key_head(struct emitter *e, enum agg_layout to, int slow)
+static void agg_key_head(struct emitter *e, uint32_t to, int slow)
 {
 	ld_imm64(e, R1, BPF_PSEUDO_MAP_FD, (uint32_t)e->m->agg_descs_fd);
 	mov_reg(e, R2, R_FP);
@@ -320,7 +316,7 @@ static void agg_key_head(struct emitter *e, enum agg_layout to, int slow)
 	put(e, insn(BPF_STX | BPF_MEM | BPF_W, R_FP, R1, FP_AGGKEY + 4, 0), -1);
 	ldx(e, BPF_W, R1, R_FP, FP_COOKIE);
 	put(e, insn(BPF_STX | BPF_MEM | BPF_W, R_FP, R1, FP_AGGKEY, 0), -1);
-	for (int i = 0; i < (to == AGG_KEY_SMALL ? TRACERD_AGG_SMALL : TRACERD_AGG_LARGE); i += 8)
+	for (uint32_t i = 0; i < tracerd_agg_map_bytes(to); i += 8)
 		put(e, insn(BPF_ST | BPF_MEM | BPF_DW, R_FP, 0, FP_AGGKEY + 8 + i, 0), -1);
 }
 
@@ -364,7 +360,7 @@ static void agg_xform(struct emitter *e, const struct agg_key_src *k)
 
 /* A string part: bytes up to the NUL, zeros after (the key was zeroed). */
 static void agg_key_string(struct emitter *e, const struct agg_key_src *k, unsigned off,
-			   enum agg_layout to, int lng)
+			   uint32_t to, int lng)
 {
 	mov_reg(e, R1, R_FP);
 	alu_imm(e, BPF_ADD, R1, FP_AGGKEY + 8 + off);
@@ -395,7 +391,7 @@ static void agg_key_stack(struct emitter *e, unsigned off, int slow)
 }
 
 /* One part of agg_key_part()'s key, at its offset in the key to. */
-static void agg_key_one(struct emitter *e, const struct agg_key_src *k, enum agg_layout to,
+static void agg_key_one(struct emitter *e, const struct agg_key_src *k, uint32_t to,
 			int lng, int slow)
 {
 	unsigned off = agg_part_off(e->m->agg, k, to);
@@ -435,7 +431,7 @@ static void agg_key_one(struct emitter *e, const struct agg_key_src *k, enum agg
 
 /* The key of aggregate(), at FP_AGGKEY, for the map to: the header, then
  * each part. A long string in a compact key: to lng. */
-static void agg_key(struct emitter *e, enum agg_layout to, int lng, int slow)
+static void agg_key(struct emitter *e, uint32_t to, int lng, int slow)
 {
 	const struct agg_desc *a = e->m->agg;
 
@@ -462,11 +458,9 @@ static void agg_add(struct emitter *e)
 
 /* The entry of the key at FP_AGGKEY in the map to counted here, or, when
  * it has none yet, to slow. */
-static void agg_count(struct emitter *e, enum agg_layout to, int pass, int slow)
+static void agg_count(struct emitter *e, uint32_t to, int pass, int slow)
 {
-	int fd = to == AGG_KEY_SMALL ? e->m->agg_small_fd : e->m->agg_large_fd;
-
-	ld_imm64(e, R1, BPF_PSEUDO_MAP_FD, (uint32_t)fd);
+	ld_imm64(e, R1, BPF_PSEUDO_MAP_FD, (uint32_t)e->m->agg_keys_fd[to % AGG_MAPS]);
 	mov_reg(e, R2, R_FP);
 	alu_imm(e, BPF_ADD, R2, FP_AGGKEY);
 	call(e, BPF_FUNC_map_lookup_elem);
@@ -487,14 +481,14 @@ static void agg_count(struct emitter *e, enum agg_layout to, int pass, int slow)
  * Dropped). */
 static void aggregate_by_stack_id(struct emitter *e, int pass, int slow)
 {
-	agg_key_head(e, AGG_KEY_SMALL, slow);
+	agg_key_head(e, AGG_MAP_SMALL, slow);
 	mov_reg(e, R1, R_CTX);
 	ld_imm64(e, R2, BPF_PSEUDO_MAP_FD, (uint32_t)e->m->agg_stacks_fd);
 	mov_imm(e, R3, 0);
 	call(e, BPF_FUNC_get_stackid);
 	jmp_imm(e, BPF_JSLT, R0, 0, slow);
 	put(e, insn(BPF_STX | BPF_MEM | BPF_DW, R_FP, R0, FP_AGGKEY + 8, 0), -1);
-	agg_count(e, AGG_KEY_SMALL, pass, slow);
+	agg_count(e, AGG_MAP_SMALL, pass, slow);
 }
 
 /* An existing entry is counted here; a new key goes to the accept program. */
@@ -507,16 +501,14 @@ static void aggregate_here(struct emitter *e, int pass, int slow)
 		aggregate_by_stack_id(e, pass, slow);
 		return;
 	}
-	if (!a->large || a->short_size) {	/* agg_compact(): strings short */
+	if (a->short_size) {	/* agg_compact(): its strings short */
 		lng = label_new(e);
-		agg_key(e, AGG_KEY_SMALL, lng, slow);
-		agg_count(e, AGG_KEY_SMALL, pass, slow);
+		agg_key(e, AGG_MAP_SMALL, lng, slow);
+		agg_count(e, AGG_MAP_SMALL, pass, slow);
 		label_place(e, lng);
-		if (!a->large)
-			return;
 	}
-	agg_key(e, AGG_KEY_LARGE, slow, slow);
-	agg_count(e, AGG_KEY_LARGE, pass, slow);
+	agg_key(e, a->map, slow, slow);
+	agg_count(e, a->map, pass, slow);
 }
 
 void emit_keep(struct emitter *e, int pass)

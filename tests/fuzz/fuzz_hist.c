@@ -16,7 +16,7 @@ static void check(const struct hist *h)
 	struct strbuf sb = { 0 };
 
 	if (a->n_keys < 1 || a->n_keys > TRACERD_AGG_KEYS || a->n_vals > TRACERD_AGG_VALS ||
-	    a->key_size > TRACERD_AGG_LARGE || a->large != (a->key_size > TRACERD_AGG_SMALL) ||
+	    a->key_size > TRACERD_AGG_LARGE || a->map != tracerd_agg_map_of(a->key_size) ||
 	    a->max_entries < 128 || a->max_entries > 131072)
 		__builtin_trap();
 	for (unsigned i = 0; i < a->n_keys; i++)

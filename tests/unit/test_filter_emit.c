@@ -409,24 +409,24 @@ static void test_emitted_equals_interpreted(void)
 	       "the filters decide both ways: %zu of %zu accepted", t.accepted, t.records);
 }
 
-/* Histograms emitted and loaded against one agg_descs, small and large map. */
+/* Histograms emitted and loaded against one agg_descs and key maps. */
 struct agg_tries {
-	int descs_fd, small_fd, large_fd;
+	int descs_fd, keys_fd[AGG_MAPS];
 	size_t loaded, tried;
 };
 
-/* How a histogram's key is laid out. */
-enum agg_want { WANT_SMALL, WANT_COMPACT, WANT_LARGE };
+/* Which map a histogram's key is for: enum agg_map, or the large map with
+ * a compact layout in the small one. */
+enum agg_want { WANT_SMALL, WANT_MEDIUM, WANT_LARGE, WANT_COMPACT };
 
-/* Emits e's histogram expr with no filter; whether the kernel loads it.
- * want: the key small, large with a compact layout, or large without. */
+/* Emits e's histogram expr with no filter; whether the kernel loads it. */
 static bool agg_loads(struct tp_event *e, const char *expr, const struct agg_tries *t,
 		      enum agg_want want)
 {
 	struct filter_emit_maps m = { .stats_fd = stats_fd, .accept_fd = accept_fd,
 				      .bss_fd = bss_fd, .self_tgid = 1, .rb_fd = rb_fd,
 				      .lost_total_fd = lost_fd, .agg_descs_fd = t->descs_fd,
-				      .agg_small_fd = t->small_fd, .agg_large_fd = t->large_fd };
+				      .agg_keys_fd = { t->keys_fd[0], t->keys_fd[1], t->keys_fd[2] } };
 	struct event_desc desc = { .fixed_size = e->fixed_size, .id = e->id, .agg = 1 };
 	static struct bpf_insn code[FILTER_EMIT_MAX];
 	LIBBPF_OPTS(bpf_prog_load_opts, opts);
@@ -442,10 +442,10 @@ static bool agg_loads(struct tp_event *e, const char *expr, const struct agg_tri
 		return false;
 	}
 	m.agg = &h->desc;
-	EXPECT(h->desc.large == (want != WANT_SMALL) &&
+	EXPECT(h->desc.map == (want == WANT_COMPACT ? AGG_MAP_LARGE : (uint32_t)want) &&
 	       !!h->desc.short_size == (want == WANT_COMPACT) && filter_emit_aggregates(&m),
-	       "%s:%s: %s: not emitted (large %u, compact %u)", e->system, e->name, expr,
-	       h->desc.large, h->desc.short_size);
+	       "%s:%s: %s: not emitted (map %u, compact %u)", e->system, e->name, expr,
+	       h->desc.map, h->desc.short_size);
 	n = filter_emit(&desc, &m, code, why, sizeof(why));
 	hist_free(h);
 	if (n < 0) {
@@ -469,24 +469,27 @@ static bool agg_loads(struct tp_event *e, const char *expr, const struct agg_tri
 static void agg_tries_close(struct agg_tries *t)
 {
 	close(t->descs_fd);
-	close(t->small_fd);
-	close(t->large_fd);
+	for (int i = 0; i < AGG_MAPS; i++)
+		close(t->keys_fd[i]);
 }
 
 static bool agg_tries_open(struct agg_tries *t)
 {
-	*t = (struct agg_tries){ .descs_fd = -1, .small_fd = -1, .large_fd = -1 };
+	bool ok;
+
+	*t = (struct agg_tries){ 0 };
 	t->descs_fd = bpf_map_create(BPF_MAP_TYPE_ARRAY, NULL, 4, sizeof(struct agg_desc),
 				     TRACERD_MAX_EVENTS, NULL);
-	t->small_fd = bpf_map_create(BPF_MAP_TYPE_HASH, NULL,
-				     sizeof(struct agg_key_hdr) + TRACERD_AGG_SMALL,
-				     sizeof(struct agg_value), 16, NULL);
-	t->large_fd = bpf_map_create(BPF_MAP_TYPE_HASH, NULL,
-				     sizeof(struct agg_key_hdr) + TRACERD_AGG_LARGE,
-				     sizeof(struct agg_value), 16, NULL);
-	EXPECT(t->descs_fd >= 0 && t->small_fd >= 0 && t->large_fd >= 0, "bpf_map_create: %m");
+	ok = t->descs_fd >= 0;
+	for (int i = 0; i < AGG_MAPS; i++) {
+		t->keys_fd[i] = bpf_map_create(BPF_MAP_TYPE_HASH, NULL,
+					       sizeof(struct agg_key_hdr) + tracerd_agg_map_bytes(i),
+					       sizeof(struct agg_value), 16, NULL);
+		ok &= t->keys_fd[i] >= 0;
+	}
+	EXPECT(ok, "bpf_map_create: %m");
 	fx_load();
-	if (t->descs_fd >= 0 && t->small_fd >= 0 && t->large_fd >= 0)
+	if (ok)
 		return true;
 	agg_tries_close(t);
 	return false;
@@ -569,9 +572,10 @@ static void test_number_keys_load(void)
 	agg_each_event(number_keys, ".log2, .buckets, .execname, cgroup or unit", 1000);
 }
 
-/* Large keys without a compact layout: the stack with a number, comm with
- * common_pid.execname, a char array (its NUL makes 17 bytes of 16) with a
- * number. */
+/* Keys over 24 bytes without a compact layout: a char array (its NUL
+ * makes 17 bytes of 16) with a number (the medium map up to 64 bytes),
+ * common_pid.execname with cpu (32: medium), the stack with a number
+ * (152: large). */
 static void large_keys(struct agg_tries *t, struct tp_event *e, const char *num)
 {
 	static unsigned nth;
@@ -582,11 +586,12 @@ static void large_keys(struct agg_tries *t, struct tp_event *e, const char *num)
 		    !e->fields[k].is_common && e->fields[k].array_len >= 16)
 			arr = e->fields[k].name;
 	if (arr && num)
-		agg_try(t, e, WANT_LARGE, "hist:keys=%s,%s", arr, num);
+		agg_try(t, e, tracerd_agg_map_of(8 + ((tp_event_field(e, arr)->array_len + 8) & ~7u)),
+			"hist:keys=%s,%s", arr, num);
 	if (!num || nth++ % 8)	/* the event matters little here */
 		return;
 	agg_try(t, e, WANT_LARGE, "hist:keys=common_stacktrace,%s", num, NULL);
-	agg_try(t, e, WANT_LARGE, "hist:keys=comm,common_pid.execname", NULL, NULL);
+	agg_try(t, e, WANT_MEDIUM, "hist:keys=common_pid.execname,cpu", NULL, NULL);
 }
 
 static void test_large_keys_load(void)
@@ -634,7 +639,7 @@ static void test_stack_id_histogram(void)
 		struct filter_emit_maps m = { .stats_fd = stats_fd, .accept_fd = accept_fd,
 					      .bss_fd = bss_fd, .self_tgid = 1, .rb_fd = rb_fd,
 					      .lost_total_fd = lost_fd, .agg = &h->desc,
-					      .agg_descs_fd = descs, .agg_small_fd = small,
+					      .agg_descs_fd = descs, .agg_keys_fd = { small, -1, -1 },
 					      .agg_stacks_fd = stacks };
 		LIBBPF_OPTS(bpf_prog_load_opts, opts, .log_buf = log, .log_size = sizeof(log),
 			    .log_level = 1);

@@ -118,7 +118,8 @@ static __u64 bpf_get_current_cgroup_id(void)
 static size_t map_key_size(const void *map)
 {
 	return sizeof(struct agg_key_hdr) +
-	       (map == (void *)&agg_large ? TRACERD_AGG_LARGE : TRACERD_AGG_SMALL);
+	       tracerd_agg_map_bytes(map == (void *)&agg_large ? AGG_MAP_LARGE :
+				     map == (void *)&agg_medium ? AGG_MAP_MEDIUM : AGG_MAP_SMALL);
 }
 
 static struct fake_entry *find(void *map, const void *key)
@@ -286,7 +287,8 @@ static void test_string_key(void)
 
 	if (!h)
 		return;
-	EXPECT(!h->desc.large && h->desc.key_size == 24, "key_size %u", h->desc.key_size);
+	EXPECT(h->desc.map == AGG_MAP_SMALL && h->desc.key_size == 24, "key_size %u",
+	       h->desc.key_size);
 	EXPECT(h->span == 40 + 16, "span %u", h->span);	/* next_comm's end */
 	for (size_t i = 0; i < ARRAY_SIZE(names); i++) {
 		rec_str("next_comm", names[i]);
@@ -364,7 +366,7 @@ static void test_buckets_execname_comm(void)
 
 	if (!h)
 		return;
-	EXPECT(!h->desc.large ? 0 : 1, "a 48-byte key is the large map's");
+	EXPECT(h->desc.map == AGG_MAP_MEDIUM, "a 48-byte key is the medium map's: %u", h->desc.map);
 	rec_num("bytes_req", 250);
 	fire();
 	rec_num("bytes_req", 299);
@@ -391,8 +393,8 @@ static void test_data_loc_key(void)
 	if (!h)
 		return;
 	/* the loc word's end: the string itself is read from the event */
-	EXPECT(h->span == tp_event_field(h->e, "filename")->offset + 4 && h->desc.large,
-	       "span %u large %u", h->span, h->desc.large);
+	EXPECT(h->span == tp_event_field(h->e, "filename")->offset + 4 &&
+	       h->desc.map == AGG_MAP_LARGE, "span %u map %u", h->span, h->desc.map);
 	rec_str("filename", "/usr/bin/true");
 	fire();
 	rec_init(h->e);
@@ -456,9 +458,9 @@ static void test_short_strings(void)
 
 	if (!h)
 		return;
-	EXPECT(h->desc.large && h->desc.short_size == 24 && h->desc.keys[0].short_off == 0 &&
+	EXPECT(h->desc.map == AGG_MAP_LARGE && h->desc.short_size == 24 && h->desc.keys[0].short_off == 0 &&
 	       h->desc.keys[1].short_off == 16 && h->desc.keys[1].key_off == TRACERD_AGG_STR,
-	       "large %u short_size %u short_off %u %u", h->desc.large, h->desc.short_size,
+	       "map %u short_size %u short_off %u %u", h->desc.map, h->desc.short_size,
 	       h->desc.keys[0].short_off, h->desc.keys[1].short_off);
 	fire_names(h);
 	/* small: /bin/sh (pids 100, 101), 15 letters, ""; large: 16 letters, the
@@ -614,8 +616,8 @@ static void set_stack(size_t n, const __u64 *frames)
 static char *dump_canon_cut(const struct hist *h, bool raw, uint64_t *cut)
 {
 	static struct hist_entry v[ARRAY_SIZE(entries)];
-	struct hist_dump d = { .v = v, .n = n_entries, .key_size = h->desc.large ?
-			       TRACERD_AGG_LARGE : TRACERD_AGG_SMALL };
+	struct hist_dump d = { .v = v, .n = n_entries, .key_size =
+			       tracerd_agg_map_bytes(h->desc.map) };
 	struct strbuf out = { 0 };
 
 	for (size_t i = 0; i < n_entries; i++)
@@ -652,7 +654,7 @@ static void test_stack_key(void)
 
 	if (!h)
 		return;
-	EXPECT(h->desc.large && h->desc.key_size == TRACERD_HIST_STACK_FRAMES * 8, "key %u",
+	EXPECT(h->desc.map == AGG_MAP_LARGE && h->desc.key_size == TRACERD_HIST_STACK_FRAMES * 8, "key %u",
 	       h->desc.key_size);
 	EXPECT(strstr(h->trigger, "hist:keys=common_stacktrace:"), "%s", h->trigger);
 	set_stack(3, via_iter);

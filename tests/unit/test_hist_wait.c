@@ -107,7 +107,7 @@ static void waits_for_a_running_program(void)
 	uint64_t called, returned, ended;
 	int r;
 
-	r = hist_maps_init(&m, -1, -1, -1, -1, -1);
+	r = hist_maps_init(&m, -1, -1, (const int[AGG_MAPS]){ -1, -1, -1 }, -1);
 	EXPECT(r == 0, "hist_maps_init: %s", strerror(-r));
 	if (r < 0 || !start(&s))
 		return hist_maps_close(&m);
