@@ -112,6 +112,7 @@ void tracer_drain_written(struct tracer *t)
 {
 	if (t->cons)
 		consumer_drain_written(t->cons);
+	pass_losses(t);
 }
 
 int tracer_ring_fd(struct tracer *t)
@@ -150,9 +151,11 @@ void tracer_halt(struct tracer *t)
 void tracer_stop(struct tracer *t)
 {
 	_cleanup_free_ struct attachment **all = NULL;
-	size_t n = tracer_attached(t);
+	size_t n;
 
 	tracer_halt(t);
+	tracer_retire(t);	/* a reload's old selections, if still there */
+	n = tracer_attached(t);
 	all = calloc(n ? n : 1, sizeof(*all));
 	n = 0;
 	for (size_t i = 0; i < t->n_sels; i++)
@@ -167,7 +170,7 @@ void tracer_stop(struct tracer *t)
 				loader_detach(t->ld, a);
 		}
 	if (all)
-		loader_detach_many(t->ld, all, n);
+		loader_detach_many(t->ld, all, n, NULL, NULL);
 }
 
 void tracer_free(struct tracer *t)
@@ -177,6 +180,7 @@ void tracer_free(struct tracer *t)
 	/* The sink queue's writer reads events and slots: stop it first. */
 	if (t->sink)
 		tracer_stop(t);
+	tracer_retire(t);
 	for (size_t i = 0; i < t->n_sels; i++)
 		sel_state_free(t, t->sels[i]);
 	free(t->sels);

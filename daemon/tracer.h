@@ -57,6 +57,11 @@ struct tracer {
 	size_t n_sels, cap_sels;
 	struct sel_past *removed;	/* selections a reload removed, by name */
 	size_t n_removed, cap_removed;
+	/* What the last tracer_apply() replaced or removed, still attached
+	 * until tracer_retire(), and the config they point into. */
+	struct sel_state **retiring;
+	size_t n_retiring;
+	struct config retiring_cfg;
 	struct sink *sink;
 	struct hist_maps hist_maps;	/* Aggregate='s maps */
 	bool hist_stdout;		/* dumps in the hist file layout on stdout */
@@ -167,9 +172,14 @@ void sel_emit_free(struct sel_emit *se);
  * attaching nothing. */
 int tracer_check(struct registry *reg, const struct config *cfg, struct diag *d);
 /* Applies cfg (taking ownership of it on success): attaches what is new or
- * changed before detaching what went away; unchanged selections keep their
- * attachments. On error nothing changes and d says why. */
+ * changed and switches to it; unchanged selections keep their attachments.
+ * What went away stays attached (its records still count) until
+ * tracer_retire(). On error nothing changes and d says why. */
 int tracer_apply(struct tracer *t, struct config *cfg, struct diag *d);
+/* Detaches what the last tracer_apply() replaced or removed, draining the
+ * ring buffer to the sink meanwhile (seconds for a large selection: the
+ * kept selections fire on), then keeps their counts and frees them. */
+void tracer_retire(struct tracer *t);
 /* Detaches every slot of st, drains what they already wrote, frees st. */
 void sel_state_free(struct tracer *t, struct sel_state *st);
 
