@@ -9,7 +9,8 @@
 #   - kept's summary: every call delivered, 0 lost; one stdout line each;
 #   - records dated between the SIGHUP and the 'reloaded' line are there,
 #     as many as the chunks fired in that window (those wholly inside it);
-#   - after the reload tracerd holds the kept selection's link only.
+#   - after the reload tracerd holds the kept selection's link only;
+#   - a SIGHUP and a SIGTERM during a second such detach wait for it.
 . "$(dirname "$0")/../lib.sh"
 need_root reload_drain
 EVENT=syscalls:sys_enter_sysfs
@@ -58,9 +59,35 @@ check "the reload is reported done" [ "$(reloaded)" -ge 1 ]
 for ((i = 0; i < 5; i++)); do fire; n=$((n + CHUNK)); done
 links=$(bpf_ids_of "$TRACERD_PID" link_id)
 check "after the reload tracerd holds one link, the kept selection's ($links; $links0 before)" [ "$links" = 1 ]
-sleep 0.3
-stop_tracerd
+
+# A SIGHUP and a SIGTERM that come while a reload detaches wait for it: the
+# second reload is done after the first, then the stop, which detaches what
+# is left; nothing is lost meanwhile, and tracerd exits 0.
+conf 1
+sed -i 's/syscalls:\*/syscalls:sys_exit_*/' "$TMP/c.conf"	# 360 events: a shorter wait
+kill -HUP "$TRACERD_PID"
+for ((i = 0; i < 1200; i++)); do [ "$(reloaded)" -ge 2 ] && break; sleep 0.05; done
+check "a reload attaches syscalls:sys_exit_* again" [ "$(reloaded)" -ge 2 ]
+conf 0
+kill -HUP "$TRACERD_PID"
+for ((i = 0; i < 7; i++)); do fire; n=$((n + CHUNK)); done
+printf '[Selection]\nName=late\nEvents=syscalls:sys_exit_sysfs\nFilter=comm == "%s"\n' "$COMM" >>"$TMP/c.conf"
+kill -HUP "$TRACERD_PID"
+for ((i = 0; i < 7; i++)); do fire; n=$((n + CHUNK)); done
+during=$(reloaded)
+kill -TERM "$TRACERD_PID"
+wait "$TRACERD_PID"
+rc=$?
 E=$TMP/out.err
+check "SIGTERM during the detach: tracerd exits 0 ($rc)" [ "$rc" = 0 ]
+check "the detaching reload was not done when the SIGHUP and SIGTERM came ($during reloads)" [ "$during" = 2 ]
+check "the queued SIGHUP is answered before the stop: 4 reloads, none failed" \
+	[ "$(reloaded)" = 4 -a "$(grep -c 'reload failed' "$E")" = 0 ]
+last_reload=$(grep -n "reloaded" "$E" | tail -1 | cut -d: -f1)
+stopping=$(grep -n "stopping: final counts written" "$E" | head -1 | cut -d: -f1)
+check "the stop comes after the last reload (lines ${last_reload:-none} < ${stopping:-none})" \
+	[ "${last_reload:-x}" -lt "${stopping:-0}" ]
+check "the stop detaches the two selections left" grep -q "stopping: detached 2 events" "$E"
 note "$(grep -E 'summary: selection' "$E" | tr '\n' ';')"
 check "kept: every call delivered, 0 lost ($n calls)" grep -q "summary: selection kept: $n delivered, 0 lost" "$E"
 lines=$(grep -c -- "^ *$COMM-[0-9]* .*: sys_sysfs(option: " "$TMP/out")
