@@ -153,8 +153,8 @@ void tracer_stop(struct tracer *t)
 	_cleanup_free_ struct attachment **all = NULL;
 	size_t n;
 
-	tracer_halt(t);
 	tracer_retire(t);	/* a reload's old selections, if still there */
+	tracer_halt(t);
 	n = tracer_attached(t);
 	all = calloc(n ? n : 1, sizeof(*all));
 	n = 0;

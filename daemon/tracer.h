@@ -98,7 +98,8 @@ void tracer_free(struct tracer *t);
 int tracer_drain(struct tracer *t);
 /* Drains until the ring is empty (at stop, once nothing is attached). */
 void tracer_drain_all(struct tracer *t);
-/* Drains what was written so far, while events still fire (a reload). */
+/* Drains what was written so far, while events still fire (a reload), and
+ * passes the ring's new losses to the sink. */
 void tracer_drain_written(struct tracer *t);
 int tracer_ring_fd(struct tracer *t);
 void tracer_refresh_clock(struct tracer *t);

@@ -307,7 +307,8 @@ void sel_state_free(struct tracer *t, struct sel_state *st)
 		return;
 	detach_states(t, &st, 1, NULL, NULL);
 	/* Detached: all their records are written; other events still fire. */
-	tracer_drain_written(t);
+	if (t->cons)
+		consumer_drain_written(t->cons);
 	sel_state_finish(t, st, 0, NULL);
 }
 
