@@ -483,18 +483,18 @@ static void drain_meanwhile(void *userdata)
 
 void tracer_retire(struct tracer *t)
 {
-	unsigned ids_end, end;
+	unsigned ids_end = 0, end;
 
-	if (!t->n_retiring)
-		return;
-	detach_states(t, t->retiring, t->n_retiring, drain_meanwhile, t);
-	/* Every slot in use, old and new: the old states go one by one. */
-	ids_end = tracer_ids_end(t->sels, t->n_sels);
-	end = tracer_ids_end(t->retiring, t->n_retiring);
-	if (end > ids_end)
-		ids_end = end;
-	/* Detached: all their records are written; other events still fire. */
-	tracer_drain_written(t);
+	if (t->n_retiring) {
+		detach_states(t, t->retiring, t->n_retiring, drain_meanwhile, t);
+		/* Every slot in use, old and new: the old states go one by one. */
+		ids_end = tracer_ids_end(t->sels, t->n_sels);
+		end = tracer_ids_end(t->retiring, t->n_retiring);
+		if (end > ids_end)
+			ids_end = end;
+		/* Detached: all their records are written; other events still fire. */
+		tracer_drain_written(t);
+	}
 	for (size_t i = 0; i < t->n_retiring; i++)
 		sel_state_finish(t, t->retiring[i], ids_end,
 				 past_for(t, t->sels, t->n_sels, t->retiring[i]));

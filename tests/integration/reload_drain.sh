@@ -80,6 +80,7 @@ wait "$TRACERD_PID"
 rc=$?
 E=$TMP/out.err
 check "SIGTERM during the detach: tracerd exits 0 ($rc)" [ "$rc" = 0 ]
+[ "$rc" = 0 ] || grep -v "^ *$COMM-" "$E" | tail -30 | sed 's/^/# /'
 check "the detaching reload was not done when the SIGHUP and SIGTERM came ($during reloads)" [ "$during" = 2 ]
 check "the queued SIGHUP is answered before the stop: 4 reloads, none failed" \
 	[ "$(reloaded)" = 4 -a "$(grep -c 'reload failed' "$E")" = 0 ]
