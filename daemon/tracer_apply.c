@@ -2,9 +2,9 @@
 /* A config applied to the tracer: every selection built first (globs
  * resolved, filters and histograms compiled, Unit= sets), then what is new
  * attached, then the switch to the new selections, and only then what went
- * away detached (tracer_retire(), draining the ring meanwhile), so that a
- * reload is gapless, loses nothing of what stays, and a bad one changes
- * nothing. */
+ * away detached (tracer_apply_finish(); tracer_retire() drains the ring
+ * meanwhile), so that a reload is gapless, loses nothing of what stays, and
+ * a bad one changes nothing. */
 #include "filter/filter.h"
 #include "kernel-events/field_source.h"
 #include "log.h"
@@ -377,7 +377,7 @@ static void sel_state_update(struct sel_state *st, const struct selection *conf)
 }
 
 /* Swaps in the new selection states and config; the old ones that go wait
- * for tracer_retire(), with the config they point into. */
+ * for tracer_apply_finish(), with the config they point into. */
 static int commit(struct tracer *t, struct config *cfg, struct sel_build *b, size_t n,
 		  struct sel_state **fresh)
 {
@@ -466,34 +466,20 @@ int tracer_check(struct registry *reg, const struct config *cfg, struct diag *d)
 	return r;
 }
 
-/* The drain while a reload's old selections detach. Why here, on the
- * loop's thread, rather than a detach in the background while the loop
- * runs: the tracer is whole now (switched to the new config, the old slots
- * still in the consumer's table until their detach ends), so the ring is
- * read exactly as the loop reads it, a record of an old slot delivered as
- * before; no tracer state is shared with another thread; and a SIGHUP or
- * SIGTERM that comes meanwhile waits in the signalfd, so that a reload
- * never meets a half-detached one, and stop finds every old link closed.
- * The loop's timers (status, interval dumps) wait; the watchdog hears the
- * progress callback. */
-static void drain_meanwhile(void *userdata)
-{
-	tracer_drain_written(userdata);
-}
-
-void tracer_retire(struct tracer *t)
+void tracer_apply_finish(struct tracer *t, loader_idle_fn idle, void *userdata)
 {
 	unsigned ids_end = 0, end;
 
 	if (t->n_retiring) {
-		detach_states(t, t->retiring, t->n_retiring, drain_meanwhile, t);
+		detach_states(t, t->retiring, t->n_retiring, idle, userdata);
 		/* Every slot in use, old and new: the old states go one by one. */
 		ids_end = tracer_ids_end(t->sels, t->n_sels);
 		end = tracer_ids_end(t->retiring, t->n_retiring);
 		if (end > ids_end)
 			ids_end = end;
 		/* Detached: all their records are written; other events still fire. */
-		tracer_drain_written(t);
+		if (t->cons)
+			consumer_drain_written(t->cons);
 	}
 	for (size_t i = 0; i < t->n_retiring; i++)
 		sel_state_finish(t, t->retiring[i], ids_end,
@@ -512,7 +498,7 @@ int tracer_apply(struct tracer *t, struct config *cfg, struct diag *d)
 	int r = b && fresh ? 0 : -ENOMEM;
 	struct filter_emit_maps m;
 
-	tracer_retire(t);	/* the last apply's, if its caller did not */
+	tracer_apply_finish(t, NULL, NULL);	/* the last apply's, if its caller did not */
 	loader_filter_maps(t->ld, &m);
 	m.task_comm_off = t->task_comm_off;
 	for (size_t i = 0; i < n && r >= 0; i++)
