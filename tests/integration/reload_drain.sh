@@ -70,10 +70,10 @@ for ((i = 0; i < 1200; i++)); do [ "$(reloaded)" -ge 2 ] && break; sleep 0.05; d
 check "a reload attaches syscalls:sys_exit_* again" [ "$(reloaded)" -ge 2 ]
 conf 0
 kill -HUP "$TRACERD_PID"
-for ((i = 0; i < 7; i++)); do fire; n=$((n + CHUNK)); done
+for ((i = 0; i < 3; i++)); do fire; n=$((n + CHUNK)); done
 printf '[Selection]\nName=late\nEvents=syscalls:sys_exit_sysfs\nFilter=comm == "%s"\n' "$COMM" >>"$TMP/c.conf"
 kill -HUP "$TRACERD_PID"
-for ((i = 0; i < 7; i++)); do fire; n=$((n + CHUNK)); done
+for ((i = 0; i < 3; i++)); do fire; n=$((n + CHUNK)); done
 during=$(reloaded)
 kill -TERM "$TRACERD_PID"
 wait "$TRACERD_PID"
