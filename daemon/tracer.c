@@ -155,6 +155,7 @@ void tracer_halt(struct tracer *t)
 
 	if (t->halted)
 		return;
+	tracer_retire(t);	/* a reload's old selections, if still there */
 	t->halted = true;
 	loader_stop_programs(t->ld);
 	/* A program that read the flag before it was set may still write. */
@@ -171,11 +172,9 @@ void tracer_halt(struct tracer *t)
 void tracer_stop(struct tracer *t)
 {
 	_cleanup_free_ struct attachment **all = NULL;
-	size_t n;
+	size_t n = tracer_attached(t);
 
-	tracer_retire(t);	/* a reload's old selections, if still there */
 	tracer_halt(t);
-	n = tracer_attached(t);
 	all = calloc(n ? n : 1, sizeof(*all));
 	n = 0;
 	for (size_t i = 0; i < t->n_sels; i++)
@@ -200,7 +199,7 @@ void tracer_free(struct tracer *t)
 	/* The sink queue's writer reads events and slots: stop it first. */
 	if (t->sink)
 		tracer_stop(t);
-	tracer_retire(t);
+	tracer_apply_finish(t, NULL, NULL);	/* no sink: nothing to drain to */
 	for (size_t i = 0; i < t->n_sels; i++)
 		sel_state_free(t, t->sels[i]);
 	free(t->sels);

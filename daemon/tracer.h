@@ -87,7 +87,7 @@ void tracer_set_progress(struct tracer *t, loader_progress_fn fn, void *userdata
 /* Stops the programs (from now on an event is not counted), drains what
  * they wrote, writes the histograms' last dumps and lets the sink finish and
  * sync (in bounded time): after this the counters are final, and every
- * event is still attached. */
+ * event is still attached (but a reload's old ones: tracer_retire() first). */
 void tracer_halt(struct tracer *t);
 /* tracer_halt() if not yet, then detaches every event: a grace period of
  * the kernel's per event, one after another (tens of ms each). */
