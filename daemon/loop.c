@@ -293,6 +293,11 @@ static int on_hup(sd_event_source *s, const struct signalfd_siginfo *si, void *u
 			sink_route_commit(t->sink, &outputs);
 			tracer_set_sink(t, t->sink, t->cfg.output, dm->o->foreground);
 			watch_cgroups(dm);
+			/* What went away detaches now, seconds for a large
+			 * selection, while the ring is drained to the new
+			 * outputs: the selections that stay lose nothing. The
+			 * reload is done, and said so, once it has. */
+			tracer_retire(t);
 		}
 		if (r < 0)
 			config_free(&cfg);

@@ -112,6 +112,27 @@ void tracer_drain_written(struct tracer *t)
 {
 	if (t->cons)
 		consumer_drain_written(t->cons);
+	pass_losses(t);
+}
+
+/* The drain while a reload's old selections detach. Why here, on the
+ * loop's thread, rather than a detach in the background while the loop
+ * runs: the tracer is whole now (switched to the new config, the old slots
+ * still in the consumer's table until their detach ends), so the ring is
+ * read exactly as the loop reads it, a record of an old slot delivered as
+ * before; no tracer state is shared with another thread; and a SIGHUP or
+ * SIGTERM that comes meanwhile waits in the signalfd, so that a reload
+ * never meets a half-detached one, and stop finds every old link closed.
+ * The loop's timers (status, interval dumps) wait; the watchdog hears the
+ * progress callback. */
+static void drain_meanwhile(void *userdata)
+{
+	tracer_drain_written(userdata);
+}
+
+void tracer_retire(struct tracer *t)
+{
+	tracer_apply_finish(t, drain_meanwhile, t);
 }
 
 int tracer_ring_fd(struct tracer *t)
@@ -134,6 +155,7 @@ void tracer_halt(struct tracer *t)
 
 	if (t->halted)
 		return;
+	tracer_retire(t);	/* a reload's old selections, if still there */
 	t->halted = true;
 	loader_stop_programs(t->ld);
 	/* A program that read the flag before it was set may still write. */
@@ -167,7 +189,7 @@ void tracer_stop(struct tracer *t)
 				loader_detach(t->ld, a);
 		}
 	if (all)
-		loader_detach_many(t->ld, all, n);
+		loader_detach_many(t->ld, all, n, NULL, NULL);
 }
 
 void tracer_free(struct tracer *t)
@@ -177,6 +199,7 @@ void tracer_free(struct tracer *t)
 	/* The sink queue's writer reads events and slots: stop it first. */
 	if (t->sink)
 		tracer_stop(t);
+	tracer_apply_finish(t, NULL, NULL);	/* no sink: nothing to drain to */
 	for (size_t i = 0; i < t->n_sels; i++)
 		sel_state_free(t, t->sels[i]);
 	free(t->sels);

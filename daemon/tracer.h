@@ -57,6 +57,11 @@ struct tracer {
 	size_t n_sels, cap_sels;
 	struct sel_past *removed;	/* selections a reload removed, by name */
 	size_t n_removed, cap_removed;
+	/* What the last tracer_apply() replaced or removed, still attached
+	 * until tracer_retire(), and the config they point into. */
+	struct sel_state **retiring;
+	size_t n_retiring;
+	struct config retiring_cfg;
 	struct sink *sink;
 	struct hist_maps hist_maps;	/* Aggregate='s maps */
 	bool hist_stdout;		/* dumps in the hist file layout on stdout */
@@ -82,7 +87,7 @@ void tracer_set_progress(struct tracer *t, loader_progress_fn fn, void *userdata
 /* Stops the programs (from now on an event is not counted), drains what
  * they wrote, writes the histograms' last dumps and lets the sink finish and
  * sync (in bounded time): after this the counters are final, and every
- * event is still attached. */
+ * event is still attached (but a reload's old ones: tracer_retire() first). */
 void tracer_halt(struct tracer *t);
 /* tracer_halt() if not yet, then detaches every event: a grace period of
  * the kernel's per event, one after another (tens of ms each). */
@@ -93,8 +98,12 @@ void tracer_free(struct tracer *t);
 int tracer_drain(struct tracer *t);
 /* Drains until the ring is empty (at stop, once nothing is attached). */
 void tracer_drain_all(struct tracer *t);
-/* Drains what was written so far, while events still fire (a reload). */
+/* Drains what was written so far, while events still fire (a reload), and
+ * passes the ring's new losses to the sink. */
 void tracer_drain_written(struct tracer *t);
+/* tracer_apply_finish(), draining the ring buffer to the sink meanwhile
+ * (seconds for a large selection: the selections that stay fire on). */
+void tracer_retire(struct tracer *t);
 int tracer_ring_fd(struct tracer *t);
 void tracer_refresh_clock(struct tracer *t);
 size_t tracer_attached(struct tracer *t);
@@ -167,9 +176,13 @@ void sel_emit_free(struct sel_emit *se);
  * attaching nothing. */
 int tracer_check(struct registry *reg, const struct config *cfg, struct diag *d);
 /* Applies cfg (taking ownership of it on success): attaches what is new or
- * changed before detaching what went away; unchanged selections keep their
- * attachments. On error nothing changes and d says why. */
+ * changed and switches to it; unchanged selections keep their attachments.
+ * What went away stays attached (its records still count) until
+ * tracer_retire(). On error nothing changes and d says why. */
 int tracer_apply(struct tracer *t, struct config *cfg, struct diag *d);
+/* Detaches what the last tracer_apply() replaced or removed, calling idle
+ * (NULL: none) meanwhile, then keeps their counts and frees them. */
+void tracer_apply_finish(struct tracer *t, loader_idle_fn idle, void *userdata);
 /* Detaches every slot of st, drains what they already wrote, frees st. */
 void sel_state_free(struct tracer *t, struct sel_state *st);
 

@@ -2,7 +2,9 @@
 /* A config applied to the tracer: every selection built first (globs
  * resolved, filters and histograms compiled, Unit= sets), then what is new
  * attached, then the switch to the new selections, and only then what went
- * away detached, so that a reload is gapless and a bad one changes nothing. */
+ * away detached (tracer_apply_finish(); tracer_retire() drains the ring
+ * meanwhile), so that a reload is gapless, loses nothing of what stays, and
+ * a bad one changes nothing. */
 #include "filter/filter.h"
 #include "kernel-events/field_source.h"
 #include "log.h"
@@ -247,28 +249,34 @@ static int attach_selection(struct tracer *t, struct sel_build *b, struct sel_st
 	return r;
 }
 
-/* Detaches every slot of st and drains what they already wrote; what they
- * counted goes to into (NULL: nowhere), then st is freed. ids_end: see
- * tracer_keep_counts(). */
-static void sel_state_retire(struct tracer *t, struct sel_state *st, unsigned ids_end,
-			     struct sel_past *into)
+/* Detaches every slot of the n states at once (detach.c), calling idle
+ * meanwhile. */
+static void detach_states(struct tracer *t, struct sel_state **sels, size_t n,
+			  loader_idle_fn idle, void *userdata)
 {
 	_cleanup_free_ struct attachment **atts = NULL;
+	size_t n_atts = 0, k = 0;
+
+	for (size_t i = 0; i < n; i++)
+		n_atts += sels[i] ? sels[i]->n_slots : 0;
+	atts = calloc(n_atts ? n_atts : 1, sizeof(*atts));
+	for (size_t i = 0; i < n; i++)
+		for (size_t j = 0; sels[i] && j < sels[i]->n_slots; j++)
+			if (atts)
+				atts[k++] = &sels[i]->slots[j]->att;
+			else	/* no memory: one by one */
+				loader_detach(t->ld, &sels[i]->slots[j]->att);
+	if (atts)
+		loader_detach_many(t->ld, atts, k, idle, userdata);
+}
+
+/* st detached and what it wrote drained: what its slots counted goes to
+ * into (NULL: nowhere), then st is freed. ids_end: see tracer_keep_counts(). */
+static void sel_state_finish(struct tracer *t, struct sel_state *st, unsigned ids_end,
+			     struct sel_past *into)
+{
 	int r;
 
-	if (!st)
-		return;
-	atts = calloc(st->n_slots ? st->n_slots : 1, sizeof(*atts));
-	for (size_t i = 0; i < st->n_slots; i++)
-		if (atts)
-			atts[i] = &st->slots[i]->att;
-		else	/* no memory: one by one */
-			loader_detach(t->ld, &st->slots[i]->att);
-	if (atts)
-		loader_detach_many(t->ld, atts, st->n_slots);
-	/* Detached: all their records are written; other events still fire. */
-	if (t->cons)
-		consumer_drain_written(t->cons);
 	/* Nothing counts in the program any more, and the rate limit saw
 	 * every record: the counts are final but for records still queued
 	 * for a sink, which count on through the slot's out_slot. */
@@ -295,7 +303,13 @@ static void sel_state_retire(struct tracer *t, struct sel_state *st, unsigned id
 
 void sel_state_free(struct tracer *t, struct sel_state *st)
 {
-	sel_state_retire(t, st, 0, NULL);
+	if (!st)
+		return;
+	detach_states(t, &st, 1, NULL, NULL);
+	/* Detached: all their records are written; other events still fire. */
+	if (t->cons)
+		consumer_drain_written(t->cons);
+	sel_state_finish(t, st, 0, NULL);
 }
 
 static struct sel_past *removed_find(struct tracer *t, const char *name)
@@ -362,32 +376,35 @@ static void sel_state_update(struct sel_state *st, const struct selection *conf)
 	}
 }
 
-/* Swaps in the new selection states and config; frees the old ones. */
+/* Swaps in the new selection states and config; the old ones that go wait
+ * for tracer_apply_finish(), with the config they point into. */
 static int commit(struct tracer *t, struct config *cfg, struct sel_build *b, size_t n,
 		  struct sel_state **fresh)
 {
 	struct sel_state **sels = calloc(n ? n : 1, sizeof(*sels));
-	unsigned ids_end;
+	struct sel_state **retiring = calloc(t->n_sels ? t->n_sels : 1, sizeof(*retiring));
+	size_t n_retiring = 0;
 
-	if (!sels)
+	if (!sels || !retiring) {
+		free(sels);
+		free(retiring);
 		return -ENOMEM;
+	}
 	for (size_t i = 0; i < n; i++) {
 		sels[i] = b[i].keep ? b[i].keep : fresh[i];
 		sel_state_update(sels[i], &cfg->sels[i]);
 		if (!b[i].keep)
 			take_removed(t, sels[i]);
 	}
-	/* Every slot in use, old and new: t->sels' states go one by one. */
-	ids_end = tracer_ids_end(t->sels, t->n_sels);
-	if (tracer_ids_end(sels, n) > ids_end)
-		ids_end = tracer_ids_end(sels, n);
 	for (size_t i = 0; i < t->n_sels; i++)
 		if (!kept(b, n, t->sels[i]))
-			sel_state_retire(t, t->sels[i], ids_end, past_for(t, sels, n, t->sels[i]));
+			retiring[n_retiring++] = t->sels[i];
 	free(t->sels);
 	t->sels = sels;
 	t->n_sels = t->cap_sels = n;
-	config_free(&t->cfg);
+	t->retiring = retiring;
+	t->n_retiring = n_retiring;
+	t->retiring_cfg = t->cfg;
 	t->cfg = *cfg;
 	memset(cfg, 0, sizeof(*cfg));
 	/* Every selection's records, kept ones too, from the next one read. */
@@ -453,6 +470,30 @@ int tracer_check(struct registry *reg, const struct config *cfg, struct diag *d)
 	return r;
 }
 
+void tracer_apply_finish(struct tracer *t, loader_idle_fn idle, void *userdata)
+{
+	unsigned ids_end = 0, end;
+
+	if (t->n_retiring) {
+		detach_states(t, t->retiring, t->n_retiring, idle, userdata);
+		/* Every slot in use, old and new: the old states go one by one. */
+		ids_end = tracer_ids_end(t->sels, t->n_sels);
+		end = tracer_ids_end(t->retiring, t->n_retiring);
+		if (end > ids_end)
+			ids_end = end;
+		/* Detached: all their records are written; other events still fire. */
+		if (t->cons)
+			consumer_drain_written(t->cons);
+	}
+	for (size_t i = 0; i < t->n_retiring; i++)
+		sel_state_finish(t, t->retiring[i], ids_end,
+				 past_for(t, t->sels, t->n_sels, t->retiring[i]));
+	free(t->retiring);
+	t->retiring = NULL;
+	t->n_retiring = 0;
+	config_free(&t->retiring_cfg);
+}
+
 int tracer_apply(struct tracer *t, struct config *cfg, struct diag *d)
 {
 	size_t n = cfg->n_sels;
@@ -461,6 +502,7 @@ int tracer_apply(struct tracer *t, struct config *cfg, struct diag *d)
 	int r = b && fresh ? 0 : -ENOMEM;
 	struct filter_emit_maps m;
 
+	tracer_apply_finish(t, NULL, NULL);	/* the last apply's, if its caller did not */
 	loader_filter_maps(t->ld, &m);
 	m.task_comm_off = t->task_comm_off;
 	for (size_t i = 0; i < n && r >= 0; i++)

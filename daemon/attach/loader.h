@@ -88,8 +88,12 @@ void loader_detach(struct loader *l, struct attachment *a);
 void attachment_close(struct attachment *a);
 
 /* detach.c: detaches many at once, from threads, calling the progress
- * callback while the caller waits. */
-void loader_detach_many(struct loader *l, struct attachment **a, size_t n);
+ * callback while the caller waits, and idle (NULL: none) every few ms on
+ * the caller's thread: what else must go on meanwhile (a reload drains the
+ * ring buffer). */
+typedef void (*loader_idle_fn)(void *userdata);
+void loader_detach_many(struct loader *l, struct attachment **a, size_t n,
+			loader_idle_fn idle, void *userdata);
 
 /* Unit=: the verdict (UNIT_ACCEPT, UNIT_REJECT) on a cgroup for a set of
  * units; forget drops a set's verdicts. */
