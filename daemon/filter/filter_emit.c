@@ -24,14 +24,25 @@
  *     a constant here (loaded, still compared: the verifier refuses code
  *     that no jump reaches); common_pid, cpu and comm come from helpers, called
  *     once in the prologue when a leaf needs them.
- *  4. A string leaf compares in straight-line code, a byte per compare:
- *     `==` and a glob without metacharacters the whole string, a glob
- *     `abc*` its start. A char array is read from ctx, comm from the stack,
- *     a __data_loc string with bpf_probe_read_kernel() (its offset is in
- *     the record, not constant). Other globs (`*abc`, `a?c`, classes) and a
- *     syscall's user strings (appended by the class program, not in ctx)
- *     are not emitted: the selection stays with the interpreter, and
- *     filter_emit() says why.
+ *  4. A string leaf (filter_emit_str.c) splits its glob as the kernel's
+ *     filter does (filter_parse_regex()): `==` and a glob without
+ *     metacharacters compare the whole string, `abc*` its start, both in
+ *     straight-line code, a byte per compare: a char array read from ctx,
+ *     comm from the stack, a __data_loc string with bpf_probe_read_kernel()
+ *     (its offset is in the record, not constant). `*abc` (the end) and
+ *     `*abc*` (anywhere) need where the string ends, which only a search
+ *     finds, and compare at offsets no constant gives, which ctx does not
+ *     allow: the string is read to a window on the stack with
+ *     bpf_probe_read_kernel_str() (it stops at the NUL and says where),
+ *     256 bytes at a time (a __data_loc string in as many windows as it
+ *     takes, each overlapping the last by the pattern's length), and
+ *     searched in a loop that may_goto bounds, so that the verifier goes
+ *     through its body a few times, not once per byte (worked example
+ *     below). The end is the string's, at its NUL, as the interpreter has
+ *     it; the kernel's filter takes a char array's end instead. Other
+ *     globs (`a?c`, classes, a `*` inside) and a syscall's user strings
+ *     (appended by the class program, not in ctx) are not emitted: the
+ *     selection stays with the interpreter, and filter_emit() says why.
  *  5. The program is attached in the class program's place, so it begins
  *     with the class program's head (the stop flag, the daemon's own tgid,
  *     the hit counted in stats[cookie]). Rejected, it counts the slot's
@@ -65,6 +76,27 @@
  *  reject: r9->filtered++; goto pass
  *  accept: tail call accept_prog[TRACERD_ACCEPT_PROG]; (failed) r9->lost++
  *  pass:   return 1
+ *
+ * And a middle glob, comm ~ "*sh*" (comm at r10 - 24, from the prologue):
+ *
+ *	r2 = 16; r2 += 1		the window: comm's 16 bytes and a NUL
+ *	r3 = -24; r3 += r10
+ *	r1 = r10; r1 += -424
+ *	call bpf_probe_read_kernel_str
+ *	if r0 s< 1 goto reject; if r0 s> 17 goto reject	 (the verifier's bounds)
+ *	r0 -= 1				r0 = the string's length
+ *	if r0 < 2 goto reject
+ *	r4 = r0; r4 -= 2		the last place "sh" can start
+ *	r5 = r4; r5 -= r4		i = 0, a value the verifier does not know
+ *  L2:	may_goto reject
+ *	if r5 > r4 goto reject
+ *	r1 = r5; r1 &= 255; r1 += r10	the window's byte i
+ *	r2 = *(u8 *)(r1 - 424); if r2 != 's' goto L3
+ *	r2 = *(u8 *)(r1 - 423); if r2 != 'h' goto L3
+ *	goto accept
+ *  L3:	r5 += 1; goto L2
+ *
+ * "*sh" instead: no loop, r1 = r0 - 2 and the same two compares.
  */
 #include <errno.h>
 #include <string.h>
@@ -235,139 +267,6 @@ static int emit_number(struct emitter *e, const struct filter_insn *in, int t, i
 	}
 	jump(e, f);
 	return 0;
-}
-
-/* How a pattern compares: the whole string, or its start. */
-enum str_match { SM_WHOLE, SM_PREFIX };
-
-static int classify(struct emitter *e, const struct filter_insn *in, const char *pat,
-		    enum str_match *how, size_t *len)
-{
-	size_t n = strlen(pat), meta;
-
-	*how = SM_WHOLE;
-	*len = n;
-	if (in->cmp == FCMP_EQ || in->cmp == FCMP_NE)
-		return 0;
-	meta = strcspn(pat, "*?[\\");
-	if (meta == n)
-		return 0;
-	if (meta == n - 1 && pat[meta] == '*') {
-		*how = SM_PREFIX;
-		*len = n - 1;
-		return 0;
-	}
-	return unsupported(e, "the glob \"%s\" (only \"abc\" and \"abc*\" are compiled)", pat);
-}
-
-/* Byte i of the string against c: for a byte at base + i of base_reg. */
-static void byte_ne(struct emitter *e, int base_reg, int off, uint8_t c, int f)
-{
-	ldx(e, BPF_B, R1, base_reg, off);
-	jmp_imm(e, BPF_JNE, R1, c, f);
-}
-
-/* A string of n bytes at a constant place (a char array in ctx, comm on
- * the stack): bytes past n are NUL, as str_byte() reads them. */
-static void str_fixed(struct emitter *e, int base_reg, int off, unsigned n, const char *pat,
-		      size_t len, enum str_match how, int t, int f)
-{
-	if (len > n) {		/* a pattern byte against the NUL past the end */
-		const_branch(e, false, t, f);
-		return;
-	}
-	if (!len && how == SM_PREFIX) {	/* "*": any string */
-		const_branch(e, true, t, f);
-		return;
-	}
-	for (size_t i = 0; i < len; i++)
-		byte_ne(e, base_reg, off + i, (uint8_t)pat[i], f);
-	if (how == SM_WHOLE && len < n)
-		byte_ne(e, base_reg, off + len, 0, f);
-	jump(e, t);
-}
-
-/* A __data_loc string: (len << 16 | offset) at in->off; its bytes read to
- * the stack. Only the bytes the string has are looked at. */
-static int str_data_loc(struct emitter *e, const struct filter_insn *in, const char *pat,
-			size_t len, enum str_match how, int t, int f)
-{
-	size_t want = len + (how == SM_WHOLE);
-	int have_all = label_new(e), done = label_new(e), capped = label_new(e);
-
-	load_ctx_number(e, in->off, 4, false);
-	mov_reg(e, R3, R0);
-	alu_imm(e, BPF_AND, R3, 0xffff);		/* r3 = offset */
-	if (in->src == SRC_REL_LOC)
-		alu_imm(e, BPF_ADD, R3, in->off + 4);
-	alu_imm(e, BPF_RSH, R0, 16);			/* r0 = length */
-	/* Cut at TRACERD_MAX_RECORD, as the interpreter's copy is. */
-	mov_imm(e, R2, TRACERD_MAX_RECORD);
-	jmp_reg(e, BPF_JGT, R2, R3, have_all);
-	mov_imm(e, R0, 0);
-	jump(e, done);
-	label_place(e, have_all);
-	alu_reg(e, BPF_SUB, R2, R3);			/* r2 = room left */
-	jmp_reg(e, BPF_JGE, R2, R0, done);
-	mov_reg(e, R0, R2);
-	label_place(e, done);
-	/* r0 = the string's bytes n: fewer than the pattern's cannot match. */
-	jmp_imm(e, BPF_JLT, R0, len, f);
-	put(e, insn(BPF_STX | BPF_MEM | BPF_DW, R_FP, R0, FP_KEY, 0), -1);	/* n */
-	/* Read min(n, want) bytes: none past the string. */
-	mov_reg(e, R2, R0);
-	jmp_imm(e, BPF_JLE, R2, want, capped);
-	mov_imm(e, R2, want);
-	label_place(e, capped);
-	mov_reg(e, R1, R_FP);
-	alu_imm(e, BPF_ADD, R1, FP_STR);
-	alu_reg(e, BPF_ADD, R3, R_CTX);
-	call(e, BPF_FUNC_probe_read_kernel);
-	for (size_t i = 0; i < len; i++)
-		byte_ne(e, R_FP, FP_STR + i, (uint8_t)pat[i], f);
-	if (how == SM_WHOLE) {
-		/* n == len: the string ends with the pattern; longer: a NUL next. */
-		ldx(e, BPF_DW, R0, R_FP, FP_KEY);
-		jmp_imm(e, BPF_JEQ, R0, len, t);
-		byte_ne(e, R_FP, FP_STR + len, 0, f);
-	}
-	jump(e, t);
-	return 0;
-}
-
-static int emit_string(struct emitter *e, const struct filter_insn *in, int t, int f)
-{
-	const char *pat = e->d->strs[in->str % TRACERD_FILTER_STRS];
-	enum str_match how;
-	size_t len;
-
-	if (strnlen(pat, TRACERD_FILTER_STR) == TRACERD_FILTER_STR)
-		return unsupported(e, "malformed filter string");
-	if (classify(e, in, pat, &how, &len) < 0)
-		return e->err;
-	if (in->cmp == FCMP_NE || in->cmp == FCMP_NGLOB) {
-		int x = t;
-
-		t = f;
-		f = x;
-	}
-	switch (in->src) {
-	case SRC_STR:
-		if (in->off < 8)
-			return unsupported(e, "a string in the common fields");
-		str_fixed(e, R_CTX, in->off, in->imm, pat, len, how, t, f);
-		return 0;
-	case SRC_COMM:
-		str_fixed(e, R_FP, FP_COMM, TRACERD_COMM_LEN, pat, len, how, t, f);
-		return 0;
-	case SRC_DATA_LOC:
-	case SRC_REL_LOC:
-		return str_data_loc(e, in, pat, len, how, t, f);
-	case SRC_USER_STR:
-		return unsupported(e, "a syscall's user string (the class program reads it, "
-				   "after the filter)");
-	}
-	return unsupported(e, "a string from source %u", in->src);
 }
 
 /* ---- the program ---- */

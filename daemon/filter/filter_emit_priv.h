@@ -1,8 +1,9 @@
 /* SPDX-License-Identifier: GPL-2.0 */
 /* Inside the filter emitter: the emitter's state and its instruction
  * buffer (instructions, labels, jumps), shared by filter_emit.c (the
- * decision) and filter_emit_frame.c (what the class program does around
- * it: the head, and what becomes of a kept record). */
+ * decision), filter_emit_str.c (its string leaves) and filter_emit_frame.c
+ * (what the class program does around it: the head, and what becomes of a
+ * kept record). */
 #ifndef TRACERD_FILTER_EMIT_PRIV_H
 #define TRACERD_FILTER_EMIT_PRIV_H
 
@@ -14,14 +15,20 @@
 #include "filter_emit.h"
 
 /* The stack: a __data_loc string's length, comm, a string's bytes, and the
- * head's and the write's own. */
+ * head's and the write's own; below them a glob's window on its string
+ * (filter_emit_str.c). */
 #define FP_KEY		(-8)	/* a __data_loc string's length */
 #define FP_COMM		(-24)
 #define FP_STR		(-96)	/* TRACERD_FILTER_STR + 8 bytes, up to FP_COMM */
 #define FP_AVAIL	(-104)	/* the ring's unread bytes, before a record is written */
 #define FP_COOKIE	(-112)	/* the head's cookie: event id << 32 | slot */
-/* A histogram's key: agg_key_hdr, then TRACERD_AGG_SMALL bytes, or
- * TRACERD_AGG_LARGE for the large map's. */
+#define STR_WIN		256	/* bytes of a string a glob looks at per read */
+#define FP_SPOS		(-152)	/* the glob's next window: its offset from ctx or r10 */
+#define FP_SLEFT	(-160)	/* the string's bytes from there */
+#define FP_WIN		(-424)	/* STR_WIN + 1 bytes, up to FP_SLEFT */
+/* A histogram's key: agg_key_hdr, then its map's key bytes (up to
+ * TRACERD_AGG_LARGE). It shares the glob's room: the filter is done when
+ * the key is built. */
 #define FP_AGGKEY	(FP_COOKIE - 8 - TRACERD_AGG_LARGE)
 
 #define R0 BPF_REG_0
@@ -29,6 +36,7 @@
 #define R2 BPF_REG_2
 #define R3 BPF_REG_3
 #define R4 BPF_REG_4
+#define R5 BPF_REG_5
 #define R_CTX BPF_REG_6
 #define R_PIDTGID BPF_REG_7
 #define R_CPU BPF_REG_8
@@ -214,6 +222,9 @@ static inline void load_ctx_number(struct emitter *e, unsigned off, unsigned siz
 		alu_imm(e, BPF_ARSH, R0, 64 - 8 * size);
 	}
 }
+
+/* filter_emit_str.c: a string leaf (FOP_STRCMP), to t when it holds. */
+int emit_string(struct emitter *e, const struct filter_insn *in, int t, int f);
 
 /* filter_emit_frame.c. The head: the class program's checks before its
  * filter, the hit counted; to pass when the event is not this program's. */

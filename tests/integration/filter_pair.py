@@ -120,18 +120,19 @@ def pair_subset(sub, sup):
         y.sort()
         j = 0
         left = []
+        used = set()  # this group's (a group's records are its own)
         for ts, i in x:
             while j < len(y) and y[j][0] < ts - TOL_US:
                 j += 1
             if j < len(y) and abs(y[j][0] - ts) <= TOL_US:
                 out[i] = y[j][1]
+                used.add(y[j][1])
                 j += 1
             else:
                 left.append((ts, i))
         # Two instances stamp one record separately; under load the stamps
         # can drift past TOL_US. A record left over pairs with the nearest
         # unused record of the same cpu, pid and text.
-        used = set(out.values())
         for ts, i in left:
             free = [(abs(t - ts), k) for t, k in y if k not in used]
             if free:
@@ -141,9 +142,10 @@ def pair_subset(sub, sup):
     return out
 
 
-def compare(k0, t0, kacc, tacc, lo, hi):
-    """k0, t0: every record of the event; kacc, tacc: the accepted ones."""
-    universe = {k: t for k, t in pair_inorder(k0, t0).items() if lo <= k0[k][0] <= hi}
+def compare(k0, t0, kacc, tacc, lo, hi, pairs):
+    """k0, t0: every record of the event; kacc, tacc: the accepted ones;
+    pairs: pair_inorder(k0, t0), the same for every expression of the event."""
+    universe = {k: t for k, t in pairs.items() if lo <= k0[k][0] <= hi}
     kin = pair_subset(kacc, k0)
     tin = pair_subset(tacc, t0)
     ksel, tsel = set(kin.values()), set(tin.values())
@@ -186,6 +188,7 @@ def main():
     lo, hi = t0 + EDGE_US, t1 - EDGE_US
     base_k, base_t = parse(sys.argv[4]), parse(sys.argv[5])
     cache = {}
+    pairs = {}  # event -> pair_inorder() of its unfiltered records: the costly part
     total = defaultdict(int)
     for line in open(spec):
         rnd, event, expr, kexpr, ktrace, tout, terr = line.rstrip("\n").split("\t")
@@ -195,9 +198,11 @@ def main():
                 cache[p] = parse(p)
         if terr not in cache:
             cache[terr] = tracerd_stats(terr)
+        if ev not in pairs:
+            pairs[ev] = pair_inorder(base_k.get(ev, []), base_t.get(ev, []))
         n, nk, nt, bad, outside, ex = compare(base_k.get(ev, []), base_t.get(ev, []),
                                               cache[ktrace].get(ev, []), cache[tout].get(ev, []),
-                                              lo, hi)
+                                              lo, hi, pairs[ev])
         filtered, lost = cache[terr].get(ev, (0, 0))
         for k, v in dict(exprs=1, universe=n, kern=nk, ours=nt, bad=bad, outside=outside,
                          lost=lost, accepting=nt > 0, rejecting=nt < n).items():

@@ -23,16 +23,63 @@
 #include "store/store_filter.h"
 
 #define RECS 12		/* records per event */
-#define REC_SIZE 1024	/* fixed part and strings */
+#define REC_SIZE 2048	/* fixed part and strings */
+#define FIXED_MAX 824	/* the events picked: their fixed part, at most */
 #define WANT_FILTERS 10000
 #define WANT_CLASSES 20
 
-static const char *const words[] = {
+/* The last three are as long as or longer than a glob's window on its
+ * string (STR_WIN in filter_emit_priv.h), filled in by long_words(). */
+static const char *words[] = {
 	"", "a", "sh", "bash", "ls", "lo", "eth0", "kworker/0:1", "systemd-journal",
 	"/bin/true", "/usr/bin/env", "sleep", "abcdefghijklmnopqrstuvwxyz0123456789",
-	"R", "WS", "xfs", "sd", "s",
+	"R", "WS", "xfs", "sd", "s", NULL, NULL, NULL,
 };
 #define N_WORDS (sizeof(words) / sizeof(words[0]))
+
+/* A word across the first window's end (256), one whose end and a match
+ * lie in the third window, and one that ends just past the first: "*abc"
+ * and "*abc*" read them in pieces. */
+static void long_words(void)
+{
+	static char a[320], b[700], c[257];
+
+	memset(c, 'y', sizeof(c) - 1);
+	memcpy(c + sizeof(c) - 7, "/edge1", 6);
+	words[N_WORDS - 3] = c;
+
+	memset(a, 'x', sizeof(a) - 1);
+	memcpy(a + 250, "/mid/edge/", 10);
+	memcpy(a + sizeof(a) - 5, "tail", 4);
+	for (size_t i = 0; i < sizeof(b) - 1; i++)
+		b[i] = "abcdefghij/"[i % 11];
+	memcpy(b + 540, "needle", 6);
+	memcpy(b + sizeof(b) - 4, "END", 3);
+	words[N_WORDS - 2] = a;
+	words[N_WORDS - 1] = b;
+}
+
+/* An event of no kernel's: a __rel_loc string (none on this kernel), and
+ * char arrays smaller and larger than a glob's window. */
+static const char synth_format[] =
+	"name: glob_test\nID: 9999\nformat:\n"
+	"\tfield:unsigned short common_type;\toffset:0;\tsize:2;\tsigned:0;\n"
+	"\tfield:unsigned char common_flags;\toffset:2;\tsize:1;\tsigned:0;\n"
+	"\tfield:unsigned char common_preempt_count;\toffset:3;\tsize:1;\tsigned:0;\n"
+	"\tfield:int common_pid;\toffset:4;\tsize:4;\tsigned:1;\n\n"
+	"\tfield:__rel_loc char[] name;\toffset:8;\tsize:4;\tsigned:0;\n"
+	"\tfield:__data_loc char[] path;\toffset:12;\tsize:4;\tsigned:0;\n"
+	"\tfield:char tiny[3];\toffset:16;\tsize:3;\tsigned:0;\n"
+	"\tfield:char big[300];\toffset:19;\tsize:300;\tsigned:0;\n"
+	"\tfield:int n;\toffset:320;\tsize:4;\tsigned:1;\n\n"
+	"print fmt: \"name=%s path=%s\", __get_rel_str(name), __get_str(path)\n";
+
+/* The glob kinds generated and emitted, per string source: bit
+ * 2 * source + (0 "*abc", 1 "*abc*"). */
+enum { G_STR, G_COMM, G_DATA_LOC, G_REL_LOC, G_SOURCES };
+static const char *const g_source[G_SOURCES] = { "char array", "comm", "__data_loc",
+						   "__rel_loc" };
+static unsigned gen_globs;
 
 struct gen_event {
 	struct tp_event *e;
@@ -100,11 +147,14 @@ static void fill_record(struct gen_event *g, int k, uint32_t tid)
 			continue;
 		if (f->kind == TP_FIELD_DATA_LOC || f->kind == TP_FIELD_REL_LOC) {
 			uint32_t len = f->is_string && rnd_below(8) ? n + 1 : rnd_below(6);
+
+			if (f->is_string && len == n + 1 && !rnd_below(8))
+				len = rnd_below(n + 1);	/* cut: no NUL */
 			uint32_t at = end, off = f->kind == TP_FIELD_REL_LOC ? at - f->offset - 4 : at;
 
 			if (end + len > REC_SIZE)
 				len = 0;
-			if (f->is_string && len == n + 1)
+			if (f->is_string && len && len <= n + 1)
 				memcpy(r + at, w, len);
 			end += len;
 			memcpy(r + f->offset, &(uint32_t){ len << 16 | off }, 4);
@@ -169,17 +219,50 @@ static int gen_number(char *buf, size_t size, const struct gen_event *g, const s
 	return snprintf(buf, size, "%s %s %s", s->name, ops[rnd_below(8)], val);
 }
 
+static void note_glob(const struct field_source *s, int middle)
+{
+	int k = s->src == SRC_COMM ? G_COMM : s->src == SRC_DATA_LOC ? G_DATA_LOC :
+		s->src == SRC_REL_LOC ? G_REL_LOC : G_STR;
+
+	gen_globs |= 1u << (2 * k + middle);
+}
+
+/* A glob's literal: a whole word (its first 40 bytes), or a piece of it at
+ * its end or inside it, so that "*abc" and "*abc*" match as well as miss. */
+static const char *glob_piece(const char *w, bool end, int *n)
+{
+	size_t len = strlen(w), at, k = rnd_below(len < 20 ? len + 1 : 20);
+
+	if (!rnd_below(3)) {
+		*n = len < 40 ? len : 40;
+		return w;
+	}
+	at = end ? len - k : rnd_below(len - k + 1);
+	*n = k;
+	return w + at;
+}
+
 static int gen_string(char *buf, size_t size, const struct field_source *s)
 {
-	const char *w = words[rnd_below(N_WORDS)];
+	const char *w = words[rnd_below(N_WORDS)], *p;
 	char pat[80];
+	int n;
 
-	switch (rnd_below(6)) {
+	switch (rnd_below(8)) {
 	case 0: snprintf(pat, sizeof(pat), "%.*s*", (int)rnd_below(strlen(w) + 1), w); break;
-	case 1: snprintf(pat, sizeof(pat), "*%s", w); break;	/* the interpreter's */
-	case 2: snprintf(pat, sizeof(pat), "%s", w); break;
+	case 1:
+		p = glob_piece(w, true, &n);
+		snprintf(pat, sizeof(pat), "*%.*s", n, p);
+		note_glob(s, 0);
+		break;
+	case 2:
+		p = glob_piece(w, false, &n);
+		snprintf(pat, sizeof(pat), "*%.*s*", n, p);
+		note_glob(s, 1);
+		break;
+	case 3: snprintf(pat, sizeof(pat), "%.40s", w); break;
 	default:
-		return snprintf(buf, size, "%s %s \"%s\"", s->name, rnd_below(2) ? "==" : "!=", w);
+		return snprintf(buf, size, "%s %s \"%.40s\"", s->name, rnd_below(2) ? "==" : "!=", w);
 	}
 	return snprintf(buf, size, "%s ~ \"%s\"", s->name, pat);
 }
@@ -266,6 +349,7 @@ static int load_verdict(const struct event_desc *d, char *why, size_t why_size)
 
 struct tally {
 	size_t filters, fallbacks, refused, records, disagree, accepted, classes;
+	size_t globs[2 * G_SOURCES];	/* filters emitted with each glob kind */
 	bool shown;
 };
 
@@ -282,6 +366,7 @@ static void run_one(struct gen_event *g, const char *expr, const struct trace_re
 	fd = load_verdict(&desc, why, sizeof(why));
 	if (fd == -EOPNOTSUPP) {
 		EXPECT(why[0], "%s: fell back without a reason", expr);
+		EXPECT(!gen_globs, "%s:%s: %s: fell back: %s", g->e->system, g->e->name, expr, why);
 		t->fallbacks++;
 		return;
 	}
@@ -294,6 +379,8 @@ static void run_one(struct gen_event *g, const char *expr, const struct trace_re
 		return;
 	}
 	t->filters++;
+	for (int k = 0; k < 2 * G_SOURCES; k++)
+		t->globs[k] += gen_globs >> k & 1;
 	for (int k = 0; k < RECS; k++) {
 		LIBBPF_OPTS(bpf_test_run_opts, run, .ctx_in = g->rec[k],
 			    .ctx_size_in = g->len[k] < 64 ? 64 : g->len[k]);
@@ -346,7 +433,7 @@ static size_t pick_events(struct tp_event **out, size_t max)
 			}
 			if ((pass == 0 && !dl) || (pass == 1 && !arr) || (pass < 2 && n >= max / 3 * (pass + 1)))
 				continue;
-			if (e->fixed_size + 200 > REC_SIZE || (!strcmp(e->system, "syscalls") && pass < 2))
+			if (e->fixed_size > FIXED_MAX || (!strcmp(e->system, "syscalls") && pass < 2))
 				continue;
 			for (size_t k = 0; k < n && !dup; k++)
 				dup = out[k] == e || same_layout(out[k], e);
@@ -359,7 +446,7 @@ static size_t pick_events(struct tp_event **out, size_t max)
 static void test_emitted_equals_interpreted(void)
 {
 	static struct gen_event g;
-	struct tp_event *ev[48];
+	struct tp_event *ev[48], *synth = NULL;
 	size_t n_ev = pick_events(ev, 48);
 	struct trace_rec_hdr h = { .pid = getpid(), .tid = gettid() };
 	struct tally t = { 0 };
@@ -380,6 +467,9 @@ static void test_emitted_equals_interpreted(void)
 	EXPECT(stats_fd >= 0 && accept_fd >= 0 && bss_fd >= 0 && rb_fd >= 0 && lost_fd >= 0,
 	       "bpf_map_create: %m");
 	EXPECT(n_ev >= WANT_CLASSES, "%zu classes", n_ev);
+	long_words();
+	EXPECT(tp_format_parse(synth_format, &synth, NULL) == 0, "the synthetic event");
+
 	{
 		struct tp_classes classes;
 
@@ -393,8 +483,10 @@ static void test_emitted_equals_interpreted(void)
 			prctl(PR_SET_NAME, words[rnd_below(N_WORDS)]);
 			prctl(PR_GET_NAME, h.comm);
 		}
+		/* Every sixth round the synthetic event, the only __rel_loc. */
 		if (i % 25 == 0)
-			gen_event_init(&g, ev[(i / 25) % n_ev], h.tid);
+			gen_event_init(&g, synth && i / 25 % 6 == 5 ? synth : ev[(i / 25) % n_ev], h.tid);
+		gen_globs = 0;
 		gen_expr(expr, sizeof(expr), &g, 1 + rnd_below(3));
 		run_one(&g, expr, &h, &t);
 		if (t.refused > 5 || t.disagree > 50)
@@ -403,10 +495,76 @@ static void test_emitted_equals_interpreted(void)
 	printf("# %zu classes, %zu filters emitted and run on %zu records (%zu accepted by the "
 	       "interpreter), %zu fell back to the interpreter, %zu refused, %zu disagreements\n",
 	       n_ev, t.filters, t.records, t.accepted, t.fallbacks, t.refused, t.disagree);
+	for (int k = 0; k < G_SOURCES; k++) {
+		printf("# %s: %zu filters with \"*abc\" emitted, %zu with \"*abc*\"\n", g_source[k],
+		       t.globs[2 * k], t.globs[2 * k + 1]);
+		EXPECT(t.globs[2 * k] >= 20 && t.globs[2 * k + 1] >= 20,
+		       "%s: end and middle globs emitted, not left to the interpreter", g_source[k]);
+	}
 	EXPECT(t.filters >= WANT_FILTERS, "only %zu filters", t.filters);
+	tp_event_free(synth);
 	EXPECT(!t.disagree && !t.refused, "%zu disagreements, %zu refused", t.disagree, t.refused);
 	EXPECT(t.accepted > t.records / 10 && t.accepted < t.records * 9 / 10,
 	       "the filters decide both ways: %zu of %zu accepted", t.accepted, t.records);
+}
+
+/* The verifier's work on "*abc" and "*abc*" does not grow with the string:
+ * a __data_loc string (up to 8 KiB, read in windows) costs it about what
+ * comm does. Each filter is loaded as the tracepoint program; its
+ * instructions and the verifier's (bpf_prog_info.verified_insns) shown. */
+static void test_glob_verifier_work(void)
+{
+	static const char *const cases[][3] = {
+		{ "sched", "sched_process_exec", "comm" },
+		{ "sched", "sched_switch", "prev_comm" },
+		{ "sched", "sched_process_exec", "filename" },
+		{ "net", "net_dev_queue", "name" },
+		{ "sock", "sock_exceed_buf_limit", "name" },	/* char[32] */
+	};
+	static const char *const pats[] = {
+		"*e", "*e*", "*abcdefghijklmnopqrstuvwxyz0123456789abcdefghijklmnopqrstuvwxyz",
+		"*abcdefghijklmnopqrstuvwxyz0123456789abcdefghijklmnopqrstuvwxy*",
+	};
+	static struct bpf_insn code[FILTER_EMIT_MAX];
+	unsigned most = 0;
+
+	for (size_t i = 0; i < sizeof(cases) / sizeof(cases[0]); i++) {
+		struct tp_event *e = fx_find(cases[i][0], cases[i][1]);
+
+		EXPECT(e, "no fixture %s:%s", cases[i][0], cases[i][1]);
+		for (size_t k = 0; e && k < sizeof(pats) / sizeof(pats[0]); k++) {
+			struct filter_emit_maps m = { .stats_fd = stats_fd, .accept_fd = accept_fd,
+						      .bss_fd = bss_fd, .self_tgid = 1, .rb_fd = rb_fd,
+						      .lost_total_fd = lost_fd, .task_comm_off = comm_off };
+			struct event_desc desc = { .fixed_size = e->fixed_size, .id = e->id };
+			struct bpf_prog_info info = { 0 };
+			__u32 info_len = sizeof(info);
+			struct diag d = { 0 };
+			char expr[128], why[400] = "";
+			int n, fd;
+
+			snprintf(expr, sizeof(expr), "%s ~ \"%s\"", cases[i][2], pats[k]);
+			if (filter_compile(expr, e, NULL, &desc, &d) < 0) {
+				EXPECT(0, "%s: %s", expr, d.msg);
+				continue;
+			}
+			n = filter_emit(&desc, &m, code, why, sizeof(why));
+			EXPECT(n > 0, "%s:%s: %s: not emitted: %s", e->system, e->name, expr, why);
+			if (n <= 0)
+				continue;
+			fd = bpf_prog_load(BPF_PROG_TYPE_TRACEPOINT, "t", "GPL", code, n, NULL);
+			EXPECT(fd >= 0, "%s: the kernel refused it: %m", expr);
+			if (fd < 0)
+				continue;
+			EXPECT(bpf_obj_get_info_by_fd(fd, &info, &info_len) == 0, "prog info: %m");
+			close(fd);
+			printf("# %s:%s %s: %d instructions, the verifier went through %u\n", e->system,
+			       e->name, expr, n, info.verified_insns);
+			if (info.verified_insns > most)
+				most = info.verified_insns;
+		}
+	}
+	EXPECT(most && most < 4000, "the verifier's work: %u instructions at most", most);
 }
 
 /* Histograms emitted and loaded against one agg_descs and key maps. */
@@ -671,6 +829,7 @@ int main(void)
 	RUN(test_data_loc_keys_load);	/* with the first one's maps */
 	RUN(test_number_keys_load);
 	RUN(test_large_keys_load);
+	RUN(test_glob_verifier_work);
 	RUN(test_stack_id_histogram);
 	close(stats_fd);
 	close(accept_fd);
