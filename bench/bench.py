@@ -957,7 +957,7 @@ def main():
     signal.signal(signal.SIGTERM, on_term)
 
     now = datetime.datetime.now(datetime.timezone.utc)
-    path = args.out or f"{ROOT}/bench/results/{now:%Y-%m-%d}.txt"
+    path = args.out or results_path(now)
     os.makedirs(os.path.dirname(path), exist_ok=True)
     tmp = tempfile.mkdtemp(prefix="tracerd-bench.")
     journald = Journald()
@@ -1012,6 +1012,16 @@ def main():
             shutil.rmtree(tmp, ignore_errors=True)
     os.replace(path + ".tmp", path)
     log(f"results: {path}")
+
+
+def results_path(now):
+    """bench/results/DATE.txt, or DATE-b.txt, -c.txt ... when a run of that
+    day is there already: an earlier run's results are kept."""
+    base = f"{ROOT}/bench/results/{now:%Y-%m-%d}"
+    for sfx in [""] + [f"-{c}" for c in "bcdefghijklmnopqrstuvwxyz"]:
+        if not os.path.exists(f"{base}{sfx}.txt"):
+            return f"{base}{sfx}.txt"
+    return f"{base}-{now:%H%M%S}.txt"
 
 
 def update_readme(now, results, verdicts, fp, path, compare=None):
