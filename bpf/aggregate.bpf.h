@@ -39,8 +39,8 @@ struct agg_key_large {
 };
 
 /* Three key sizes (enum agg_map), so that the usual small key (a comm, a
- * number or two) is not hashed as 256 bytes, nor one of 25 to 64. Preallocated: an insert takes an element from a
- * free list. Allocated on demand (BPF_F_NO_PREALLOC), a burst of new keys
+ * number or two) is not hashed as 256 bytes, nor one of 25 to 64.
+ * Preallocated: an insert takes an element from a free list. Allocated on demand (BPF_F_NO_PREALLOC), a burst of new keys
  * outran the allocator's per-CPU cache (ENOMEM for 36 of the first few
  * hundred kmalloc events with two histograms). Shared values added to
  * atomically rather than per-CPU ones: per-CPU preallocation would cost

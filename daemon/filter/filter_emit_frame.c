@@ -208,7 +208,6 @@ static bool agg_number(uint16_t off, uint8_t size)
 	return off >= 8 && (size == 1 || size == 2 || size == 4 || size == 8);
 }
 
-
 /* A key part's offset in the key this program builds for the map to
  * (enum agg_map): a large key's compact layout (its strings short) in the
  * small map puts it at its short_off. */
@@ -358,20 +357,28 @@ static void agg_xform(struct emitter *e, const struct agg_key_src *k)
 	}
 }
 
+/* The current task's comm into the key at off, NUL-padded to its 16 bytes. */
+static void agg_key_comm(struct emitter *e, unsigned off)
+{
+	mov_reg(e, R1, R_FP);
+	alu_imm(e, BPF_ADD, R1, FP_AGGKEY + 8 + off);
+	mov_imm(e, R2, TRACERD_COMM_LEN);
+	call(e, BPF_FUNC_get_current_comm);
+}
+
 /* A string part: bytes up to the NUL, zeros after (the key was zeroed). */
 static void agg_key_string(struct emitter *e, const struct agg_key_src *k, unsigned off,
 			   uint32_t to, int lng)
 {
-	mov_reg(e, R1, R_FP);
-	alu_imm(e, BPF_ADD, R1, FP_AGGKEY + 8 + off);
 	if (k->src == SRC_STR) {		/* as agg_key_str() */
+		mov_reg(e, R1, R_FP);
+		alu_imm(e, BPF_ADD, R1, FP_AGGKEY + 8 + off);
 		mov_imm(e, R2, k->width);
 		mov_reg(e, R3, R_CTX);
 		alu_imm(e, BPF_ADD, R3, k->off);
 		call(e, BPF_FUNC_probe_read_kernel_str);
-	} else if (k->src == SRC_COMM) {	/* NUL-padded to its 16 bytes */
-		mov_imm(e, R2, TRACERD_COMM_LEN);
-		call(e, BPF_FUNC_get_current_comm);
+	} else if (k->src == SRC_COMM) {
+		agg_key_comm(e, off);
 	} else {
 		agg_key_data_loc(e, k, off, to, lng);
 	}
@@ -407,10 +414,7 @@ static void agg_key_one(struct emitter *e, const struct agg_key_src *k, uint32_t
 		agg_key_stack(e, off, slow);
 		return;
 	case SRC_PID_COMM:	/* .execname: the comm beside the pid */
-		mov_reg(e, R1, R_FP);
-		alu_imm(e, BPF_ADD, R1, FP_AGGKEY + 8 + off + 8);
-		mov_imm(e, R2, TRACERD_COMM_LEN);
-		call(e, BPF_FUNC_get_current_comm);
+		agg_key_comm(e, off + 8);
 		/* fall through */
 	case SRC_PID:
 		put(e, insn(BPF_ALU | BPF_MOV | BPF_X, R0, R_PIDTGID, 0, 0), -1);
