@@ -16,7 +16,7 @@
 #include <unistd.h>
 #include "consume/ringbuf.h"
 #include "sink/sink.h"
-#include "tracer.h"
+#include "tracer/tracer.h"
 
 static volatile sig_atomic_t stop;
 

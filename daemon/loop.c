@@ -12,10 +12,10 @@
 #include "log.h"
 #include "loop.h"
 #include "ptrkey.h"
-#include "report.h"
+#include "tracer/report.h"
 #include "sink/sink.h"
-#include "tracer.h"
-#include "units.h"
+#include "tracer/tracer.h"
+#include "tracer/units.h"
 #include "util.h"
 
 struct daemon {

@@ -6,9 +6,9 @@
 #include "inspect.h"
 #include "log.h"
 #include "loop.h"
-#include "read.h"
+#include "read/read.h"
 #include "render/render.h"
-#include "tracer.h"
+#include "tracer/tracer.h"
 #include "util.h"
 
 #define DEFAULT_CONFIG "/etc/tracerd/tracerd.conf"

@@ -227,6 +227,11 @@ enum filter_op {
 	FOP_ORSC,
 };
 
+/* A new operator touches: filter_ast.h (enum fpred_op) and filter_parse.c
+ * (its spelling), filter_compile.c (fpred_op to filter_cmp, the types it
+ * takes), bpf/filter.bpf.h (the interpreter, also --read's), filter_emit.c
+ * or filter_emit_str.c (the emitted jump), tracerd.conf(5), and the
+ * differential tests: test_filter_emit.c's generator, filter_diff.sh. */
 enum filter_cmp {
 	FCMP_EQ, FCMP_NE, FCMP_LT, FCMP_LE, FCMP_GT, FCMP_GE,
 	FCMP_BAND,	/* (field & imm) != 0 */

@@ -24,7 +24,9 @@ STAGES = [
     "daemon/store",     # the event store's files
     "daemon/export",    # stored records out to other tools' formats (trace.dat)
     "daemon/sink",      # where records go
-    "daemon",           # main, the event loop, apply/commit, reports
+    "daemon/tracer",    # a config applied: selections attached, units, reports
+    "daemon/read",      # tracerd --read: the store read back, filtered, exported
+    "daemon",           # main, the event loop, --list/--check-config
 ]
 BPF = "bpf"             # BPF programs: only include/ besides their own
 # BPF headers that userspace runs too, at the stage of include/: the filter

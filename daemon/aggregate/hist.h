@@ -9,7 +9,7 @@
 
 #include <stdbool.h>
 #include <stdint.h>
-#include "filter/filter_ast.h"
+#include "filter/filter_diag.h"
 #include "kernel-events/events.h"
 #include "strbuf.h"
 #include "tracerd_record.h"

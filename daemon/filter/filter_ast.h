@@ -6,8 +6,7 @@
 #define TRACERD_FILTER_AST_H
 
 #include <stddef.h>
-#include "config/config.h"
-#include "diag.h"
+#include "filter_diag.h"
 
 enum fnode_kind { FN_AND, FN_OR, FN_NOT, FN_PRED };
 
@@ -37,17 +36,6 @@ struct fnode {
 	struct fvalue *vals;
 	size_t n_vals;
 };
-
-/* Where the expression came from, and where its errors go. */
-struct filter_text {
-	const char *expr;
-	const struct conf_pos *pos;	/* may be NULL: columns count from 1 */
-	struct diag *d;
-};
-
-/* Fills src->d for the byte at off; returns -EINVAL. */
-int filter_error(const struct filter_text *src, int off, const char *fmt, ...)
-	__attribute__((format(printf, 3, 4)));
 
 /* NULL *ret for an empty expression. */
 int filter_parse(const struct filter_text *src, struct fnode **ret);

@@ -106,7 +106,7 @@
 static int node_new(struct emitter *e, enum enode_kind k, int insn_idx, int l, int r)
 {
 	if (e->n_nodes >= MAX_NODES)
-		return unsupported(e, "the filter has too many terms");
+		return asm_fail(&e->a, "the filter has too many terms");
 	e->nodes[e->n_nodes] = (struct enode){ .kind = k, .insn = insn_idx, .l = l, .r = r };
 	return e->n_nodes++;
 }
@@ -120,7 +120,7 @@ static int build_tree(struct emitter *e)
 	struct { uint8_t op; uint32_t end; } pend[TRACERD_FILTER_INSNS];
 	int np = 0, x;
 
-	for (uint32_t pc = 0; pc <= d->n_insns && !e->err; pc++) {
+	for (uint32_t pc = 0; pc <= d->n_insns && !e->a.err; pc++) {
 		while (np && pend[np - 1].end == pc && sp >= 2) {
 			np--;
 			x = node_new(e, pend[np].op == FOP_ANDSC ? EN_AND : EN_OR, -1,
@@ -136,18 +136,18 @@ static int build_tree(struct emitter *e)
 		case FOP_STRCMP:
 		case FOP_TRUE:
 			if (sp > TRACERD_FILTER_INSNS)
-				return unsupported(e, "malformed filter code");
+				return asm_fail(&e->a, "malformed filter code");
 			stack[sp++] = node_new(e, in->op == FOP_TRUE ? EN_TRUE : EN_LEAF, pc, -1, -1);
 			break;
 		case FOP_NOT:
 			if (sp < 1)
-				return unsupported(e, "malformed filter code");
+				return asm_fail(&e->a, "malformed filter code");
 			stack[sp - 1] = node_new(e, EN_NOT, -1, stack[sp - 1], -1);
 			break;
 		case FOP_AND:
 		case FOP_OR:
 			if (sp < 2)
-				return unsupported(e, "malformed filter code");
+				return asm_fail(&e->a, "malformed filter code");
 			x = node_new(e, in->op == FOP_AND ? EN_AND : EN_OR, -1, stack[sp - 2],
 				     stack[sp - 1]);
 			stack[sp-- - 2] = x;
@@ -155,18 +155,18 @@ static int build_tree(struct emitter *e)
 		case FOP_ANDSC:
 		case FOP_ORSC:
 			if (np && pc + 1 + in->imm > pend[np - 1].end)
-				return unsupported(e, "malformed filter code");
+				return asm_fail(&e->a, "malformed filter code");
 			pend[np].op = in->op == FOP_ANDSC ? FOP_ANDSC : FOP_ORSC;
 			pend[np++].end = pc + 1 + in->imm;
 			break;
 		default:
-			return unsupported(e, "unknown filter instruction %u", in->op);
+			return asm_fail(&e->a, "unknown filter instruction %u", in->op);
 		}
 	}
-	if (e->err)
-		return e->err;
+	if (e->a.err)
+		return e->a.err;
 	if (sp != 1 || np)
-		return unsupported(e, "malformed filter code");
+		return asm_fail(&e->a, "malformed filter code");
 	return stack[0];
 }
 
@@ -185,7 +185,7 @@ static int common_constant(struct emitter *e, const struct filter_insn *in, uint
 	uint64_t x = 0;
 
 	if (in->off + in->size > 4)
-		return unsupported(e, "the filter reads bytes %u-%u of the common fields, "
+		return asm_fail(&e->a, "the filter reads bytes %u-%u of the common fields, "
 				   "which only the interpreter rebuilds", in->off,
 				   in->off + in->size - 1);
 	memcpy(hdr, &e->d->id, sizeof(e->d->id));
@@ -219,53 +219,53 @@ static int emit_number(struct emitter *e, const struct filter_insn *in, int t, i
 
 	switch (in->src) {
 	case SRC_PID:
-		put(e, insn(BPF_ALU | BPF_MOV | BPF_X, R0, R_PIDTGID, 0, 0), -1);
+		put(&e->a, insn(BPF_ALU | BPF_MOV | BPF_X, R0, R_PIDTGID, 0, 0), -1);
 		break;
 	case SRC_TGID:
-		mov_reg(e, R0, R_PIDTGID);
-		alu_imm(e, BPF_RSH, R0, 32);
+		mov_reg(&e->a, R0, R_PIDTGID);
+		alu_imm(&e->a, BPF_RSH, R0, 32);
 		break;
 	case SRC_CPU:
-		mov_reg(e, R0, R_CPU);
+		mov_reg(&e->a, R0, R_CPU);
 		break;
 	case SRC_RECORD:
 		if (in->size != 1 && in->size != 2 && in->size != 4 && in->size != 8)
-			return unsupported(e, "a number of %u bytes", in->size);
+			return asm_fail(&e->a, "a number of %u bytes", in->size);
 		if (in->off < 8) {
 			/* A constant, compared at run time all the same: the
 			 * verifier refuses code that no jump reaches. */
 			if (common_constant(e, in, &v) < 0)
-				return e->err;
-			ld_imm64(e, R0, 0, v);
+				return e->a.err;
+			ld_imm64(&e->a, R0, 0, v);
 			break;
 		}
 		load_ctx_number(e, in->off, in->size, in->is_signed);
 		break;
 	default:
-		return unsupported(e, "a number from source %u", in->src);
+		return asm_fail(&e->a, "a number from source %u", in->src);
 	}
 	if (in->cmp == FCMP_BALL) {	/* (v & imm) == imm */
 		if (fits_imm32(in->imm)) {
-			alu_imm(e, BPF_AND, R0, (int32_t)in->imm);
-			jmp_imm(e, BPF_JEQ, R0, (int32_t)in->imm, t);
+			alu_imm(&e->a, BPF_AND, R0, (int32_t)in->imm);
+			jmp_imm(&e->a, BPF_JEQ, R0, (int32_t)in->imm, t);
 		} else {
-			ld_imm64(e, R1, 0, in->imm);
-			alu_reg(e, BPF_AND, R0, R1);
-			jmp_reg(e, BPF_JEQ, R0, R1, t);
+			ld_imm64(&e->a, R1, 0, in->imm);
+			alu_reg(&e->a, BPF_AND, R0, R1);
+			jmp_reg(&e->a, BPF_JEQ, R0, R1, t);
 		}
-		jump(e, f);
+		jump(&e->a, f);
 		return 0;
 	}
 	op = jmp_op(in);
 	if (op < 0)
-		return unsupported(e, "compare %u on a number", in->cmp);
+		return asm_fail(&e->a, "compare %u on a number", in->cmp);
 	if (fits_imm32(in->imm)) {
-		jmp_imm(e, op, R0, (int32_t)in->imm, t);
+		jmp_imm(&e->a, op, R0, (int32_t)in->imm, t);
 	} else {
-		ld_imm64(e, R1, 0, in->imm);
-		jmp_reg(e, op, R0, R1, t);
+		ld_imm64(&e->a, R1, 0, in->imm);
+		jmp_reg(&e->a, op, R0, R1, t);
 	}
-	jump(e, f);
+	jump(&e->a, f);
 	return 0;
 }
 
@@ -276,29 +276,29 @@ static int emit_node(struct emitter *e, int x, int t, int f)
 	const struct enode *nd = &e->nodes[x];
 	int mid;
 
-	if (e->err)
-		return e->err;
+	if (e->a.err)
+		return e->a.err;
 	switch (nd->kind) {
 	case EN_TRUE:
-		const_branch(e, true, t, f);
+		const_branch(&e->a, true, t, f);
 		return 0;
 	case EN_NOT:
 		return emit_node(e, nd->l, f, t);
 	case EN_AND:
 	case EN_OR:
-		mid = label_new(e);
+		mid = label_new(&e->a);
 		if (nd->kind == EN_AND)
 			emit_node(e, nd->l, mid, f);
 		else
 			emit_node(e, nd->l, t, mid);
-		label_place(e, mid);
+		label_place(&e->a, mid);
 		return emit_node(e, nd->r, t, f);
 	case EN_LEAF:
 		if (e->d->insns[nd->insn].op == FOP_CMP)
 			return emit_number(e, &e->d->insns[nd->insn], t, f);
 		return emit_string(e, &e->d->insns[nd->insn], t, f);
 	}
-	return unsupported(e, "malformed filter tree");
+	return asm_fail(&e->a, "malformed filter tree");
 }
 
 /* The helpers a leaf needs, called once before the first. */
@@ -316,20 +316,20 @@ static void prologue(struct emitter *e)
 		comm |= in->src == SRC_COMM;
 	}
 	if (e->m->verdict)
-		mov_reg(e, R_CTX, R1);
+		mov_reg(&e->a, R_CTX, R1);
 	if (pid && e->m->verdict) {
-		call(e, BPF_FUNC_get_current_pid_tgid);
-		mov_reg(e, R_PIDTGID, R0);
+		call(&e->a, BPF_FUNC_get_current_pid_tgid);
+		mov_reg(&e->a, R_PIDTGID, R0);
 	}
 	if (cpu) {
-		call(e, BPF_FUNC_get_smp_processor_id);
-		mov_reg(e, R_CPU, R0);
+		call(&e->a, BPF_FUNC_get_smp_processor_id);
+		mov_reg(&e->a, R_CPU, R0);
 	}
 	if (comm) {
-		mov_reg(e, R1, R_FP);
-		alu_imm(e, BPF_ADD, R1, FP_COMM);
-		mov_imm(e, R2, TRACERD_COMM_LEN);
-		call(e, BPF_FUNC_get_current_comm);
+		mov_reg(&e->a, R1, R_FP);
+		alu_imm(&e->a, BPF_ADD, R1, FP_COMM);
+		mov_imm(&e->a, R2, TRACERD_COMM_LEN);
+		call(&e->a, BPF_FUNC_get_current_comm);
 	}
 }
 
@@ -339,35 +339,36 @@ int filter_emit(const struct event_desc *d, const struct filter_emit_maps *m,
 	static __thread struct emitter e;
 	int root, accept, reject, pass;
 
-	e = (struct emitter){ .d = d, .m = m, .out = out, .why = why, .why_size = why_size };
+	e = (struct emitter){ .d = d, .m = m,
+			      .a = { .out = out, .why = why, .why_size = why_size } };
 	if (d->n_insns > TRACERD_FILTER_INSNS || (!d->n_insns && !filter_emit_aggregates(m)))
-		return unsupported(&e, "no filter");
+		return asm_fail(&e.a, "no filter");
 	/* No filter: a histogram this program counts, for every event. */
 	root = d->n_insns ? build_tree(&e) : node_new(&e, EN_TRUE, 0, -1, -1);
 	if (root < 0)
 		return root;
-	accept = label_new(&e);
-	reject = label_new(&e);
-	pass = label_new(&e);
+	accept = label_new(&e.a);
+	reject = label_new(&e.a);
+	pass = label_new(&e.a);
 	if (!m->verdict)
 		emit_head(&e, pass);
 	prologue(&e);
 	emit_node(&e, root, accept, reject);
 	if (m->verdict) {
-		label_place(&e, reject);
-		mov_imm(&e, R0, 0);
-		put(&e, insn(BPF_JMP | BPF_EXIT, 0, 0, 0, 0), -1);
-		label_place(&e, accept);
-		ret1(&e);
+		label_place(&e.a, reject);
+		mov_imm(&e.a, R0, 0);
+		put(&e.a, insn(BPF_JMP | BPF_EXIT, 0, 0, 0, 0), -1);
+		label_place(&e.a, accept);
+		ret1(&e.a);
 	} else {
-		label_place(&e, reject);
+		label_place(&e.a, reject);
 		emit_reject(&e, pass);
-		label_place(&e, accept);
+		label_place(&e.a, accept);
 		emit_keep(&e, pass);
-		label_place(&e, pass);
-		ret1(&e);
+		label_place(&e.a, pass);
+		ret1(&e.a);
 	}
-	if (!e.err)
-		resolve_jumps(&e);
-	return e.err ? e.err : e.n;
+	if (!e.a.err)
+		resolve_jumps(&e.a);
+	return e.a.err ? e.a.err : e.a.n;
 }

@@ -13,41 +13,41 @@
 /* (this CPU's) stats[cookie].<counter>++ */
 static void count(struct emitter *e, size_t counter)
 {
-	ldx(e, BPF_DW, R1, R_STATS, counter);
-	alu_imm(e, BPF_ADD, R1, 1);
-	put(e, insn(BPF_STX | BPF_MEM | BPF_DW, R_STATS, R1, counter, 0), -1);
+	ldx(&e->a, BPF_DW, R1, R_STATS, counter);
+	alu_imm(&e->a, BPF_ADD, R1, 1);
+	put(&e->a, insn(BPF_STX | BPF_MEM | BPF_DW, R_STATS, R1, counter, 0), -1);
 }
 
 /* class_head(): not after the daemon stopped, not for the daemon's own
  * events, then the hit, in this CPU's stats[cookie], which R_STATS keeps. */
 void emit_head(struct emitter *e, int pass)
 {
-	mov_reg(e, R_CTX, R1);
-	ld_imm64(e, R1, BPF_PSEUDO_MAP_VALUE,
+	mov_reg(&e->a, R_CTX, R1);
+	ld_imm64(&e->a, R1, BPF_PSEUDO_MAP_VALUE,
 		 (uint64_t)e->m->stopped_off << 32 | (uint32_t)e->m->bss_fd);
-	ldx(e, BPF_W, R1, R1, 0);
-	jmp_imm(e, BPF_JNE, R1, 0, pass);
-	call(e, BPF_FUNC_get_current_pid_tgid);
-	mov_reg(e, R_PIDTGID, R0);
-	mov_reg(e, R1, R0);
-	alu_imm(e, BPF_RSH, R1, 32);
-	jmp_imm(e, BPF_JEQ, R1, (int32_t)e->m->self_tgid, pass);
-	mov_reg(e, R1, R_CTX);
-	call(e, BPF_FUNC_get_attach_cookie);	/* event id << 32 | slot */
-	put(e, insn(BPF_STX | BPF_MEM | BPF_DW, R_FP, R0, FP_COOKIE, 0), -1);
-	ld_imm64(e, R1, BPF_PSEUDO_MAP_FD, (uint32_t)e->m->stats_fd);
-	mov_reg(e, R2, R_FP);
-	alu_imm(e, BPF_ADD, R2, FP_COOKIE);
-	call(e, BPF_FUNC_map_lookup_elem);
-	jmp_imm(e, BPF_JEQ, R0, 0, pass);
-	mov_reg(e, R_STATS, R0);
+	ldx(&e->a, BPF_W, R1, R1, 0);
+	jmp_imm(&e->a, BPF_JNE, R1, 0, pass);
+	call(&e->a, BPF_FUNC_get_current_pid_tgid);
+	mov_reg(&e->a, R_PIDTGID, R0);
+	mov_reg(&e->a, R1, R0);
+	alu_imm(&e->a, BPF_RSH, R1, 32);
+	jmp_imm(&e->a, BPF_JEQ, R1, (int32_t)e->m->self_tgid, pass);
+	mov_reg(&e->a, R1, R_CTX);
+	call(&e->a, BPF_FUNC_get_attach_cookie);	/* event id << 32 | slot */
+	put(&e->a, insn(BPF_STX | BPF_MEM | BPF_DW, R_FP, R0, FP_COOKIE, 0), -1);
+	ld_imm64(&e->a, R1, BPF_PSEUDO_MAP_FD, (uint32_t)e->m->stats_fd);
+	mov_reg(&e->a, R2, R_FP);
+	alu_imm(&e->a, BPF_ADD, R2, FP_COOKIE);
+	call(&e->a, BPF_FUNC_map_lookup_elem);
+	jmp_imm(&e->a, BPF_JEQ, R0, 0, pass);
+	mov_reg(&e->a, R_STATS, R0);
 	count(e, offsetof(struct event_stats, hits));
 }
 
 void emit_reject(struct emitter *e, int pass)
 {
 	count(e, offsetof(struct event_stats, filtered));
-	jump(e, pass);
+	jump(&e->a, pass);
 }
 
 /* Whether this program writes what it keeps: a record whose size the
@@ -67,7 +67,7 @@ static bool writes_here(const struct emitter *e)
 
 static void store_reg(struct emitter *e, int size, int16_t off, int src)
 {
-	put(e, insn(BPF_STX | BPF_MEM | size, R_REC, src, off, 0), -1);
+	put(&e->a, insn(BPF_STX | BPF_MEM | size, R_REC, src, off, 0), -1);
 }
 
 /* The task's comm, as bpf_get_current_comm() gives it: two loads from
@@ -78,36 +78,36 @@ static void write_comm(struct emitter *e)
 	int off = e->m->task_comm_off;
 
 	if (off <= 0 || off > INT16_MAX - 8) {
-		mov_reg(e, R1, R_REC);
-		alu_imm(e, BPF_ADD, R1, HDR(comm));
-		mov_imm(e, R2, TRACERD_COMM_LEN);
-		call(e, BPF_FUNC_get_current_comm);
+		mov_reg(&e->a, R1, R_REC);
+		alu_imm(&e->a, BPF_ADD, R1, HDR(comm));
+		mov_imm(&e->a, R2, TRACERD_COMM_LEN);
+		call(&e->a, BPF_FUNC_get_current_comm);
 		return;
 	}
-	call(e, BPF_FUNC_get_current_task_btf);
-	ldx(e, BPF_DW, R1, R0, off);
+	call(&e->a, BPF_FUNC_get_current_task_btf);
+	ldx(&e->a, BPF_DW, R1, R0, off);
 	store_reg(e, BPF_DW, HDR(comm), R1);
-	ldx(e, BPF_DW, R1, R0, off + 8);
+	ldx(&e->a, BPF_DW, R1, R0, off + 8);
 	store_reg(e, BPF_DW, HDR(comm) + 8, R1);
 }
 
 /* class_accept()'s header, in the reserved record (R_REC). */
 static void write_header(struct emitter *e)
 {
-	call(e, BPF_FUNC_ktime_get_ns);
+	call(&e->a, BPF_FUNC_ktime_get_ns);
 	store_reg(e, BPF_DW, HDR(ts_ns), R0);
-	ldx(e, BPF_W, R1, R_FP, FP_COOKIE);
+	ldx(&e->a, BPF_W, R1, R_FP, FP_COOKIE);
 	store_reg(e, BPF_W, HDR(slot), R1);
-	call(e, BPF_FUNC_get_smp_processor_id);
+	call(&e->a, BPF_FUNC_get_smp_processor_id);
 	store_reg(e, BPF_W, HDR(cpu), R0);
-	mov_reg(e, R1, R_PIDTGID);
-	alu_imm(e, BPF_RSH, R1, 32);
+	mov_reg(&e->a, R1, R_PIDTGID);
+	alu_imm(&e->a, BPF_RSH, R1, 32);
 	store_reg(e, BPF_W, HDR(pid), R1);
 	store_reg(e, BPF_W, HDR(tid), R_PIDTGID);
-	put(e, insn(BPF_ST | BPF_MEM | BPF_W, R_REC, 0, HDR(len), e->d->fixed_size), -1);
-	put(e, insn(BPF_ST | BPF_MEM | BPF_W, R_REC, 0, HDR(flags), 0), -1);
+	put(&e->a, insn(BPF_ST | BPF_MEM | BPF_W, R_REC, 0, HDR(len), e->d->fixed_size), -1);
+	put(&e->a, insn(BPF_ST | BPF_MEM | BPF_W, R_REC, 0, HDR(flags), 0), -1);
 	write_comm(e);
-	call(e, BPF_FUNC_get_current_cgroup_id);
+	call(&e->a, BPF_FUNC_get_current_cgroup_id);
 	store_reg(e, BPF_DW, HDR(cgroup_id), R0);
 }
 
@@ -123,16 +123,16 @@ static void copy_record(struct emitter *e)
 	unsigned off = 8, end = e->d->fixed_size;
 
 	if (end > EMIT_COPY_MAX) {
-		mov_reg(e, R1, R_REC);
-		alu_imm(e, BPF_ADD, R1, REC);
-		mov_imm(e, R2, end);
-		mov_reg(e, R3, R_CTX);
-		call(e, BPF_FUNC_probe_read_kernel);
+		mov_reg(&e->a, R1, R_REC);
+		alu_imm(&e->a, BPF_ADD, R1, REC);
+		mov_imm(&e->a, R2, end);
+		mov_reg(&e->a, R3, R_CTX);
+		call(&e->a, BPF_FUNC_probe_read_kernel);
 		return;
 	}
 	for (unsigned i = 0, size = 8; i < 4; i++, size /= 2)
 		for (; off + size <= end; off += size) {
-			ldx(e, bpf_size[i], R1, R_CTX, off);
+			ldx(&e->a, bpf_size[i], R1, R_CTX, off);
 			store_reg(e, bpf_size[i], REC + off, R1);
 		}
 }
@@ -142,11 +142,11 @@ static void copy_record(struct emitter *e)
 static void write_record(struct emitter *e)
 {
 	copy_record(e);
-	mov_reg(e, R1, R_PIDTGID);
-	alu_imm(e, BPF_LSH, R1, 32);
-	ldx(e, BPF_DW, R2, R_FP, FP_COOKIE);
-	alu_imm(e, BPF_RSH, R2, 32);	/* the event's id, from the cookie */
-	alu_reg(e, BPF_OR, R1, R2);
+	mov_reg(&e->a, R1, R_PIDTGID);
+	alu_imm(&e->a, BPF_LSH, R1, 32);
+	ldx(&e->a, BPF_DW, R2, R_FP, FP_COOKIE);
+	alu_imm(&e->a, BPF_RSH, R2, 32);	/* the event's id, from the cookie */
+	alu_reg(&e->a, BPF_OR, R1, R2);
 	store_reg(e, BPF_DW, REC, R1);
 }
 
@@ -154,16 +154,16 @@ static void write_record(struct emitter *e)
 static void write_lost(struct emitter *e, int pass)
 {
 	count(e, offsetof(struct event_stats, lost));
-	put(e, insn(BPF_ST | BPF_MEM | BPF_W, R_FP, 0, FP_AVAIL, 0), -1);
-	ld_imm64(e, R1, BPF_PSEUDO_MAP_FD, (uint32_t)e->m->lost_total_fd);
-	mov_reg(e, R2, R_FP);
-	alu_imm(e, BPF_ADD, R2, FP_AVAIL);
-	call(e, BPF_FUNC_map_lookup_elem);
-	jmp_imm(e, BPF_JEQ, R0, 0, pass);
-	ldx(e, BPF_DW, R1, R0, 0);
-	alu_imm(e, BPF_ADD, R1, 1);
-	put(e, insn(BPF_STX | BPF_MEM | BPF_DW, R0, R1, 0, 0), -1);
-	jump(e, pass);
+	put(&e->a, insn(BPF_ST | BPF_MEM | BPF_W, R_FP, 0, FP_AVAIL, 0), -1);
+	ld_imm64(&e->a, R1, BPF_PSEUDO_MAP_FD, (uint32_t)e->m->lost_total_fd);
+	mov_reg(&e->a, R2, R_FP);
+	alu_imm(&e->a, BPF_ADD, R2, FP_AVAIL);
+	call(&e->a, BPF_FUNC_map_lookup_elem);
+	jmp_imm(&e->a, BPF_JEQ, R0, 0, pass);
+	ldx(&e->a, BPF_DW, R1, R0, 0);
+	alu_imm(&e->a, BPF_ADD, R1, 1);
+	put(&e->a, insn(BPF_STX | BPF_MEM | BPF_DW, R0, R1, 0, 0), -1);
+	jump(&e->a, pass);
 }
 
 /* class_accept() for a record of fixed size: reserve, fill, submit, and
@@ -172,32 +172,32 @@ static void write_lost(struct emitter *e, int pass)
 static void write_here(struct emitter *e, int pass)
 {
 	int32_t size = REC + e->d->fixed_size;
-	int lost = label_new(e), submit = label_new(e);
+	int lost = label_new(&e->a), submit = label_new(&e->a);
 
-	ld_imm64(e, R1, BPF_PSEUDO_MAP_FD, (uint32_t)e->m->rb_fd);
-	mov_imm(e, R2, BPF_RB_AVAIL_DATA);
-	call(e, BPF_FUNC_ringbuf_query);
-	put(e, insn(BPF_STX | BPF_MEM | BPF_DW, R_FP, R0, FP_AVAIL, 0), -1);
-	ld_imm64(e, R1, BPF_PSEUDO_MAP_FD, (uint32_t)e->m->rb_fd);
-	mov_imm(e, R2, size);
-	mov_imm(e, R3, 0);
-	call(e, BPF_FUNC_ringbuf_reserve);
-	jmp_imm(e, BPF_JEQ, R0, 0, lost);
-	mov_reg(e, R_REC, R0);
+	ld_imm64(&e->a, R1, BPF_PSEUDO_MAP_FD, (uint32_t)e->m->rb_fd);
+	mov_imm(&e->a, R2, BPF_RB_AVAIL_DATA);
+	call(&e->a, BPF_FUNC_ringbuf_query);
+	put(&e->a, insn(BPF_STX | BPF_MEM | BPF_DW, R_FP, R0, FP_AVAIL, 0), -1);
+	ld_imm64(&e->a, R1, BPF_PSEUDO_MAP_FD, (uint32_t)e->m->rb_fd);
+	mov_imm(&e->a, R2, size);
+	mov_imm(&e->a, R3, 0);
+	call(&e->a, BPF_FUNC_ringbuf_reserve);
+	jmp_imm(&e->a, BPF_JEQ, R0, 0, lost);
+	mov_reg(&e->a, R_REC, R0);
 	write_record(e);
 	write_header(e);
-	mov_imm(e, R2, BPF_RB_NO_WAKEUP);
-	ld_imm64(e, R3, 0, e->m->wakeup_bytes);
-	ldx(e, BPF_DW, R1, R_FP, FP_AVAIL);
-	jmp_reg(e, BPF_JGE, R1, R3, submit);
-	alu_imm(e, BPF_ADD, R1, size);
-	jmp_reg(e, BPF_JLT, R1, R3, submit);
-	mov_imm(e, R2, BPF_RB_FORCE_WAKEUP);
-	label_place(e, submit);
-	mov_reg(e, R1, R_REC);
-	call(e, BPF_FUNC_ringbuf_submit);
-	jump(e, pass);
-	label_place(e, lost);
+	mov_imm(&e->a, R2, BPF_RB_NO_WAKEUP);
+	ld_imm64(&e->a, R3, 0, e->m->wakeup_bytes);
+	ldx(&e->a, BPF_DW, R1, R_FP, FP_AVAIL);
+	jmp_reg(&e->a, BPF_JGE, R1, R3, submit);
+	alu_imm(&e->a, BPF_ADD, R1, size);
+	jmp_reg(&e->a, BPF_JLT, R1, R3, submit);
+	mov_imm(&e->a, R2, BPF_RB_FORCE_WAKEUP);
+	label_place(&e->a, submit);
+	mov_reg(&e->a, R1, R_REC);
+	call(&e->a, BPF_FUNC_ringbuf_submit);
+	jump(&e->a, pass);
+	label_place(&e->a, lost);
 	write_lost(e, pass);
 }
 
@@ -280,69 +280,69 @@ bool filter_emit_aggregates(const struct filter_emit_maps *m)
 static void agg_key_data_loc(struct emitter *e, const struct agg_key_src *k, unsigned off,
 			     uint32_t to, int lng)
 {
-	int empty = label_new(e), capped = label_new(e);
+	int empty = label_new(&e->a), capped = label_new(&e->a);
 
-	ldx(e, BPF_W, R3, R_CTX, k->off);
-	mov_reg(e, R2, R3);
-	alu_imm(e, BPF_RSH, R2, 16);		/* r2 = length, NUL included */
+	ldx(&e->a, BPF_W, R3, R_CTX, k->off);
+	mov_reg(&e->a, R2, R3);
+	alu_imm(&e->a, BPF_RSH, R2, 16);		/* r2 = length, NUL included */
 	if (to == AGG_MAP_SMALL)
-		jmp_imm(e, BPF_JGT, R2, TRACERD_AGG_STR_SHORT, lng);
-	jmp_imm(e, BPF_JEQ, R2, 0, empty);
-	jmp_imm(e, BPF_JLE, R2, k->width, capped);
-	mov_imm(e, R2, k->width);
-	label_place(e, capped);
-	alu_imm(e, BPF_AND, R3, 0xffff);	/* r3 = offset in the record */
+		jmp_imm(&e->a, BPF_JGT, R2, TRACERD_AGG_STR_SHORT, lng);
+	jmp_imm(&e->a, BPF_JEQ, R2, 0, empty);
+	jmp_imm(&e->a, BPF_JLE, R2, k->width, capped);
+	mov_imm(&e->a, R2, k->width);
+	label_place(&e->a, capped);
+	alu_imm(&e->a, BPF_AND, R3, 0xffff);	/* r3 = offset in the record */
 	if (k->src == SRC_REL_LOC)		/* __rel_loc: from after the word */
-		alu_imm(e, BPF_ADD, R3, k->off + 4);
-	alu_reg(e, BPF_ADD, R3, R_CTX);
-	mov_reg(e, R1, R_FP);
-	alu_imm(e, BPF_ADD, R1, FP_AGGKEY + 8 + off);
-	call(e, BPF_FUNC_probe_read_kernel_str);
-	label_place(e, empty);
+		alu_imm(&e->a, BPF_ADD, R3, k->off + 4);
+	alu_reg(&e->a, BPF_ADD, R3, R_CTX);
+	mov_reg(&e->a, R1, R_FP);
+	alu_imm(&e->a, BPF_ADD, R1, FP_AGGKEY + 8 + off);
+	call(&e->a, BPF_FUNC_probe_read_kernel_str);
+	label_place(&e->a, empty);
 }
 
 /* The key's header at FP_AGGKEY: the slot, the generation the daemon set
  * (agg_descs[slot].gen); then its bytes zeroed, the map's key size. */
 static void agg_key_head(struct emitter *e, uint32_t to, int slow)
 {
-	ld_imm64(e, R1, BPF_PSEUDO_MAP_FD, (uint32_t)e->m->agg_descs_fd);
-	mov_reg(e, R2, R_FP);
-	alu_imm(e, BPF_ADD, R2, FP_COOKIE);	/* its low half: the slot */
-	call(e, BPF_FUNC_map_lookup_elem);
-	jmp_imm(e, BPF_JEQ, R0, 0, slow);
-	ldx(e, BPF_W, R1, R0, offsetof(struct agg_desc, gen));
-	alu_imm(e, BPF_AND, R1, 1);
-	put(e, insn(BPF_STX | BPF_MEM | BPF_W, R_FP, R1, FP_AGGKEY + 4, 0), -1);
-	ldx(e, BPF_W, R1, R_FP, FP_COOKIE);
-	put(e, insn(BPF_STX | BPF_MEM | BPF_W, R_FP, R1, FP_AGGKEY, 0), -1);
+	ld_imm64(&e->a, R1, BPF_PSEUDO_MAP_FD, (uint32_t)e->m->agg_descs_fd);
+	mov_reg(&e->a, R2, R_FP);
+	alu_imm(&e->a, BPF_ADD, R2, FP_COOKIE);	/* its low half: the slot */
+	call(&e->a, BPF_FUNC_map_lookup_elem);
+	jmp_imm(&e->a, BPF_JEQ, R0, 0, slow);
+	ldx(&e->a, BPF_W, R1, R0, offsetof(struct agg_desc, gen));
+	alu_imm(&e->a, BPF_AND, R1, 1);
+	put(&e->a, insn(BPF_STX | BPF_MEM | BPF_W, R_FP, R1, FP_AGGKEY + 4, 0), -1);
+	ldx(&e->a, BPF_W, R1, R_FP, FP_COOKIE);
+	put(&e->a, insn(BPF_STX | BPF_MEM | BPF_W, R_FP, R1, FP_AGGKEY, 0), -1);
 	for (uint32_t i = 0; i < tracerd_agg_map_bytes(to); i += 8)
-		put(e, insn(BPF_ST | BPF_MEM | BPF_DW, R_FP, 0, FP_AGGKEY + 8 + i, 0), -1);
+		put(&e->a, insn(BPF_ST | BPF_MEM | BPF_DW, R_FP, 0, FP_AGGKEY + 8 + i, 0), -1);
 }
 
 /* agg_log2() on r0: the kernel's ilog2(roundup_pow_of_two(v)), a binary
  * search in straight-line code. */
 static void agg_log2(struct emitter *e)
 {
-	int small = label_new(e), done = label_new(e);
+	int small = label_new(&e->a), done = label_new(&e->a);
 
-	jmp_imm(e, BPF_JLT, R0, 2, small);
-	alu_imm(e, BPF_SUB, R0, 1);
-	mov_imm(e, R1, 1);
+	jmp_imm(&e->a, BPF_JLT, R0, 2, small);
+	alu_imm(&e->a, BPF_SUB, R0, 1);
+	mov_imm(&e->a, R1, 1);
 	for (int bits = 32; bits; bits /= 2) {
-		int next = label_new(e);
+		int next = label_new(&e->a);
 
-		mov_reg(e, R2, R0);
-		alu_imm(e, BPF_RSH, R2, bits);
-		jmp_imm(e, BPF_JEQ, R2, 0, next);
-		alu_imm(e, BPF_ADD, R1, bits);
-		mov_reg(e, R0, R2);
-		label_place(e, next);
+		mov_reg(&e->a, R2, R0);
+		alu_imm(&e->a, BPF_RSH, R2, bits);
+		jmp_imm(&e->a, BPF_JEQ, R2, 0, next);
+		alu_imm(&e->a, BPF_ADD, R1, bits);
+		mov_reg(&e->a, R0, R2);
+		label_place(&e->a, next);
 	}
-	mov_reg(e, R0, R1);
-	jump(e, done);
-	label_place(e, small);
-	mov_imm(e, R0, 0);
-	label_place(e, done);
+	mov_reg(&e->a, R0, R1);
+	jump(&e->a, done);
+	label_place(&e->a, small);
+	mov_imm(&e->a, R0, 0);
+	label_place(&e->a, done);
 }
 
 /* .log2 and .buckets=N on the number in r0, as agg_key_part() applies them. */
@@ -351,19 +351,19 @@ static void agg_xform(struct emitter *e, const struct agg_key_src *k)
 	if (k->xform == AGG_X_LOG2) {
 		agg_log2(e);
 	} else if (k->xform == AGG_X_BUCKETS && k->buckets) {
-		ld_imm64(e, R1, 0, k->buckets);
-		alu_reg(e, BPF_DIV, R0, R1);	/* unsigned, as the u64 in C */
-		alu_reg(e, BPF_MUL, R0, R1);
+		ld_imm64(&e->a, R1, 0, k->buckets);
+		alu_reg(&e->a, BPF_DIV, R0, R1);	/* unsigned, as the u64 in C */
+		alu_reg(&e->a, BPF_MUL, R0, R1);
 	}
 }
 
 /* The current task's comm into the key at off, NUL-padded to its 16 bytes. */
 static void agg_key_comm(struct emitter *e, unsigned off)
 {
-	mov_reg(e, R1, R_FP);
-	alu_imm(e, BPF_ADD, R1, FP_AGGKEY + 8 + off);
-	mov_imm(e, R2, TRACERD_COMM_LEN);
-	call(e, BPF_FUNC_get_current_comm);
+	mov_reg(&e->a, R1, R_FP);
+	alu_imm(&e->a, BPF_ADD, R1, FP_AGGKEY + 8 + off);
+	mov_imm(&e->a, R2, TRACERD_COMM_LEN);
+	call(&e->a, BPF_FUNC_get_current_comm);
 }
 
 /* A string part: bytes up to the NUL, zeros after (the key was zeroed). */
@@ -371,12 +371,12 @@ static void agg_key_string(struct emitter *e, const struct agg_key_src *k, unsig
 			   uint32_t to, int lng)
 {
 	if (k->src == SRC_STR) {		/* as agg_key_str() */
-		mov_reg(e, R1, R_FP);
-		alu_imm(e, BPF_ADD, R1, FP_AGGKEY + 8 + off);
-		mov_imm(e, R2, k->width);
-		mov_reg(e, R3, R_CTX);
-		alu_imm(e, BPF_ADD, R3, k->off);
-		call(e, BPF_FUNC_probe_read_kernel_str);
+		mov_reg(&e->a, R1, R_FP);
+		alu_imm(&e->a, BPF_ADD, R1, FP_AGGKEY + 8 + off);
+		mov_imm(&e->a, R2, k->width);
+		mov_reg(&e->a, R3, R_CTX);
+		alu_imm(&e->a, BPF_ADD, R3, k->off);
+		call(&e->a, BPF_FUNC_probe_read_kernel_str);
 	} else if (k->src == SRC_COMM) {
 		agg_key_comm(e, off);
 	} else {
@@ -388,13 +388,13 @@ static void agg_key_string(struct emitter *e, const struct agg_key_src *k, unsig
  * aggregate() finds none either and counts it Dropped. */
 static void agg_key_stack(struct emitter *e, unsigned off, int slow)
 {
-	mov_reg(e, R1, R_CTX);
-	mov_reg(e, R2, R_FP);
-	alu_imm(e, BPF_ADD, R2, FP_AGGKEY + 8 + off);
-	mov_imm(e, R3, TRACERD_HIST_STACK_FRAMES * 8);
-	mov_imm(e, R4, 0);
-	call(e, BPF_FUNC_get_stack);
-	jmp_imm(e, BPF_JSLE, R0, 0, slow);
+	mov_reg(&e->a, R1, R_CTX);
+	mov_reg(&e->a, R2, R_FP);
+	alu_imm(&e->a, BPF_ADD, R2, FP_AGGKEY + 8 + off);
+	mov_imm(&e->a, R3, TRACERD_HIST_STACK_FRAMES * 8);
+	mov_imm(&e->a, R4, 0);
+	call(&e->a, BPF_FUNC_get_stack);
+	jmp_imm(&e->a, BPF_JSLE, R0, 0, slow);
 }
 
 /* One part of agg_key_part()'s key, at its offset in the key to. */
@@ -417,20 +417,20 @@ static void agg_key_one(struct emitter *e, const struct agg_key_src *k, uint32_t
 		agg_key_comm(e, off + 8);
 		/* fall through */
 	case SRC_PID:
-		put(e, insn(BPF_ALU | BPF_MOV | BPF_X, R0, R_PIDTGID, 0, 0), -1);
+		put(&e->a, insn(BPF_ALU | BPF_MOV | BPF_X, R0, R_PIDTGID, 0, 0), -1);
 		break;
 	case SRC_CPU:
-		call(e, BPF_FUNC_get_smp_processor_id);
+		call(&e->a, BPF_FUNC_get_smp_processor_id);
 		break;
 	case SRC_CGROUP:
 	case SRC_UNIT:
-		call(e, BPF_FUNC_get_current_cgroup_id);
+		call(&e->a, BPF_FUNC_get_current_cgroup_id);
 		break;
 	default:
 		load_ctx_number(e, k->off, k->size, k->is_signed);
 	}
 	agg_xform(e, k);
-	put(e, insn(BPF_STX | BPF_MEM | BPF_DW, R_FP, R0, FP_AGGKEY + 8 + off, 0), -1);
+	put(&e->a, insn(BPF_STX | BPF_MEM | BPF_DW, R_FP, R0, FP_AGGKEY + 8 + off, 0), -1);
 }
 
 /* The key of aggregate(), at FP_AGGKEY, for the map to: the header, then
@@ -449,13 +449,13 @@ static void agg_add(struct emitter *e)
 {
 	const struct agg_desc *a = e->m->agg;
 
-	mov_reg(e, R_REC, R0);
-	mov_imm(e, R1, 1);
-	put(e, insn(BPF_STX | BPF_ATOMIC | BPF_DW, R_REC, R1,
+	mov_reg(&e->a, R_REC, R0);
+	mov_imm(&e->a, R1, 1);
+	put(&e->a, insn(BPF_STX | BPF_ATOMIC | BPF_DW, R_REC, R1,
 		    offsetof(struct agg_value, hitcount), BPF_ADD), -1);
 	for (uint32_t i = 0; i < a->n_vals; i++) {
 		load_ctx_number(e, a->vals[i].off, a->vals[i].size, a->vals[i].is_signed);
-		put(e, insn(BPF_STX | BPF_ATOMIC | BPF_DW, R_REC, R0,
+		put(&e->a, insn(BPF_STX | BPF_ATOMIC | BPF_DW, R_REC, R0,
 			    offsetof(struct agg_value, sums) + 8 * i, BPF_ADD), -1);
 	}
 }
@@ -464,15 +464,15 @@ static void agg_add(struct emitter *e)
  * it has none yet, to slow. */
 static void agg_count(struct emitter *e, uint32_t to, int pass, int slow)
 {
-	ld_imm64(e, R1, BPF_PSEUDO_MAP_FD, (uint32_t)e->m->agg_keys_fd[to % AGG_MAPS]);
-	mov_reg(e, R2, R_FP);
-	alu_imm(e, BPF_ADD, R2, FP_AGGKEY);
-	call(e, BPF_FUNC_map_lookup_elem);
-	jmp_imm(e, BPF_JEQ, R0, 0, slow);
+	ld_imm64(&e->a, R1, BPF_PSEUDO_MAP_FD, (uint32_t)e->m->agg_keys_fd[to % AGG_MAPS]);
+	mov_reg(&e->a, R2, R_FP);
+	alu_imm(&e->a, BPF_ADD, R2, FP_AGGKEY);
+	call(&e->a, BPF_FUNC_map_lookup_elem);
+	jmp_imm(&e->a, BPF_JEQ, R0, 0, slow);
 	agg_add(e);
 	count(e, offsetof(struct event_stats, aggregated));
 	count(e, offsetof(struct event_stats, agg_compiled));
-	jump(e, pass);
+	jump(&e->a, pass);
 }
 
 /* agg_by_stack_id(): the key is the id bpf_get_stackid() gives the stack in
@@ -486,12 +486,12 @@ static void agg_count(struct emitter *e, uint32_t to, int pass, int slow)
 static void aggregate_by_stack_id(struct emitter *e, int pass, int slow)
 {
 	agg_key_head(e, AGG_MAP_SMALL, slow);
-	mov_reg(e, R1, R_CTX);
-	ld_imm64(e, R2, BPF_PSEUDO_MAP_FD, (uint32_t)e->m->agg_stacks_fd);
-	mov_imm(e, R3, 0);
-	call(e, BPF_FUNC_get_stackid);
-	jmp_imm(e, BPF_JSLT, R0, 0, slow);
-	put(e, insn(BPF_STX | BPF_MEM | BPF_DW, R_FP, R0, FP_AGGKEY + 8, 0), -1);
+	mov_reg(&e->a, R1, R_CTX);
+	ld_imm64(&e->a, R2, BPF_PSEUDO_MAP_FD, (uint32_t)e->m->agg_stacks_fd);
+	mov_imm(&e->a, R3, 0);
+	call(&e->a, BPF_FUNC_get_stackid);
+	jmp_imm(&e->a, BPF_JSLT, R0, 0, slow);
+	put(&e->a, insn(BPF_STX | BPF_MEM | BPF_DW, R_FP, R0, FP_AGGKEY + 8, 0), -1);
 	agg_count(e, AGG_MAP_SMALL, pass, slow);
 }
 
@@ -506,10 +506,10 @@ static void aggregate_here(struct emitter *e, int pass, int slow)
 		return;
 	}
 	if (a->short_size) {	/* agg_compact(): its strings short */
-		lng = label_new(e);
+		lng = label_new(&e->a);
 		agg_key(e, AGG_MAP_SMALL, lng, slow);
 		agg_count(e, AGG_MAP_SMALL, pass, slow);
-		label_place(e, lng);
+		label_place(&e->a, lng);
 	}
 	agg_key(e, a->map, slow, slow);
 	agg_count(e, a->map, pass, slow);
@@ -522,18 +522,18 @@ void emit_keep(struct emitter *e, int pass)
 		return;
 	}
 	if (filter_emit_aggregates(e->m)) {
-		int slow = label_new(e);
+		int slow = label_new(&e->a);
 
 		aggregate_here(e, pass, slow);
-		label_place(e, slow);
+		label_place(&e->a, slow);
 	}
 	/* A constant key: the JIT makes this a direct jump. */
-	mov_reg(e, R1, R_CTX);
-	ld_imm64(e, R2, BPF_PSEUDO_MAP_FD, (uint32_t)e->m->accept_fd);
-	mov_imm(e, R3, TRACERD_ACCEPT_PROG);
-	call(e, BPF_FUNC_tail_call);
+	mov_reg(&e->a, R1, R_CTX);
+	ld_imm64(&e->a, R2, BPF_PSEUDO_MAP_FD, (uint32_t)e->m->accept_fd);
+	mov_imm(&e->a, R3, TRACERD_ACCEPT_PROG);
+	call(&e->a, BPF_FUNC_tail_call);
 	/* Only if the accept program is missing: a hit neither filtered nor
 	 * written, so counted lost. */
 	count(e, offsetof(struct event_stats, lost));
-	jump(e, pass);
+	jump(&e->a, pass);
 }

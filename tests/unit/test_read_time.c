@@ -8,7 +8,7 @@
 #include <stdint.h>
 #include <stdlib.h>
 #include <time.h>
-#include "read.h"
+#include "read/read.h"
 #include "test.h"
 
 #define NSEC 1000000000LL

@@ -16,7 +16,6 @@
 #include "sink/sink.h"
 #include "store/store.h"
 #include "store/store_filter.h"
-#include "tracer.h"
 #include "util.h"
 
 struct read_ev {
