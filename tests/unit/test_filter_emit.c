@@ -5,10 +5,11 @@
  * captured formats, each compiled, emitted, loaded by the kernel (as the
  * tracepoint program tracerd attaches, and as a BPF_PROG_TYPE_SYSCALL
  * program that returns its verdict) and run by BPF_PROG_TEST_RUN on
- * generated records: every verdict must be the interpreter's. Real
- * tracepoints: tests/integration/filter_diff.sh, against the kernel's own filter. And histograms keyed by
- * __data_loc strings, emitted for every event that has one and loaded as
- * the tracepoint program (counted on real tracepoints: aggregate.sh). */
+ * generated records: every verdict must be the interpreter's. On real
+ * tracepoints, against the kernel's own filter: filter_diff.sh. And
+ * histograms keyed by __data_loc strings, emitted for every event that has
+ * one and loaded as the tracepoint program (counted on real tracepoints:
+ * aggregate.sh). */
 #include <bpf/bpf.h>
 #include <sched.h>
 #include <sys/prctl.h>
