@@ -156,12 +156,26 @@ static __always_inline struct event_desc *class_head(__u32 slot, __u64 pid_tgid,
 	return d;
 }
 
-/* Unit= (bpf/unit.bpf.h): another unit's event counts as filtered. */
+/* Unit= (bpf/unit.bpf.h): another unit's event counts as filtered; one
+ * in a cgroup not judged yet goes to the daemon marked, but for a
+ * histogram's, which cannot wait (counted). */
 static __always_inline bool class_unit_rejects(const struct event_desc *d,
-					       struct event_stats *st, struct scratch *s)
+					       struct event_stats *st, struct scratch *s,
+					       __u32 *flags)
 {
-	if (!d->unit_set || !unit_rejects(d, &s->unit))
+	__u32 a;
+
+	if (!d->unit_set)
 		return false;
+	a = unit_answer(d, &s->unit);
+	if (a == UNIT_IN)
+		return false;
+	if (a == UNIT_ASK && !d->agg) {
+		*flags |= TRACERD_REC_UNIT_ASK;
+		return false;
+	}
+	if (a == UNIT_ASK)
+		st->unit_unjudged++;
 	st->filtered++;
 	return true;
 }
@@ -268,7 +282,7 @@ int trace_event_class(void *ctx)
 	if (!s)
 		return PASS_ON;
 	/* Unit= before the filter: another unit's event costs one lookup. */
-	if (class_unit_rejects(d, st, s))
+	if (class_unit_rejects(d, st, s, &flags))
 		return PASS_ON;
 
 	/* Decide first when the filter reads only the start of the record:
@@ -302,7 +316,7 @@ int trace_event_accept(void *ctx)
 
 	if (!d || !st || !s)
 		return PASS_ON;
-	if (class_unit_rejects(d, st, s))
+	if (class_unit_rejects(d, st, s, &flags))
 		return PASS_ON;
 	len = class_copy(d, st, s, ctx, pid_tgid, &flags, d->agg && d->filter_span);
 	class_accept(ctx, slot, d, st, s, pid_tgid, len, flags, false);

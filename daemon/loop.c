@@ -57,6 +57,7 @@ static void format_losses(struct tracer *t, const struct sel_totals *sum, char *
 		{ sum->agg_dropped - sum->agg_nostack, "dropped (histogram full)" },
 		{ sum->agg_nostack, "dropped (no stack)" },
 		{ tracer_skipped(t), "skipped by the kernel" },
+		{ t->unit_unwritten, "Unit= verdicts not written (map full)" },
 		{ tracer_record_counts(t)->malformed + tracer_record_counts(t)->late, "malformed" },
 	};
 	size_t n = 0;

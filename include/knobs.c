@@ -25,6 +25,9 @@ static const char *const knob_names[_KNOB_MAX] = {
 	/* Entries of the stack id map (keys=common_stacktrace), 1..16384: a
 	 * tiny one, for most stacks to get no id, on purpose. */
 	[KNOB_TEST_AGG_STACK_IDS] = "TRACERD_TEST_AGG_STACK_IDS",
+	/* Entries of the Unit= verdict map, 1..65536: a tiny one fills, on
+	 * purpose (its cgroups' events are then judged by the daemon). */
+	[KNOB_TEST_UNIT_CGROUPS] = "TRACERD_TEST_UNIT_CGROUPS",
 };
 
 const char *knob_str(enum knob k)

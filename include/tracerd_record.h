@@ -117,6 +117,10 @@ TRACERD_INLINE __u32 tracerd_ustr_words(__u32 fixed_size)
  * as tracerd's namespace numbers it (below). The consumer takes them off
  * first: no output and no store ever sees this flag. */
 #define TRACERD_REC_NS_TGID	(1u << 3)
+/* Set by BPF on a record of a Unit= slot whose cgroup has no verdict yet
+ * (made since the daemon's last look, bpf/unit.bpf.h): the consumer judges
+ * it before anything else reads it, and takes the flag off. */
+#define TRACERD_REC_UNIT_ASK	(1u << 4)
 
 /* Stack traces (StackTrace=, event_desc.stack): a record flagged
  * TRACERD_REC_STACKS ends, after its own bytes (the fixed part, the
@@ -307,12 +311,27 @@ struct event_desc {
 
 /* Unit= (bpf/unit.bpf.h): the daemon's verdict on each cgroup for each
  * selection with Unit= (a set), keyed by cgroup id and set. A cgroup the
- * daemon has not written yet is judged by its ancestors' verdicts, up to
- * TRACERD_UNIT_LEVELS levels deep. */
+ * daemon has not written yet is in the set when one of its ancestors is,
+ * up to TRACERD_UNIT_LEVELS levels deep; else its records go to the
+ * daemon marked TRACERD_REC_UNIT_ASK, and the daemon judges them. */
 #define TRACERD_UNIT_SETS	64
 #define TRACERD_UNIT_LEVELS	16
-#define TRACERD_UNIT_CGROUPS	(1u << 16)	/* verdicts, over every set */
+#define TRACERD_UNIT_CGROUPS	(1u << 16)	/* verdicts, over every set (tests: TRACERD_TEST_UNIT_CGROUPS) */
+/* Levels of tracerd's own cgroup that the loader looks through for the
+ * root of its cgroup2 mount (bpf/self_tgid.bpf.c). */
+#define TRACERD_SELF_LEVELS	64
 enum { UNIT_REJECT = 1, UNIT_ACCEPT = 2 };
+
+/* What bpf/cgroup_watch.bpf.c sends of each new cgroup2 cgroup: the
+ * kernel's cgroup_mkdir fields, the path from the root of the whole tree
+ * (not of tracerd's cgroup namespace), len bytes with its NUL; 0: none. */
+#define TRACERD_CGROUP_PATH	4096
+struct cgroup_birth {
+	__u64 id;
+	__u32 level;
+	__u32 len;
+	char path[TRACERD_CGROUP_PATH];
+};
 
 struct unit_key {
 	__u64 cgroup_id;
@@ -335,6 +354,9 @@ struct event_stats {
 	__u64 stack_cut;	/* a stack cut at TRACERD_STACK_DEPTH (kernel or user) */
 	__u64 stack_lost;	/* a stack walk that failed */
 	__u64 agg_compiled;	/* of aggregated: counted in the emitted program */
+	/* Of filtered: an aggregating Unit= slot's events in a cgroup with no
+	 * verdict yet (a histogram cannot wait for the daemon's). */
+	__u64 unit_unjudged;
 };
 
 /* Aggregation (Aggregate=, the kernel's hist trigger language): per slot an

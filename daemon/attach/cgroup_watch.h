@@ -10,12 +10,20 @@
 struct cgroup_watch;
 typedef void (*cgroup_new_fn)(void *userdata, uint64_t id);
 
-int cgroup_watch_new(struct cgroup_watch **ret, cgroup_new_fn fn, void *userdata);
+/* root_level: the level of tracerd's cgroup2 mount root in the whole tree
+ * (loader_unit_root_level()), -1: unknown, and births keep no path. */
+int cgroup_watch_new(struct cgroup_watch **ret, int root_level, cgroup_new_fn fn, void *userdata);
 void cgroup_watch_free(struct cgroup_watch *w);
 /* Readable when new ids wait. */
 int cgroup_watch_fd(const struct cgroup_watch *w);
 /* Calls fn for each new id; returns the number of ids the ring had no
  * room for since the last call (the caller then looks at the whole tree). */
 uint64_t cgroup_watch_read(struct cgroup_watch *w);
+/* The path (under tracerd's cgroup2 mount) the kernel gave cgroup id at
+ * its birth, if it is one of the last 1024 read and was born below the
+ * mount's root; NULL otherwise. The cgroup may be gone since. The kernel
+ * named it so, but only the caller knows that it is below the root: the
+ * class program checked (bpf/unit.bpf.h); another's path is wrong. */
+const char *cgroup_watch_birth_path(const struct cgroup_watch *w, uint64_t id);
 
 #endif

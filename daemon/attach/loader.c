@@ -9,15 +9,36 @@
 #include <unistd.h>
 #include "clock.h"
 #include "attach/loader_priv.h"
+#include "kernel-events/cgroup.h"
 #include "knobs.h"
 #include "self_tgid.skel.h"
 #include "util.h"
 
+/* Unit=: the root of our cgroup2 mount, the one cgroup of our own
+ * ancestors (by level, anc) that is its directory: its id and level in the
+ * whole tree. Left 0 without a cgroup2 mount or when we are not below it;
+ * the class program then asks the daemon about every cgroup it has no
+ * verdict for. */
+static void cgroup_root(const __u64 *anc, uint64_t *id, uint32_t *level)
+{
+	const char *mnt;
+	struct stat st;
+
+	if (cgroup2_mount(&mnt) < 0 || stat(mnt, &st) < 0)
+		return;
+	for (uint32_t i = 0; i < TRACERD_SELF_LEVELS && anc[i]; i++)
+		if (anc[i] == st.st_ino) {
+			*id = st.st_ino;
+			*level = i;
+			return;
+		}
+}
+
 /* Our tgid in the init PID namespace, which is what the class program gets
  * from bpf_get_current_pid_tgid(); getpid() is the number in our own PID
  * namespace, another one in a container. A tiny raw_tp program, run once by
- * BPF_PROG_TEST_RUN in our context, reads it. */
-static int kernel_tgid(uint32_t *tgid)
+ * BPF_PROG_TEST_RUN in our context, reads it, and our cgroup's ancestors. */
+static int kernel_self(uint32_t *tgid, uint64_t *root_id, uint32_t *root_level)
 {
 	struct self_tgid_bpf *s = self_tgid_bpf__open_and_load();
 	LIBBPF_OPTS(bpf_test_run_opts, run);
@@ -29,8 +50,10 @@ static int kernel_tgid(uint32_t *tgid)
 		r = -errno;
 	else if (!s->bss->tgid)
 		r = -ESRCH;
-	else
+	else {
 		*tgid = s->bss->tgid;
+		cgroup_root(s->bss->cgroup_ancestors, root_id, root_level);
+	}
 	self_tgid_bpf__destroy(s);
 	return r;
 }
@@ -41,6 +64,14 @@ static uint32_t stack_ids(void)
 	long long n = knob_num(KNOB_TEST_AGG_STACK_IDS, TRACERD_AGG_STACK_IDS);
 
 	return n >= 1 && n <= TRACERD_AGG_STACK_IDS ? (uint32_t)n : TRACERD_AGG_STACK_IDS;
+}
+
+/* The verdict map's entries: a test may make it tiny, to fill it. */
+static uint32_t unit_cgroups(void)
+{
+	long long n = knob_num(KNOB_TEST_UNIT_CGROUPS, TRACERD_UNIT_CGROUPS);
+
+	return n >= 1 && n <= TRACERD_UNIT_CGROUPS ? (uint32_t)n : TRACERD_UNIT_CGROUPS;
 }
 
 /* The initial PID namespace's inode number (the kernel's PROC_PID_INIT_INO). */
@@ -74,8 +105,8 @@ static void self_pidns(uint64_t *dev, uint64_t *ino)
 
 static int load_bpf(struct loader *l, uint64_t ring_size, uint64_t wakeup_bytes, struct diag *d)
 {
-	uint64_t pidns_dev = 0, pidns_ino = 0;
-	uint32_t tgid = 0;
+	uint64_t pidns_dev = 0, pidns_ino = 0, root_id = 0;
+	uint32_t tgid = 0, root_level = 0;
 	int r;
 
 	l->skel = tracerd_bpf__open();
@@ -86,13 +117,16 @@ static int load_bpf(struct loader *l, uint64_t ring_size, uint64_t wakeup_bytes,
 	}
 	bpf_map__set_max_entries(l->skel->maps.rb, ring_size);
 	bpf_map__set_max_entries(l->skel->maps.agg_stacks, stack_ids());
+	bpf_map__set_max_entries(l->skel->maps.unit_verdicts, unit_cgroups());
 	l->skel->rodata->wakeup_bytes = wakeup_bytes;
 	self_pidns(&pidns_dev, &pidns_ino);
 	l->skel->rodata->pidns_dev = pidns_dev;
 	l->skel->rodata->pidns_ino = pidns_ino;
-	r = kernel_tgid(&tgid);
+	r = kernel_self(&tgid, &root_id, &root_level);
 	if (r >= 0) {
 		l->skel->rodata->self_tgid = tgid;
+		l->skel->rodata->unit_root_id = root_id;
+		l->skel->rodata->unit_root_level = root_level;
 		r = tracerd_bpf__load(l->skel);
 	}
 	if (r >= 0)
@@ -328,6 +362,8 @@ struct bpf_program *loader_instance(struct loader *l, unsigned k, int *err)
 	s->rodata->self_tgid = l->skel->rodata->self_tgid;
 	s->rodata->pidns_dev = l->skel->rodata->pidns_dev;
 	s->rodata->pidns_ino = l->skel->rodata->pidns_ino;
+	s->rodata->unit_root_id = l->skel->rodata->unit_root_id;
+	s->rodata->unit_root_level = l->skel->rodata->unit_root_level;
 	s->bss->stopped = l->skel->bss->stopped;
 	if (bpf_map__reuse_fd(s->maps.rb, bpf_map__fd(l->skel->maps.rb)) ||
 	    bpf_map__reuse_fd(s->maps.events, bpf_map__fd(l->skel->maps.events)) ||
@@ -392,6 +428,11 @@ int loader_unit_verdict(struct loader *l, unsigned set, uint64_t cgroup_id, unsi
 	if (bpf_map_update_elem(bpf_map__fd(l->skel->maps.unit_verdicts), &k, &v, BPF_ANY))
 		return -errno;
 	return 0;
+}
+
+int loader_unit_root_level(const struct loader *l)
+{
+	return l->skel->rodata->unit_root_id ? (int)l->skel->rodata->unit_root_level : -1;
 }
 
 /* After verdicts were written: what each CPU remembered of them goes. */

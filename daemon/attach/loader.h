@@ -101,5 +101,9 @@ int loader_unit_verdict(struct loader *l, unsigned set, uint64_t cgroup_id, unsi
 void loader_unit_forget(struct loader *l, unsigned set);
 /* After writing or forgetting verdicts: the program's remembered answers go. */
 void loader_unit_changed(struct loader *l);
+/* The level, in the whole cgroup2 tree, of the root of tracerd's cgroup2
+ * mount (0 on a host; deeper in a container's cgroup namespace); -1:
+ * unknown. */
+int loader_unit_root_level(const struct loader *l);
 
 #endif

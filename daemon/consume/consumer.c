@@ -176,11 +176,25 @@ static pid_t proc_tgid(struct consumer *c, struct out_record *r)
 		return r->hdr->pid;
 	if (!tracerd_ns_tgid_split(r->rec, &len, &tgid))
 		tgid = TRACERD_NS_TGID_NONE;
-	c->ns_hdr = *r->hdr;
+	if (r->hdr != &c->ns_hdr)
+		c->ns_hdr = *r->hdr;
 	c->ns_hdr.len = len;
 	c->ns_hdr.flags &= ~TRACERD_REC_NS_TGID;
 	r->hdr = &c->ns_hdr;
 	return tgid;
+}
+
+/* A record BPF could not judge by Unit= (TRACERD_REC_UNIT_ASK): the
+ * tracer judges it, before the rate limit sees it. Counted as judged, and
+ * as rejected when it is out. */
+static bool unit_keeps(struct consumer *c, struct trace_slot *slot, const struct trace_rec_hdr *h)
+{
+	bool in = c->unit_judge && c->unit_judge(c->unit_userdata, slot->unit_set, h->cgroup_id);
+
+	slot->unit_judged++;
+	if (!in)
+		slot->unit_rejected++;
+	return in;
 }
 
 int consumer_on_record(void *ctx, void *data, size_t size)
@@ -203,6 +217,8 @@ int consumer_on_record(void *ctx, void *data, size_t size)
 		c->counts.late++;
 		return 0;
 	}
+	if ((h->flags & TRACERD_REC_UNIT_ASK) && !unit_keeps(c, slot, h))
+		return 0;
 	if (consumer_delay_us())
 		usleep(consumer_delay_us());
 	if (!rate_limit_allows(slot->rl)) {
@@ -215,6 +231,11 @@ int consumer_on_record(void *ctx, void *data, size_t size)
 		.rec = (const uint8_t *)(h + 1), .render = c->render,
 		.realtime_offset_ns = c->realtime_offset_ns,
 	};
+	if (h->flags & TRACERD_REC_UNIT_ASK) {
+		c->ns_hdr = *h;
+		c->ns_hdr.flags &= ~TRACERD_REC_UNIT_ASK;
+		r.hdr = &c->ns_hdr;
+	}
 	tgid = proc_tgid(c, &r);
 	r.len = rec_stacks_split(r.hdr->flags, r.rec, r.hdr->len, &r.stacks);
 	if (r.stacks.tail.n_user)

@@ -3,8 +3,9 @@
  * event, applies the selection's rate limit, renders the line (the one
  * place records become text) and hands a flat out_record to the output the
  * top level wired in: consume/ knows no sink. Every record ends up counted:
- * delivered, suppressed, a sink error (by errno), malformed, or late (its
- * slot already detached). */
+ * delivered, suppressed, a sink error (by errno), malformed, late (its
+ * slot already detached), or rejected by Unit= (judged here: its cgroup
+ * had no verdict in BPF yet). */
 #ifndef TRACERD_CONSUMER_H
 #define TRACERD_CONSUMER_H
 
@@ -53,7 +54,14 @@ struct consumer {
 	struct ustack_syms *ustack;
 	struct strbuf wire;
 	struct trace_rec_hdr wire_hdr;
-	struct trace_rec_hdr ns_hdr;	/* the header without TRACERD_REC_NS_TGID */
+	/* The header without the flags only the consumer reads
+	 * (TRACERD_REC_NS_TGID, TRACERD_REC_UNIT_ASK). */
+	struct trace_rec_hdr ns_hdr;
+	/* Unit=: the tracer's verdict on a record BPF could not judge
+	 * (TRACERD_REC_UNIT_ASK), by its slot's set of units and its cgroup;
+	 * true: the cgroup is in the set. */
+	bool (*unit_judge)(void *userdata, unsigned set, uint64_t cgroup_id);
+	void *unit_userdata;
 	int64_t realtime_offset_ns;	/* CLOCK_REALTIME - CLOCK_MONOTONIC */
 	int daemon_output;		/* where Output=daemon selections go (enum output) */
 	struct render_opts render;	/* RawPointers=: each record carries it */

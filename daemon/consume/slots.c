@@ -57,6 +57,9 @@ bool rate_limit_allows(struct rate_limit *rl)
 void trace_slot_add_counts(const struct trace_slot *slot, struct sel_totals *tot)
 {
 	tot->suppressed += slot->suppressed;
+	tot->unit_judged += slot->unit_judged;
+	tot->unit_rejected += slot->unit_rejected;
+	tot->filtered += slot->unit_rejected;
 	tot->agg_stack_cut += out_slot_hist_cuts(slot->out);
 	out_slot_counts(slot->out, &tot->delivered, &tot->sink_errors, tot->errnos);
 }

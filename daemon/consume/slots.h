@@ -25,6 +25,10 @@ struct trace_slot {
 	struct rate_limit *rl;
 	struct out_slot *out;		/* what sinks see; the sink queue refs it */
 	uint64_t suppressed;		/* dropped by the rate limit */
+	unsigned unit_set;		/* Unit=: its selection's set (event_desc.unit_set) */
+	/* Records the consumer judged by Unit= (TRACERD_REC_UNIT_ASK), and
+	 * of them those it rejected. */
+	uint64_t unit_judged, unit_rejected;
 	struct attachment att;		/* set and cleared by tracer.c */
 	/* Aggregate=: the slot's histogram, NULL when it has records; its
 	 * desc.gen is the generation events go to (aggregate/hist_map.c). */
@@ -47,6 +51,10 @@ struct sel_totals {
 	uint64_t stack_cut, stack_lost;
 	/* Aggregate=: events shown under a cut common_stacktrace key. */
 	uint64_t agg_stack_cut;
+	/* Unit=: events of a cgroup BPF had no verdict for yet, judged by the
+	 * daemon, and of them those it rejected (in filtered too); an
+	 * aggregating slot's, which BPF rejects (in filtered too), from BPF. */
+	uint64_t unit_judged, unit_rejected, unit_unjudged;
 	uint64_t delivered, suppressed, sink_errors;	/* from the daemon */
 	struct sink_errno_count errnos[TRACERD_SINK_ERRNOS];	/* sink_errors by errno */
 };

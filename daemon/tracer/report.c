@@ -30,6 +30,7 @@ static void add_bpf(const struct event_stats *bpf, struct sel_totals *tot)
 	tot->unreadable += bpf->ustr_unreadable;
 	tot->stack_cut += bpf->stack_cut;
 	tot->stack_lost += bpf->stack_lost;
+	tot->unit_unjudged += bpf->unit_unjudged;
 }
 
 void tracer_slot_totals(struct tracer *t, const struct trace_slot *slot, struct sel_totals *tot)
@@ -45,6 +46,9 @@ static void past_add(const struct slot_past *p, struct sel_totals *tot)
 {
 	add_bpf(&p->bpf, tot);
 	tot->suppressed += p->suppressed;
+	tot->unit_judged += p->unit_judged;
+	tot->unit_rejected += p->unit_rejected;
+	tot->filtered += p->unit_rejected;
 	tot->agg_stack_cut += out_slot_hist_cuts(p->out);
 	out_slot_counts(p->out, &tot->delivered, &tot->sink_errors, tot->errnos);
 }
@@ -94,7 +98,9 @@ int tracer_keep_counts(struct tracer *t, const struct sel_state *st, unsigned id
 			return -ENOMEM;
 		p = &into->v[into->n++];
 		*p = (struct slot_past){ .event = slot->event, .out = out_slot_ref(slot->out),
-					 .suppressed = slot->suppressed };
+					 .suppressed = slot->suppressed,
+					 .unit_judged = slot->unit_judged,
+					 .unit_rejected = slot->unit_rejected };
 		loader_slot_stats(t->ld, slot->id, &p->bpf);
 	}
 	return 0;
@@ -158,8 +164,8 @@ const struct record_counts *tracer_record_counts(struct tracer *t)
 static void report_selection(struct tracer *t, const char *name, const struct sel_totals *tot,
 			     size_t n_events, bool final, bool removed, uint64_t skipped)
 {
-	char f[19][160], errs[128];
-	const char *fields[19];
+	char f[22][160], errs[128], units[160] = "";
+	const char *fields[22];
 
 	sink_errnos_format(tot->errnos, errs, sizeof(errs));
 	snprintf(f[0], sizeof(f[0]), "TRACE_STATS=1");
@@ -189,10 +195,21 @@ static void report_selection(struct tracer *t, const char *name, const struct se
 	/* Of AGGREGATED: events the dumps showed under a cut stack key. */
 	snprintf(f[18], sizeof(f[18]), "TRACE_STATS_AGG_STACKS_CUT=%llu",
 		 (unsigned long long)tot->agg_stack_cut);
+	/* Unit=: events of a cgroup BPF had no verdict for yet (a unit's
+	 * first), judged by the daemon; an aggregating slot's not at all. */
+	snprintf(f[19], sizeof(f[19]), "TRACE_STATS_UNIT_JUDGED=%llu", (unsigned long long)tot->unit_judged);
+	snprintf(f[20], sizeof(f[20]), "TRACE_STATS_UNIT_REJECTED=%llu",
+		 (unsigned long long)tot->unit_rejected);
+	snprintf(f[21], sizeof(f[21]), "TRACE_STATS_UNIT_UNJUDGED=%llu",
+		 (unsigned long long)tot->unit_unjudged);
+	if (tot->unit_judged || tot->unit_unjudged)
+		snprintf(units, sizeof(units), "; Unit=: %llu judged by the daemon (%llu rejected), "
+			 "%llu not judged (Aggregate=)", (unsigned long long)tot->unit_judged,
+			 (unsigned long long)tot->unit_rejected, (unsigned long long)tot->unit_unjudged);
 	for (size_t i = 0; i < ARRAY_SIZE(f); i++)
 		fields[i] = f[i];
 	sink_message(t->sink, LOG_INFO, fields, ARRAY_SIZE(fields),
-		     "%s: selection %s%s: %llu delivered, %llu lost, %llu suppressed, %llu sink errors%s%s%s, %llu filtered out, %llu aggregated, %llu dropped (histogram full: %llu, no stack: %llu); %llu syscall strings unreadable; %llu stacks cut, %llu stacks lost; %llu aggregated under a cut stack",
+		     "%s: selection %s%s: %llu delivered, %llu lost, %llu suppressed, %llu sink errors%s%s%s, %llu filtered out, %llu aggregated, %llu dropped (histogram full: %llu, no stack: %llu); %llu syscall strings unreadable; %llu stacks cut, %llu stacks lost; %llu aggregated under a cut stack%s",
 		     final ? "summary" : "stats", name, removed ? " (removed by a reload)" : "",
 		     (unsigned long long)tot->delivered, (unsigned long long)tot->lost,
 		     (unsigned long long)tot->suppressed, (unsigned long long)tot->sink_errors,
@@ -202,7 +219,7 @@ static void report_selection(struct tracer *t, const char *name, const struct se
 		     (unsigned long long)(tot->agg_dropped - tot->agg_nostack),
 		     (unsigned long long)tot->agg_nostack, (unsigned long long)tot->unreadable,
 		     (unsigned long long)tot->stack_cut, (unsigned long long)tot->stack_lost,
-		     (unsigned long long)tot->agg_stack_cut);
+		     (unsigned long long)tot->agg_stack_cut, units);
 }
 
 /* What became of the user stack frames (StackTrace=user): each is named,
@@ -224,6 +241,25 @@ static void report_user_frames(struct tracer *t, const struct record_counts *c, 
 		     (unsigned long long)u.exited, (unsigned long long)u.unreadable,
 		     (unsigned long long)u.other_pidns,
 		     (unsigned long long)c->ustack_unresolved, (unsigned long long)u.maps_reads);
+}
+
+/* Unit=, for every selection: verdicts the map had no room for, and
+ * records of cgroups gone before they could be named. */
+static void report_units(struct tracer *t, bool final)
+{
+	char f[2][64];
+	const char *fields[2] = { f[0], f[1] };
+
+	if (!t->unit_sets && !t->unit_unwritten && !t->unit_unnamed)
+		return;
+	snprintf(f[0], sizeof(f[0]), "TRACE_STATS_UNIT_UNWRITTEN=%llu", (unsigned long long)t->unit_unwritten);
+	snprintf(f[1], sizeof(f[1]), "TRACE_STATS_UNIT_UNNAMED=%llu", (unsigned long long)t->unit_unnamed);
+	sink_message(t->sink, t->unit_unwritten || t->unit_unnamed ? LOG_WARNING : LOG_INFO, fields, 2,
+		     "%s: %llu Unit= verdicts not written (the map is full: their cgroups' events are "
+		     "judged by the daemon, one by one), %llu events rejected by Unit= because their "
+		     "cgroup was gone before tracerd could name it",
+		     final ? "summary" : "stats", (unsigned long long)t->unit_unwritten,
+		     (unsigned long long)t->unit_unnamed);
 }
 
 void report_stats(struct tracer *t, bool final)
@@ -261,6 +297,7 @@ void report_stats(struct tracer *t, bool final)
 		     "%s: %llu skipped by the kernel, all selections (a BPF program already ran on "
 		     "the CPU; the kernel does not say which event)",
 		     final ? "summary" : "stats", (unsigned long long)skipped);
+	report_units(t, final);
 	if (c->malformed || c->late || c->short_records || c->bad_dyn_records || c->truncated_records)
 		sink_message(t->sink, LOG_WARNING, NULL, 0,
 			     "%llu malformed records, %llu records for detached events; delivered "
@@ -278,7 +315,7 @@ static void event_line(FILE *out, const char *sel, const struct tp_event *e,
 {
 	if (!tot->hits && !tot->delivered)
 		return;
-	fprintf(out, "tracerd:   %-12s %s:%s delivered=%llu lost=%llu suppressed=%llu sink_errors=%llu filtered=%llu aggregated=%llu agg_dropped=%llu agg_no_stack=%llu agg_stack_cut=%llu unreadable=%llu stack_cut=%llu stack_lost=%llu agg_compiled=%llu\n",
+	fprintf(out, "tracerd:   %-12s %s:%s delivered=%llu lost=%llu suppressed=%llu sink_errors=%llu filtered=%llu aggregated=%llu agg_dropped=%llu agg_no_stack=%llu agg_stack_cut=%llu unreadable=%llu stack_cut=%llu stack_lost=%llu agg_compiled=%llu unit_judged=%llu unit_rejected=%llu unit_unjudged=%llu\n",
 		sel, e->system, e->name,
 		(unsigned long long)tot->delivered, (unsigned long long)tot->lost,
 		(unsigned long long)tot->suppressed, (unsigned long long)tot->sink_errors,
@@ -286,7 +323,8 @@ static void event_line(FILE *out, const char *sel, const struct tp_event *e,
 		(unsigned long long)tot->agg_dropped, (unsigned long long)tot->agg_nostack,
 		(unsigned long long)tot->agg_stack_cut, (unsigned long long)tot->unreadable,
 		(unsigned long long)tot->stack_cut, (unsigned long long)tot->stack_lost,
-		(unsigned long long)tot->agg_compiled);
+		(unsigned long long)tot->agg_compiled, (unsigned long long)tot->unit_judged,
+		(unsigned long long)tot->unit_rejected, (unsigned long long)tot->unit_unjudged);
 }
 
 /* Adds what p's entries for e counted to tot. */

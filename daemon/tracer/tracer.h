@@ -25,6 +25,7 @@ struct slot_past {
 	const struct out_slot *out;	/* referenced: queued records count on */
 	struct event_stats bpf;		/* the program's, final once detached */
 	uint64_t suppressed;
+	uint64_t unit_judged, unit_rejected;
 };
 
 struct sel_past {
@@ -68,6 +69,15 @@ struct tracer {
 	bool halted;			/* tracer_halt() ran */
 	uint64_t unit_sets;		/* Unit= sets in use, bit set - 1 */
 	struct cgroup_watch *cgroup_watch;	/* new cgroups, once a selection has Unit= */
+	/* Unit= verdicts the map had no room for (or refused): those cgroups'
+	 * events are judged by the daemon, each; and records judged out
+	 * because their cgroup, gone, could not be named (units.c). */
+	uint64_t unit_unwritten, unit_unnamed;
+	struct {			/* the daemon's last Unit= verdict (units.c) */
+		bool valid, in;
+		unsigned set;
+		uint64_t id;
+	} unit_last;
 	uint64_t *lost_seen;		/* per CPU: the ring buffer's losses passed to the sink */
 	size_t n_lost_seen;
 	/* task_struct's comm for emitted programs' headers, 0: the helper

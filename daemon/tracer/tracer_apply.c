@@ -173,6 +173,7 @@ static int slot_attach(struct tracer *t, struct sel_state *st, struct tp_event *
 	    trace_slot_new(&slot, id, e, st->conf->name, st->conf->priority, &st->rl) < 0)
 		return -ENOMEM;
 	out_slot_set_output(slot->out, st->conf->output);
+	slot->unit_set = desc->unit_set;
 	r = 0;
 	if (*hist)	/* before the descriptor that sends events to it */
 		r = hist_slot_setup(&t->hist_maps, id, &(*hist)->desc);

@@ -19,23 +19,28 @@ struct fill {
 	struct tracer *t;
 	const struct sel_state *st;
 	bool *hit;		/* per glob: matched a cgroup */
-	int err;
 };
 
-static int write_verdict(struct tracer *t, const struct sel_state *st, const struct cgroup_info *c)
+/* A verdict the map has no room for is no loss: the class program asks
+ * the daemon about that cgroup's events, each (bpf/unit.bpf.h). Counted. */
+static bool write_verdict(struct tracer *t, const struct sel_state *st, const struct cgroup_info *c)
 {
-	return loader_unit_verdict(t->ld, st->unit_set, c->id,
-				   units_match(st->conf, c) ? UNIT_ACCEPT : UNIT_REJECT);
+	bool in = units_match(st->conf, c);
+	int r = loader_unit_verdict(t->ld, st->unit_set, c->id, in ? UNIT_ACCEPT : UNIT_REJECT);
+
+	if (r < 0 && !t->unit_unwritten++)
+		log_warning("Unit=: cannot write a verdict on a cgroup (%s): the events of cgroups "
+			    "without one are judged by tracerd, one by one; counted in the statistics",
+			    strerror(-r));
+	return in;
 }
 
 static int fill_one(const struct cgroup_info *c, void *userdata)
 {
 	struct fill *f = userdata;
 	const struct selection *s = f->st->conf;
-	int r = write_verdict(f->t, f->st, c);
 
-	if (r < 0 && !f->err)
-		f->err = r;
+	write_verdict(f->t, f->st, c);
 	for (size_t i = 0; f->hit && i < s->n_units; i++)
 		if (!f->hit[i] && ((c->names.unit[0] && !fnmatch(s->units[i], c->names.unit, 0)) ||
 				   (c->names.user_unit[0] && !fnmatch(s->units[i], c->names.user_unit, 0)) ||
@@ -57,16 +62,79 @@ static void on_new_cgroup(void *userdata, uint64_t id)
 	loader_unit_changed(t->ld);
 }
 
+static const struct sel_state *set_owner(const struct tracer *t, unsigned set)
+{
+	for (size_t i = 0; i < t->n_sels; i++)
+		if (t->sels[i]->unit_set == set)
+			return t->sels[i];
+	for (size_t i = 0; i < t->n_retiring; i++)
+		if (t->retiring[i] && t->retiring[i]->unit_set == set)
+			return t->retiring[i];
+	return NULL;
+}
+
+/* A cgroup by id: by the path the kernel gave it at birth (the class
+ * program checked that it is below our mount's root), which names one
+ * already gone too; else as every record's cgroup is named. */
+static const struct cgroup_info *judged_cgroup(struct tracer *t, uint64_t id)
+{
+	const char *path = t->cgroup_watch ? cgroup_watch_birth_path(t->cgroup_watch, id) : NULL;
+	const struct cgroup_info *c = NULL;
+	struct cgroup_map *m;
+
+	if (!path)
+		return cgroup_lookup(id);
+	cgroup_lock();
+	m = cgroup_live();
+	if (m)
+		c = cgroup_map_add(m, id, path);
+	cgroup_unlock();
+	return c && c->path ? c : NULL;
+}
+
+/* The consumer's question on a record the class program had no verdict for
+ * (TRACERD_REC_UNIT_ASK): is cgroup id in set? The verdict is written too,
+ * for the events that follow; records of one cgroup come in runs, so the
+ * last answer is kept. */
+static bool units_judge(void *userdata, unsigned set, uint64_t id)
+{
+	struct tracer *t = userdata;
+	const struct sel_state *st = set_owner(t, set);
+	const struct cgroup_info *c;
+
+	if (!st)
+		return false;	/* cannot be: its slots are attached */
+	if (t->unit_last.valid && t->unit_last.set == set && t->unit_last.id == id)
+		return t->unit_last.in;
+	units_on_ready(t);	/* the births the watch has not passed on yet */
+	c = judged_cgroup(t, id);
+	if (!c) {
+		if (!t->unit_unnamed++)
+			log_warning("Unit=: an event of cgroup %llu, gone before tracerd could name "
+				    "it, is rejected; counted in the statistics", (unsigned long long)id);
+		return false;
+	}
+	t->unit_last.valid = true;
+	t->unit_last.set = set;
+	t->unit_last.id = id;
+	t->unit_last.in = write_verdict(t, st, c);
+	loader_unit_changed(t->ld);
+	return t->unit_last.in;
+}
+
 static int start_watch(struct tracer *t)
 {
 	int r;
 
 	if (t->cgroup_watch)
 		return 0;
-	r = cgroup_watch_new(&t->cgroup_watch, on_new_cgroup, t);
+	t->cons->unit_judge = units_judge;
+	t->cons->unit_userdata = t;
+	r = cgroup_watch_new(&t->cgroup_watch, loader_unit_root_level(t->ld), on_new_cgroup, t);
 	if (r < 0)
-		log_warning("Unit=: cannot watch cgroup:cgroup_mkdir (%s): a unit started from now "
-			    "on is matched at the next reload", strerror(-r));
+		log_warning("Unit=: cannot watch cgroup:cgroup_mkdir (%s): the first events of a "
+			    "unit started from now on are judged by tracerd as they come, and rejected "
+			    "(counted) if its cgroup is gone by then", strerror(-r));
 	return r;
 }
 
@@ -84,7 +152,7 @@ static int alloc_set(struct tracer *t)
  * globs matched. */
 static int fill_set(struct tracer *t, struct sel_state *st, bool *hit)
 {
-	struct fill f = { t, st, hit, 0 };
+	struct fill f = { t, st, hit };
 	struct cgroup_map *m;
 
 	cgroup_lock();
@@ -95,7 +163,7 @@ static int fill_set(struct tracer *t, struct sel_state *st, bool *hit)
 	}
 	cgroup_unlock();
 	loader_unit_changed(t->ld);
-	return m ? f.err : -ENOMEM;
+	return m ? 0 : -ENOMEM;
 }
 
 int units_attach(struct tracer *t, struct sel_state *st)
@@ -136,6 +204,7 @@ void units_detach(struct tracer *t, struct sel_state *st)
 		return;
 	loader_unit_forget(t->ld, st->unit_set);
 	loader_unit_changed(t->ld);
+	t->unit_last.valid = false;	/* the set's number goes to the next */
 	t->unit_sets &= ~(1ULL << (st->unit_set - 1));
 	st->unit_set = 0;
 }

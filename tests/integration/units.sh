@@ -42,9 +42,9 @@ run_in tu-b.service 7
 sleep 0.3
 stop_tracerd
 
-count_of() { # count_of PIDFILE: records of those pids
+count_of() { # count_of PIDFILE [OUT]: records of those pids in OUT (u.out)
 	local n=0 p
-	for p in $(cat "$1"); do n=$((n + $(grep -c -- "-$p " "$TMP/u.out"))); done
+	for p in $(cat "$1"); do n=$((n + $(grep -c -- "-$p " "${2:-$TMP/u.out}"))); done
 	echo $n
 }
 a=$(count_of "$TMP/tu-a.service.pids"); b=$(count_of "$TMP/tu-b.service.pids")
@@ -59,6 +59,71 @@ check "Unit=: what it rejected counts as filtered out (hits = filtered + deliver
 	"$TMP/u.out.err"
 check "Unit=: a glob that matches nothing running is a warning, with its file and line" \
 	grep -q "u.conf:6: Unit=nothing-like-it\*.service matches no unit running now" "$TMP/u.out.err"
+
+# A unit's first events, before tracerd has seen its cgroup made (issue 30):
+# tracerd is stopped (SIGSTOP) while units are made, fire and, all but one,
+# go. BPF has no verdict on their cgroups: it lets the events through,
+# marked, and tracerd judges them when it runs again, by the path the
+# kernel gave at cgroup_mkdir for those already gone. Every event of the
+# selected units arrives, none of the others.
+cat >"$TMP/f.conf" <<CONF
+[Daemon]
+FlushIntervalMSec=20
+[Selection]
+Name=first
+Events=syscalls:sys_enter_getppid
+Unit=tu-f*.service
+CONF
+rm -f "$TMP"/*.pids
+start_tracerd "$TMP/f.conf" "$TMP/f.out" || { not_ok "units: tracerd starts (first events)"; exit 0; }
+kill -STOP "$TRACERD_PID"
+on_exit "kill -CONT $TRACERD_PID"
+for i in 1 2 3 4 5; do
+	run_in tu-f$i.service 7; run_in tu-g$i.service 3
+	[ $i = 1 ] || rmdir "$CG/tu-f$i.service"	# tu-f1 stays: named by its handle
+	rmdir "$CG/tu-g$i.service"
+done
+kill -CONT "$TRACERD_PID"
+sleep 0.3
+stop_tracerd
+f=0 g=0
+for i in 1 2 3 4 5; do
+	f=$((f + $(count_of "$TMP/tu-f$i.service.pids" "$TMP/f.out"))); g=$((g + $(count_of "$TMP/tu-g$i.service.pids" "$TMP/f.out")))
+done
+note "first events: tu-f* $f (want 35), tu-g* $g (want 0), all $(wc -l <"$TMP/f.out")"
+check "Unit=: a unit's events before tracerd saw its cgroup made, the cgroup gone since, all delivered (35)" \
+	[ "$f" = 35 -a "$g" = 0 -a "$(wc -l <"$TMP/f.out")" = 35 ]
+check "Unit=: those judged by the daemon are counted, the rejected ones as filtered (unit_judged=50 unit_rejected=15)" \
+	grep -Eq "sys_enter_getppid delivered=35 .* filtered=(1[5-9]|[2-9][0-9]|[0-9]{3,}) .* unit_judged=50 unit_rejected=15" \
+	"$TMP/f.out.err"
+rmdir "$CG/tu-f1.service"
+
+# Verdicts that do not fit the map (TRACERD_TEST_UNIT_CGROUPS: a map of 4
+# entries here, 65536 by default) are counted, in the summary and in
+# STATUS=; the events of those cgroups are judged by the daemon instead,
+# so that none is lost.
+notify_listen "$TMP/notify" 30 "$TMP/notes"
+rm -f "$TMP"/*.pids
+mkdir -p "$CG/tu-f1.service" "$CG/tu-g1.service"
+if NOTIFY_SOCKET=$TMP/notify TRACERD_TEST_UNIT_CGROUPS=4 start_tracerd "$TMP/f.conf" "$TMP/m.out"; then
+	run_in tu-f1.service 5; run_in tu-g1.service 3; run_in tu-f2.service 4
+	n0=$(notify_statuses "$TMP/notes" | wc -l)
+	for ((i = 0; i < 60; i++)); do [ "$(notify_statuses "$TMP/notes" | wc -l)" -gt "$n0" ] && break; sleep 0.1; done
+	sleep 0.3
+	stop_tracerd
+	f=$(($(count_of "$TMP/tu-f1.service.pids" "$TMP/m.out") + $(count_of "$TMP/tu-f2.service.pids" "$TMP/m.out")))
+	g=$(count_of "$TMP/tu-g1.service.pids" "$TMP/m.out")
+	note "map full: tu-f* $f (want 9), tu-g1 $g (want 0); $(grep -m1 "verdicts" "$TMP/m.out.err"); $(notify_statuses "$TMP/notes" | tail -1)"
+	check "Unit=: with the verdict map full, every event of the selected units, none of the others" \
+		[ "$f" = 9 -a "$g" = 0 -a "$(wc -l <"$TMP/m.out")" = 9 ]
+	check "Unit=: verdicts the map had no room for are counted in the summary" \
+		grep -Eq "summary: [1-9][0-9]* Unit= verdicts not written \(the map is full" "$TMP/m.out.err"
+	check "Unit=: ... and in STATUS=" \
+		grep -Eq "[1-9][0-9]* Unit= verdicts not written" <(notify_statuses "$TMP/notes")
+else
+	not_ok "units: tracerd starts with a verdict map of 4"
+fi
+rmdir "$CG/tu-f1.service" "$CG/tu-g1.service" "$CG/tu-f2.service"
 
 # A malformed name: file:line:column, and no start.
 printf '[Selection]\nName=x\nEvents=syscalls:sys_enter_getppid\nUnit=ok.service  bad/name.service\n' \
