@@ -25,6 +25,11 @@
 #   --overlay=/usr/local::...   /usr is read-only; `make install` writes here
 #   --private-network           keeps the container's networkd off the host's
 #                               interfaces
+# NSPAWN_UNIFIED=1 boots the container on the unified cgroup hierarchy
+# (cgroup2 alone at /sys/fs/cgroup, what current distributions boot with)
+# although the host's is hybrid: nspawn mounts it so when told by
+# SYSTEMD_NSPAWN_UNIFIED_HIERARCHY=1, and systemd.unified_cgroup_hierarchy=1
+# says the same to the container's systemd.
 # The container's cgroups go under a cgroup of this run, in both hierarchies
 # of the host's hybrid layout, so that parallel runs do not collide and
 # everything left over can be found and killed.
@@ -79,13 +84,18 @@ nspawn_start() {
 	# Interrupted or terminated, exit, so that the EXIT trap stops the container.
 	trap 'exit 130' INT
 	trap 'exit 143' TERM
+	local init_args=(systemd.firstboot=off) unified=()
+	if [ "${NSPAWN_UNIFIED:-0}" = 1 ]; then
+		init_args+=(systemd.unified_cgroup_hierarchy=1)
+		unified=(SYSTEMD_NSPAWN_UNIFIED_HIERARCHY=1)
+	fi
 	# The launcher moves itself into the run's cgroups, then becomes nspawn.
-	NSPAWN_CGS="$(nspawn_cgroups)" sh -c \
+	env "${unified[@]}" NSPAWN_CGS="$(nspawn_cgroups)" sh -c \
 		'for cg in $NSPAWN_CGS; do echo $$ >"$cg/cgroup.procs" || exit 1; done; exec "$@"' sh \
 		systemd-nspawn --quiet --directory=/ --volatile=yes --boot --register=no --keep-unit \
 		--private-network --system-call-filter='bpf perf_event_open' --capability=CAP_BPF,CAP_PERFMON \
 		--overlay=/usr/local::/usr/local --bind-ro="$bind:/opt/ci" "$@" \
-		--machine="$NSPAWN_CG" systemd.firstboot=off </dev/null >"$TMP/nspawn$NSPAWN_NAME.log" 2>&1 &
+		--machine="$NSPAWN_CG" "${init_args[@]}" </dev/null >"$TMP/nspawn$NSPAWN_NAME.log" 2>&1 &
 	NSPAWN_PID=$!
 	for ((i = 0; i < 200; i++)); do
 		nspawn_find_init && break

@@ -24,7 +24,12 @@ nspawn_start "$PWD" || { not_ok "systemd_units: container boots"; exit 0; }
 ct mount -t tracefs nodev /sys/kernel/tracing
 ct make -s -C /opt/ci -o "$BUILD/tracerd" install BUILD="$BUILD" PREFIX=/usr/local ||
 	{ not_ok "systemd_units: make install"; exit 0; }
-note "the container's cgroup2 mount: $(ct grep -o ' [^ ]* [^ ]* [^ ]* - cgroup2 ' /proc/self/mountinfo | cut -d' ' -f2)"
+cg2=$(ct grep -o ' [^ ]* [^ ]* [^ ]* - cgroup2 ' /proc/self/mountinfo | cut -d' ' -f2)
+note "the container's cgroup2 mount: $cg2"
+if [ "${NSPAWN_UNIFIED:-0}" = 1 ]; then
+	check "unified hierarchy: cgroup2 alone, at /sys/fs/cgroup (no cgroup v1 mount in the container)" \
+		[ "$cg2" = /sys/fs/cgroup -a "$(ct grep -c ' - cgroup ' /proc/self/mountinfo)" = 0 ]
+fi
 # The user manager needs PAM's configuration, which the empty /etc lacks.
 tar -C /etc -c pam.d security 2>/dev/null | ct tar -C /etc -x
 ct systemctl start user@0.service || { not_ok "systemd_units: user@0.service starts"; exit 0; }
@@ -49,6 +54,11 @@ Name=stored
 Events=syscalls:sys_enter_getppid
 Filter=comm ~ "tru-*$RUN"
 Output=store
+
+[Selection]
+Name=first
+Events=syscalls:sys_enter_getppid
+Unit=trf$RUN-*.service
 EOF
 ct systemctl start tracerd || { not_ok "systemd_units: tracerd starts"; exit 0; }
 
@@ -123,7 +133,55 @@ check "Unit=$A.service: exactly its two runs' $((2 * N)) entries, both started a
 	jqq -s --arg a "$A.service" --arg p "$apids" 'length == '$((2 * N))' and all(.TRACE_UNIT == $a) and
 	([.[].TRACE_PID] | unique | join(" ")) == $p' "$TMP/one.json"
 jq -r "\"\\(.TRACE_PID) \\(.TRACE_UNIT)\"" "$TMP/one.json" | sort | uniq -c | while read -r l; do note "one: $l"; done
+
+# A unit's first events (issue 30): services whose program calls getppid(2)
+# $NF times at once, then exits (tests/tools/fire_syscall), so the unit and
+# its cgroup go within milliseconds. $NU of them while tracerd runs (the
+# cgroup_mkdir race as it comes), $NU while tracerd is stopped (SIGSTOP:
+# it sees each cgroup only once gone), and as many of a unit Unit= does not
+# select, which fire the same calls. Every event of the selected ones
+# arrives, each named by its unit, none of the others.
+NF=20 NU=5
+FIRE=/opt/ci/$BUILD/tests/tools/fire_syscall
+fire_units() { # fire_units TAG: $NU selected units and $NU others, one after another
+	local i
+	for ((i = 0; i < NU; i++)); do
+		ct systemd-run --quiet --unit="trf$RUN-$1$i" "$FIRE" $NF 0 getppid
+		ct systemd-run --quiet --unit="trg$RUN-$1$i" "$FIRE" $NF 0 getppid
+	done
+}
+gone() { # gone TAG: every unit of fire_units TAG has stopped
+	local i
+	for ((i = 0; i < NU; i++)); do
+		[ "$(ct systemctl show -P ActiveState "trf$RUN-$1$i" "trg$RUN-$1$i" | sort -u | xargs)" = inactive ] || return 1
+	done
+}
+fire_units run
+tpid=$(ct systemctl show -P MainPID tracerd)
+ct kill -STOP "$tpid"
+on_exit "ct kill -CONT $tpid"
+fire_units stopped
+for ((i = 0; i < 100; i++)); do gone run && gone stopped && break; sleep 0.05; done
+note "units gone before tracerd went on: $(gone stopped && echo yes || echo no)"
+ct kill -CONT "$tpid"
+for ((i = 0; i < 100; i++)); do
+	[ "$(entries TRACE_SELECTION=first | wc -l)" -ge $((2 * NU * NF)) ] && break
+	sleep 0.1
+done
+sleep 0.3
+entries TRACE_SELECTION=first >"$TMP/first.json"
+want=$(for t in run stopped; do for ((i = 0; i < NU; i++)); do echo "trf$RUN-$t$i.service $NF"; done; done | sort)
+got=$(jq -r '.TRACE_UNIT' "$TMP/first.json" | sort | uniq -c | awk '{print $2, $1}' | sort)
+note "first events: $(echo $got)"
+check "Unit=trf*: each of $((2 * NU)) units that fire at once and exit has its $NF events, $NU of them while tracerd was stopped; no other unit's" \
+	[ "$want" = "$got" ]
 ct systemctl stop tracerd
+final=$(entries TRACE_STATS=1 TRACE_SELECTION=first TRACE_STATS_FINAL=1 | tail -1)
+judged=$(jq -r .TRACE_STATS_UNIT_JUDGED <<<"$final") rejected=$(jq -r .TRACE_STATS_UNIT_REJECTED <<<"$final")
+note "first: TRACE_STATS_UNIT_JUDGED=$judged TRACE_STATS_UNIT_REJECTED=$rejected"
+at_least() { [[ $1 =~ ^[0-9]+$ ]] && [ "$1" -ge "$2" ]; }
+check "Unit=: the events tracerd judged itself are counted: at least the $((2 * NU * NF)) fired while it was stopped, $((NU * NF)) of them rejected" \
+	eval 'at_least "$judged" $((2 * NU * NF)) && at_least "$rejected" $((NU * NF))
 
 # The store copied out of the container: the host (no such units, another
 # cgroup tree) names them from the files alone.
