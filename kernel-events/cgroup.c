@@ -297,7 +297,8 @@ static bool may_scan(void)
 	return scans_in_window++ < CGROUP_SCANS_PER_SEC;
 }
 
-static const struct cgroup_info *lookup_locked(uint64_t id)
+/* made: the cgroup is known to be visible (a task was in it) */
+static const struct cgroup_info *lookup_locked(uint64_t id, bool made)
 {
 	struct cgroup_map *m = cgroup_live();
 	const struct cgroup_info *c;
@@ -310,7 +311,7 @@ static const struct cgroup_info *lookup_locked(uint64_t id)
 		return c->path ? c : NULL;
 	if (path_by_handle(id, path, sizeof(path)) == 0)
 		return cgroup_map_add(m, id, path);
-	if (!may_scan())
+	if (!made || !may_scan())
 		return NULL;	/* asked again later */
 	cgroup_map_scan(m);
 	c = cgroup_map_get(m, id);
@@ -327,7 +328,17 @@ const struct cgroup_info *cgroup_lookup(uint64_t id)
 	const struct cgroup_info *c;
 
 	cgroup_lock();
-	c = lookup_locked(id);
+	c = lookup_locked(id, true);
+	cgroup_unlock();
+	return c;
+}
+
+const struct cgroup_info *cgroup_lookup_new(uint64_t id)
+{
+	const struct cgroup_info *c;
+
+	cgroup_lock();
+	c = lookup_locked(id, false);
 	cgroup_unlock();
 	return c;
 }

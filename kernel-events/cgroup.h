@@ -40,6 +40,10 @@ int cgroup2_mount(const char **ret);
  * its name. NULL: unknown (removed before it was looked up). */
 #define CGROUP_SCANS_PER_SEC 10
 const struct cgroup_info *cgroup_lookup(uint64_t id);
+/* The same for a cgroup cgroup:cgroup_mkdir just told of, which may not be
+ * visible yet (the kernel fires the event before kernfs_activate()): the
+ * cache, else by its id; no scan, and a failure is not remembered as gone. */
+const struct cgroup_info *cgroup_lookup_new(uint64_t id);
 /* The live table itself, for a walk; call under cgroup_lock(). */
 struct cgroup_map *cgroup_live(void);
 void cgroup_lock(void);

@@ -20,10 +20,13 @@ int cgroup_watch_fd(const struct cgroup_watch *w);
  * room for since the last call (the caller then looks at the whole tree). */
 uint64_t cgroup_watch_read(struct cgroup_watch *w);
 /* The path (under tracerd's cgroup2 mount) the kernel gave cgroup id at
- * its birth, if it is one of the last 1024 read and was born below the
- * mount's root; NULL otherwise. The cgroup may be gone since. The kernel
- * named it so, but only the caller knows that it is below the root: the
- * class program checked (bpf/unit.bpf.h); another's path is wrong. */
-const char *cgroup_watch_birth_path(const struct cgroup_watch *w, uint64_t id);
+ * its birth, if it is one of the last 1024 read, or NULL. The cgroup may be
+ * gone since. The kernel's path is from the root of the whole tree: the
+ * levels above the mount's root are cut off. below_root: the caller knows
+ * that the cgroup is below that root (the class program checked, see
+ * bpf/unit.bpf.h), and the root's own path is learned from it; else a
+ * path is given only once that is known (at once on a host), and only
+ * for a cgroup below it. */
+const char *cgroup_watch_birth_path(struct cgroup_watch *w, uint64_t id, bool below_root);
 
 #endif

@@ -49,13 +49,36 @@ static int fill_one(const struct cgroup_info *c, void *userdata)
 	return 0;
 }
 
+/* A cgroup by the path the kernel gave it at birth (below_root: see
+ * cgroup_watch_birth_path()), which names one already gone too. */
+static const struct cgroup_info *born_cgroup(struct tracer *t, uint64_t id, bool below_root)
+{
+	const char *path = cgroup_watch_birth_path(t->cgroup_watch, id, below_root);
+	const struct cgroup_info *c = NULL;
+	struct cgroup_map *m;
+
+	if (!path)
+		return NULL;
+	cgroup_lock();
+	m = cgroup_live();
+	if (m)
+		c = cgroup_map_add(m, id, path);
+	cgroup_unlock();
+	return c && c->path ? c : NULL;
+}
+
 static void on_new_cgroup(void *userdata, uint64_t id)
 {
 	struct tracer *t = userdata;
-	const struct cgroup_info *c = cgroup_lookup(id);
+	const struct cgroup_info *c = born_cgroup(t, id, false);
 
+	/* The kernel tells before it makes the cgroup visible: by its id, it
+	 * may not be found yet. Its events then come to the daemon marked,
+	 * and units_judge() names it. */
 	if (!c)
-		return;		/* gone already */
+		c = cgroup_lookup_new(id);
+	if (!c)
+		return;
 	for (size_t i = 0; i < t->n_sels; i++)
 		if (t->sels[i]->unit_set)
 			write_verdict(t, t->sels[i], c);
@@ -73,23 +96,13 @@ static const struct sel_state *set_owner(const struct tracer *t, unsigned set)
 	return NULL;
 }
 
-/* A cgroup by id: by the path the kernel gave it at birth (the class
- * program checked that it is below our mount's root), which names one
- * already gone too; else as every record's cgroup is named. */
+/* A cgroup the class program found below our mount's root: by the path
+ * the kernel gave it at birth, else as every record's cgroup is named. */
 static const struct cgroup_info *judged_cgroup(struct tracer *t, uint64_t id)
 {
-	const char *path = t->cgroup_watch ? cgroup_watch_birth_path(t->cgroup_watch, id) : NULL;
-	const struct cgroup_info *c = NULL;
-	struct cgroup_map *m;
+	const struct cgroup_info *c = t->cgroup_watch ? born_cgroup(t, id, true) : NULL;
 
-	if (!path)
-		return cgroup_lookup(id);
-	cgroup_lock();
-	m = cgroup_live();
-	if (m)
-		c = cgroup_map_add(m, id, path);
-	cgroup_unlock();
-	return c && c->path ? c : NULL;
+	return c ? c : cgroup_lookup(id);
 }
 
 /* The consumer's question on a record the class program had no verdict for
