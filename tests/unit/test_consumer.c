@@ -22,6 +22,7 @@ static struct rate_limit rl;		/* none */
 static char *out;
 static size_t out_len;
 static FILE *mem;
+static uint64_t feed_cgroup;		/* the cgroup id feed() puts in the header */
 
 static int to_sink(void *o, const struct out_record *r)
 {
@@ -79,7 +80,7 @@ static void feed(uint32_t slot_id, const void *rec, uint32_t len, uint32_t claim
 	uint8_t *buf = malloc(size ? size : 1);
 	struct trace_rec_hdr h = {
 		.ts_ns = 1500000000, .slot = slot_id, .cpu = 1, .pid = 42, .tid = 42,
-		.len = claimed_len, .flags = flags, .comm = "crafted",
+		.len = claimed_len, .flags = flags, .comm = "crafted", .cgroup_id = feed_cgroup,
 	};
 
 	memcpy(buf, &h, size < sizeof(h) ? size : sizeof(h));
@@ -386,6 +387,62 @@ static void user_frames_by_ns_tgid(void)
 	teardown();
 }
 
+/* Unit=: a record flagged TRACERD_REC_UNIT_ASK (BPF had no verdict on its
+ * cgroup) is judged by the tracer's callback, by its slot's set and its
+ * cgroup: kept, it reaches the output without the flag; else it counts as
+ * judged, rejected and filtered. Without a callback it is rejected. */
+static unsigned judge_calls, seen, seen_flags;
+
+static bool judge(void *userdata, unsigned set, uint64_t cgroup_id)
+{
+	(void)userdata;
+	judge_calls++;
+	return set == 5 && cgroup_id == 7;
+}
+
+static int capture(void *o, const struct out_record *r)
+{
+	(void)o;
+	seen++;
+	seen_flags |= r->hdr->flags;
+	return 0;
+}
+
+static void unit_ask_records_are_judged(void)
+{
+	struct sel_totals tot = { 0 };
+	uint8_t rec[64];
+	size_t n, size;
+
+	setup(false);
+	consumer_set_output(c, capture, NULL, NULL);
+	slot->unit_set = 5;
+	n = exec_record(rec, 10 << 16 | 20, "/bin/true");
+	size = sizeof(struct trace_rec_hdr) + n;
+	feed_cgroup = 7;
+	feed(SLOT, rec, n, n, size, TRACERD_REC_UNIT_ASK);	/* no callback yet */
+	c->unit_judge = judge;
+	for (int i = 0; i < 3; i++)
+		feed(SLOT, rec, n, n, size, TRACERD_REC_UNIT_ASK | TRACERD_REC_TRUNCATED);
+	feed_cgroup = 8;
+	for (int i = 0; i < 2; i++)
+		feed(SLOT, rec, n, n, size, TRACERD_REC_UNIT_ASK);
+	feed(SLOT, rec, n, n, size, 0);		/* BPF's verdict: in */
+	feed_cgroup = 0;
+	trace_slot_add_counts(slot, &tot);
+	EXPECT(judge_calls == 5, "judged %u times, want 5", judge_calls);
+	EXPECT(seen == 4 && tot.delivered == 4, "%u seen, %llu delivered, want 4", seen,
+	       (unsigned long long)tot.delivered);
+	EXPECT(tot.unit_judged == 6 && tot.unit_rejected == 3 && tot.filtered == 3,
+	       "judged %llu rejected %llu filtered %llu, want 6 3 3",
+	       (unsigned long long)tot.unit_judged, (unsigned long long)tot.unit_rejected,
+	       (unsigned long long)tot.filtered);
+	EXPECT(seen_flags == TRACERD_REC_TRUNCATED, "the output saw flags %#x", seen_flags);
+	EXPECT(c->counts.truncated_records == 3, "%llu truncated counted",
+	       (unsigned long long)c->counts.truncated_records);
+	teardown();
+}
+
 /* Batched writes that fail count every line they carried, by errno: the
  * stdout sink into /dev/full, whose writes fail with ENOSPC. */
 static void failed_batches_count_each_line(void)
@@ -431,6 +488,7 @@ int main(void)
 	RUN(the_record_queue_counts_exactly);
 	RUN(user_frames_are_resolved_and_queued);
 	RUN(user_frames_by_ns_tgid);
+	RUN(unit_ask_records_are_judged);
 	for (size_t i = 0; i < fx_n; i++) {
 		render_release(fx_events[i]);
 		tp_event_free(fx_events[i]);
