@@ -288,6 +288,7 @@ void loader_slot_stats(struct loader *l, unsigned id, struct event_stats *sum)
 		sum->stack_cut += v->stack_cut;
 		sum->stack_lost += v->stack_lost;
 		sum->agg_compiled += v->agg_compiled;
+		sum->unit_unjudged += v->unit_unjudged;
 	}
 }
 
