@@ -60,10 +60,10 @@ struct filter_emit_maps {
 /* Whether m->agg is counted in the emitted program itself. */
 bool filter_emit_aggregates(const struct filter_emit_maps *m);
 
-/* Emits d's filter into out[FILTER_EMIT_MAX] (no filter: d->n_insns == 0,
- * only for a histogram the program counts itself); returns the
- * number of instructions, or -EOPNOTSUPP with why (a sentence for the log:
- * what the interpreter runs instead) filled. */
+/* Emits d's program into out[FILTER_EMIT_MAX] (no filter, d->n_insns == 0:
+ * every event kept); returns the number of instructions, or -EOPNOTSUPP
+ * with why (a sentence for the log: why the class program runs instead)
+ * filled. */
 int filter_emit(const struct event_desc *d, const struct filter_emit_maps *m,
 		struct bpf_insn *out, char *why, size_t why_size);
 

@@ -1,9 +1,12 @@
 // SPDX-License-Identifier: GPL-2.0
-/* Which selections' filters run as emitted BPF programs (filter/
- * filter_emit.c), and which the interpreter runs, with the reason: per
- * selection, so that all events of one selection decide alike. Events
- * whose emitted code is the same (a class's events; any that read only
- * common_pid, cpu or comm) share one loaded program. */
+/* Which selections run as emitted BPF programs (filter/filter_emit.c), and
+ * which the shared class program runs (its interpreter for a Filter=), with
+ * the reason: per selection, so that all events of one selection decide
+ * alike. A selection without a Filter= is emitted too: its program keeps
+ * every event, and writes a record of fixed size itself, where the class
+ * program would look up the event's descriptor and copy the record twice.
+ * Events whose emitted code is the same (a class's events; any that read
+ * only common_pid, cpu or comm) share one loaded program. */
 #include "aggregate/hist.h"
 #include "clock.h"
 #include "knobs.h"
@@ -55,8 +58,8 @@ static int emit_one(struct sel_emit *se, size_t i, const struct event_desc *d,
 	return 0;
 }
 
-/* No Filter=: emitted only for a histogram every event counts in the
- * emitted program (filter_emit_aggregates()). */
+/* Whether every event's histogram is counted in the emitted program
+ * (filter_emit_aggregates()), not only handed to the accept program. */
 static bool all_aggregate_here(struct filter_emit_maps *m, struct hist **hists, size_t n)
 {
 	for (size_t i = 0; i < n; i++) {
@@ -75,21 +78,13 @@ int sel_emit_build(struct sel_emit *se, const struct selection *s, const struct 
 	bool filter = s->filter && *s->filter;
 	int r = 0;
 
-	*se = (struct sel_emit){ .n = n };
-	if (!filter && !s->aggregate)
-		return 0;
+	*se = (struct sel_emit){ .n = n, .filter = filter };
 	if (forced_interpreted(s->name)) {
 		snprintf(se->why, sizeof(se->why), "TRACERD_TEST_INTERPRET names it");
 		return 0;
 	}
 	m->unit = s->n_units > 0;
 	se->aggregates = s->aggregate && all_aggregate_here(m, hists, n);
-	if (!filter && !se->aggregates) {
-		snprintf(se->why, sizeof(se->why), "%s", m->unit ? "Unit= is checked there" :
-			 "a key or a sum is not read at a constant place in the record (a common "
-			 "field's bytes, or an unaligned __data_loc word), or a sum is not a number");
-		return 0;
-	}
 	buf = calloc(FILTER_EMIT_MAX, sizeof(*buf));
 	se->code = calloc(n ? n : 1, sizeof(*se->code));
 	se->n_code = calloc(n ? n : 1, sizeof(*se->n_code));
@@ -97,8 +92,7 @@ int sel_emit_build(struct sel_emit *se, const struct selection *s, const struct 
 		return -ENOMEM;
 	for (size_t i = 0; i < n && r >= 0; i++) {
 		m->agg = hists[i] ? &hists[i]->desc : NULL;
-		if (descs[i].n_insns || filter_emit_aggregates(m))
-			r = emit_one(se, i, &descs[i], m, buf);
+		r = emit_one(se, i, &descs[i], m, buf);
 	}
 	if (r == -EOPNOTSUPP) {
 		sel_emit_free(se);
@@ -112,7 +106,7 @@ int sel_emit_build(struct sel_emit *se, const struct selection *s, const struct 
 
 static bool same_code(const struct sel_emit *se, size_t a, size_t b)
 {
-	return se->code[a] && se->code[b] && se->n_code[a] == se->n_code[b] &&
+	return se->n_code[a] == se->n_code[b] &&
 	       !memcmp(se->code[a], se->code[b], se->n_code[a] * sizeof(struct bpf_insn));
 }
 
@@ -151,8 +145,6 @@ int sel_emit_load(struct loader *l, struct sel_emit *se, const struct selection 
 		size_t j = first_same(se, i);
 
 		se->fd[i] = -1;
-		if (!se->code[i])
-			continue;
 		if (j < i) {
 			se->fd[i] = se->fd[j];
 			continue;
@@ -178,16 +170,21 @@ int sel_emit_load(struct loader *l, struct sel_emit *se, const struct selection 
 	return 0;
 }
 
+/* What is compiled: the filter, the histogram, or (neither) the events. */
+static const char *emit_what(const struct sel_emit *se)
+{
+	if (se->filter)
+		return se->compiled && se->aggregates ? "Filter= and Aggregate=" : "Filter=";
+	return se->compiled && se->aggregates ? "Aggregate=" : "Events= (no Filter=)";
+}
+
 void sel_emit_log(const struct sel_emit *se, const struct selection *s)
 {
-	const char *what = !(s->filter && *s->filter) ? "Aggregate=" :
-			   se->compiled && se->aggregates ? "Filter= and Aggregate=" : "Filter=";
+	const char *what = emit_what(se);
 	size_t n_progs = 0;
 
-	if (!(s->filter && *s->filter) && !s->aggregate)
-		return;
 	for (size_t i = 0; se->compiled && i < se->n; i++)
-		n_progs += se->code[i] && first_same(se, i) == i;
+		n_progs += first_same(se, i) == i;
 	if (se->compiled && se->n_loaded)	/* at start or reload: loaded */
 		log_info("selection %s: %s compiled to BPF: %zu program(s) for %zu events, "
 			 "loaded in %.1f ms", s->name, what, n_progs, se->n, se->load_usec / 1000.0);
@@ -196,5 +193,5 @@ void sel_emit_log(const struct sel_emit *se, const struct selection *s)
 			 s->name, what, n_progs, se->n);
 	else
 		log_info("selection %s: %s runs in the %s: %s", s->name, what,
-			 s->filter && *s->filter ? "interpreter" : "class program", se->why);
+			 se->filter ? "interpreter" : "class program", se->why);
 }
