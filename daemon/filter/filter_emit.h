@@ -57,6 +57,10 @@ struct filter_emit_maps {
 				    .agg_descs_fd = -1, .agg_keys_fd = { -1, -1, -1 },	\
 				    .agg_stacks_fd = -1 })
 
+/* Why a record the emitted program keeps goes to the accept half, which
+ * writes it (a phrase for the log); NULL: the program writes it itself. */
+const char *filter_emit_hands_on(const struct event_desc *d, const struct filter_emit_maps *m);
+
 /* Whether m->agg is counted in the emitted program itself. */
 bool filter_emit_aggregates(const struct filter_emit_maps *m);
 

@@ -50,14 +50,28 @@ void emit_reject(struct emitter *e, int pass)
 	jump(&e->a, pass);
 }
 
+const char *filter_emit_hands_on(const struct event_desc *d, const struct filter_emit_maps *m)
+{
+	if (m->unit)
+		return "Unit= is checked in the accept half";
+	if (d->agg || m->agg)
+		return "Aggregate= is counted in the accept half";
+	if (d->n_dyn)
+		return "the record has a field of variable size (__data_loc)";
+	if (d->ustr_off[0])
+		return "the record has a syscall's user strings (SyscallStrings=)";
+	if (d->stack)
+		return "StackTrace= is taken in the accept half";
+	if (d->fixed_size <= 8 || d->fixed_size > TRACERD_MAX_RECORD)
+		return "the record has no field, or is larger than the largest";
+	return NULL;
+}
+
 /* Whether this program writes what it keeps: a record whose size the
  * layout fixes, and nothing for the accept half to add or check. */
 static bool writes_here(const struct emitter *e)
 {
-	const struct event_desc *d = e->d;
-
-	return e->m->rb_fd >= 0 && !e->m->unit && !d->agg && !e->m->agg && !d->n_dyn && !d->ustr_off[0] &&
-	       !d->stack && d->fixed_size > 8 && d->fixed_size <= TRACERD_MAX_RECORD;
+	return e->m->rb_fd >= 0 && !filter_emit_hands_on(e->d, e->m);
 }
 
 #define HDR(field) ((int16_t)offsetof(struct trace_rec_hdr, field))

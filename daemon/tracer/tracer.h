@@ -158,6 +158,7 @@ struct sel_emit {
 	bool filter;			/* the selection has a Filter= */
 	bool compiled;			/* false: the class program runs it (why) */
 	bool aggregates;		/* Aggregate= counted in the emitted programs */
+	size_t n_shared;		/* compiled, but these events in the class program (why) */
 	size_t n_loaded;		/* distinct programs sel_emit_load() loaded */
 	uint64_t load_usec;		/* ... in this long */
 	char why[400];

@@ -70,6 +70,19 @@ static bool all_aggregate_here(struct filter_emit_maps *m, struct hist **hists, 
 	return true;
 }
 
+/* Without a Filter=, an event whose program would only hand every record
+ * to the accept half stays with the class program, which does the same in
+ * one program, without a second head and the tail call (4% more inside
+ * the program on sched_process_wait, bench/results/2026-12-06-emit.txt);
+ * NULL: emitted. */
+static const char *stays_shared(const struct sel_emit *se, const struct event_desc *d,
+				const struct filter_emit_maps *m)
+{
+	if (se->filter || filter_emit_aggregates(m))
+		return NULL;
+	return filter_emit_hands_on(d, m);
+}
+
 int sel_emit_build(struct sel_emit *se, const struct selection *s, const struct event_desc *descs,
 		   struct hist **hists, size_t n, const struct filter_emit_maps *maps)
 {
@@ -91,10 +104,17 @@ int sel_emit_build(struct sel_emit *se, const struct selection *s, const struct 
 	if (!buf || !se->code || !se->n_code)
 		return -ENOMEM;
 	for (size_t i = 0; i < n && r >= 0; i++) {
+		const char *why;
+
 		m->agg = hists[i] ? &hists[i]->desc : NULL;
-		r = emit_one(se, i, &descs[i], m, buf);
+		why = stays_shared(se, &descs[i], m);
+		if (!why)
+			r = emit_one(se, i, &descs[i], m, buf);
+		else if (!se->n_shared++)
+			snprintf(se->why, sizeof(se->why), "%s: an emitted program would only hand "
+				 "every record on to the class program's accept half", why);
 	}
-	if (r == -EOPNOTSUPP) {
+	if (r == -EOPNOTSUPP || (r >= 0 && se->n_shared == n)) {
 		sel_emit_free(se);
 		return 0;
 	}
@@ -106,7 +126,7 @@ int sel_emit_build(struct sel_emit *se, const struct selection *s, const struct 
 
 static bool same_code(const struct sel_emit *se, size_t a, size_t b)
 {
-	return se->n_code[a] == se->n_code[b] &&
+	return se->code[a] && se->code[b] && se->n_code[a] == se->n_code[b] &&
 	       !memcmp(se->code[a], se->code[b], se->n_code[a] * sizeof(struct bpf_insn));
 }
 
@@ -145,6 +165,8 @@ int sel_emit_load(struct loader *l, struct sel_emit *se, const struct selection 
 		size_t j = first_same(se, i);
 
 		se->fd[i] = -1;
+		if (!se->code[i])	/* the class program's */
+			continue;
 		if (j < i) {
 			se->fd[i] = se->fd[j];
 			continue;
@@ -184,8 +206,12 @@ void sel_emit_log(const struct sel_emit *se, const struct selection *s)
 	size_t n_progs = 0;
 
 	for (size_t i = 0; se->compiled && i < se->n; i++)
-		n_progs += first_same(se, i) == i;
-	if (se->compiled && se->n_loaded)	/* at start or reload: loaded */
+		n_progs += se->code[i] && first_same(se, i) == i;
+	if (se->compiled && se->n_shared)
+		log_info("selection %s: %s compiled to BPF: %zu program(s) for %zu of %zu events; "
+			 "the class program runs the others: %s", s->name, what, n_progs,
+			 se->n - se->n_shared, se->n, se->why);
+	else if (se->compiled && se->n_loaded)	/* at start or reload: loaded */
 		log_info("selection %s: %s compiled to BPF: %zu program(s) for %zu events, "
 			 "loaded in %.1f ms", s->name, what, n_progs, se->n, se->load_usec / 1000.0);
 	else if (se->compiled)
