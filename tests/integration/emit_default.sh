@@ -1,7 +1,7 @@
 #!/usr/bin/env bash
 # Fast by default (issue 30): a selection without a Filter= runs an emitted
-# program too, attached in the shared class program's place (records of
-# fixed size written by it, the others handed to the accept half), and its
+# program too, attached in the shared class program's place, which writes
+# its records itself (of fixed size, or with __data_loc strings), and its
 # records are the kernel's: the text after "event: " of every record of the
 # workload, in order, against a tracefs instance's. The shared class program
 # is the fallback only, and tracerd says why, at start and in
@@ -24,8 +24,10 @@ Name=dyn
 Events=sched:sched_process_wait
 CONF
 cp "$TMP/c.conf" "$TMP/check.conf"
-# A glob the emitter does not split (a `?`): the interpreter's.
+# A glob the emitter does not split (a `?`): the interpreter's. Unit=
+# without a filter: the class program's, which checks it.
 printf '[Selection]\nName=glob\nEvents=sched:sched_process_wait\nFilter=comm ~ "b?sh"\n' >>"$TMP/check.conf"
+printf '[Selection]\nName=unit\nEvents=filelock:fcntl_setlk\nUnit=tracerd-emit-nothing.service\n' >>"$TMP/check.conf"
 
 "$TRACERD" --check-config "$TMP/check.conf" >"$TMP/check" 2>&1
 check "--check-config accepts the config" grep -q ": OK" "$TMP/check"
@@ -35,6 +37,8 @@ check "--check-config: no Filter=, a __data_loc string: emitted" \
 	grep -q "selection dyn: Events= (no Filter=) compiled to BPF: 1 program(s) for 1 events" "$TMP/check"
 check "--check-config: a filter the emitter refuses says why it is interpreted" \
 	grep -Eq "selection glob: Filter= runs in the interpreter: .{10,}" "$TMP/check"
+check "--check-config: Unit= without a filter says why the class program runs it" \
+	grep -q "selection unit: Events= (no Filter=) runs in the class program: Unit= is checked in the accept half" "$TMP/check"
 TRACERD_TEST_INTERPRET=fixed "$TRACERD" --check-config "$TMP/check.conf" >"$TMP/check-i" 2>&1
 check "--check-config: the shared class program's reason for a selection without a Filter=" \
 	grep -q "selection fixed: Events= (no Filter=) runs in the class program: TRACERD_TEST_INTERPRET names it" \
