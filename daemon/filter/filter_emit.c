@@ -48,9 +48,10 @@
  *     the hit counted in stats[cookie]). Rejected, it counts the slot's
  *     `filtered`; kept, it tail-calls the class program's accept half at a
  *     constant key (a direct jump once JITed), which copies and writes (or
- *     aggregates) as the class program would have; a record of fixed size
- *     it writes itself (filter_emit_frame.c). Without a filter the program
- *     is the head and the keep: every event kept.
+ *     aggregates) as the class program would have; a record of fixed size,
+ *     or with __data_loc strings, it writes itself (filter_emit_frame.c).
+ *     Without a filter the program is the head and the keep: every event
+ *     kept.
  *
  * The emitted code depends on the layout only (offsets, sizes) and on the
  * filter's values, so the events of one class with one Filter= emit the

@@ -3,8 +3,9 @@
  * which the shared class program runs (its interpreter for a Filter=), with
  * the reason: per selection, so that all events of one selection decide
  * alike. A selection without a Filter= is emitted too: its program keeps
- * every event, and writes a record of fixed size itself, where the class
- * program would look up the event's descriptor and copy the record twice.
+ * every event and writes the record itself (of fixed size, or with
+ * __data_loc strings), where the class program would look up the event's
+ * descriptor and copy the record twice.
  * Events whose emitted code is the same (a class's events; any that read
  * only common_pid, cpu or comm) share one loaded program. */
 #include "aggregate/hist.h"
@@ -203,21 +204,23 @@ static const char *emit_what(const struct sel_emit *se)
 void sel_emit_log(const struct sel_emit *se, const struct selection *s)
 {
 	const char *what = emit_what(se);
+	char events[48], loaded[48] = "";
 	size_t n_progs = 0;
 
-	for (size_t i = 0; se->compiled && i < se->n; i++)
-		n_progs += se->code[i] && first_same(se, i) == i;
-	if (se->compiled && se->n_shared)
-		log_info("selection %s: %s compiled to BPF: %zu program(s) for %zu of %zu events; "
-			 "the class program runs the others: %s", s->name, what, n_progs,
-			 se->n - se->n_shared, se->n, se->why);
-	else if (se->compiled && se->n_loaded)	/* at start or reload: loaded */
-		log_info("selection %s: %s compiled to BPF: %zu program(s) for %zu events, "
-			 "loaded in %.1f ms", s->name, what, n_progs, se->n, se->load_usec / 1000.0);
-	else if (se->compiled)
-		log_info("selection %s: %s compiled to BPF: %zu program(s) for %zu events",
-			 s->name, what, n_progs, se->n);
-	else
+	if (!se->compiled) {
 		log_info("selection %s: %s runs in the %s: %s", s->name, what,
 			 se->filter ? "interpreter" : "class program", se->why);
+		return;
+	}
+	for (size_t i = 0; i < se->n; i++)
+		n_progs += se->code[i] && first_same(se, i) == i;
+	if (se->n_shared)
+		snprintf(events, sizeof(events), "%zu of %zu", se->n - se->n_shared, se->n);
+	else
+		snprintf(events, sizeof(events), "%zu", se->n);
+	if (se->n_loaded)	/* at start or reload: loaded */
+		snprintf(loaded, sizeof(loaded), ", loaded in %.1f ms", se->load_usec / 1000.0);
+	log_info("selection %s: %s compiled to BPF: %zu program(s) for %s events%s%s%s", s->name,
+		 what, n_progs, events, loaded, se->n_shared ? "; the class program runs the others: " : "",
+		 se->n_shared ? se->why : "");
 }
