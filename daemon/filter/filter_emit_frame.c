@@ -68,7 +68,7 @@ const char *filter_emit_hands_on(const struct event_desc *d, const struct filter
 	if (d->agg || m->agg)
 		return "Aggregate= is counted in the accept half";
 	if (d->n_dyn && !dyn_words_here(d))
-		return "the record has a __data_loc word not aligned to 4 bytes";
+		return "the record has a __data_loc word the program cannot read (unaligned)";
 	if (d->ustr_off[0])
 		return "the record has a syscall's user strings (SyscallStrings=)";
 	if (d->stack)
@@ -78,8 +78,8 @@ const char *filter_emit_hands_on(const struct event_desc *d, const struct filter
 	return NULL;
 }
 
-/* Whether this program writes what it keeps: a record whose size the
- * layout fixes, and nothing for the accept half to add or check. */
+/* Whether this program writes what it keeps: a record of fixed size or
+ * with __data_loc strings, and nothing for the accept half to add or check. */
 static bool writes_here(const struct emitter *e)
 {
 	return e->m->rb_fd >= 0 && (!e->d->n_dyn || e->m->rec_fd >= 0) &&
