@@ -56,6 +56,22 @@ struct {
 	__type(value, __u64);
 } lost_total SEC(".maps");
 
+/* Where an emitted program (daemon/filter/filter_emit_frame.c) builds a
+ * record with __data_loc strings, as in the ring: its size is known only
+ * once it runs, and bpf_ringbuf_reserve() takes a constant. Twice the
+ * largest record, as scratch below. */
+struct emit_rec {
+	struct trace_rec_hdr hdr;
+	__u8 data[2 * TRACERD_MAX_RECORD];
+};
+
+struct {
+	__uint(type, BPF_MAP_TYPE_PERCPU_ARRAY);
+	__uint(max_entries, 1);
+	__type(key, __u32);
+	__type(value, struct emit_rec);
+} emit_rec SEC(".maps");
+
 /* Twice the largest record so that the verifier can bound offset + length. */
 struct scratch {
 	struct filter_scratch filter;

@@ -18,6 +18,7 @@ void loader_filter_maps(struct loader *l, struct filter_emit_maps *m)
 		.self_tgid = l->skel->rodata->self_tgid,
 		.rb_fd = bpf_map__fd(l->skel->maps.rb),
 		.lost_total_fd = bpf_map__fd(l->skel->maps.lost_total),
+		.rec_fd = bpf_map__fd(l->skel->maps.emit_rec),
 		.wakeup_bytes = l->skel->rodata->wakeup_bytes,
 		.agg_descs_fd = bpf_map__fd(l->skel->maps.agg_descs),
 		.agg_keys_fd = {

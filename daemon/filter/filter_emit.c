@@ -48,7 +48,10 @@
  *     the hit counted in stats[cookie]). Rejected, it counts the slot's
  *     `filtered`; kept, it tail-calls the class program's accept half at a
  *     constant key (a direct jump once JITed), which copies and writes (or
- *     aggregates) as the class program would have.
+ *     aggregates) as the class program would have; a record of fixed size,
+ *     or with __data_loc strings, it writes itself (filter_emit_frame.c).
+ *     Without a filter the program is the head and the keep: every event
+ *     kept.
  *
  * The emitted code depends on the layout only (offsets, sizes) and on the
  * filter's values, so the events of one class with one Filter= emit the
@@ -341,33 +344,35 @@ int filter_emit(const struct event_desc *d, const struct filter_emit_maps *m,
 
 	e = (struct emitter){ .d = d, .m = m,
 			      .a = { .out = out, .why = why, .why_size = why_size } };
-	if (d->n_insns > TRACERD_FILTER_INSNS || (!d->n_insns && !filter_emit_aggregates(m)))
-		return asm_fail(&e.a, "no filter");
-	/* No filter: a histogram this program counts, for every event. */
-	root = d->n_insns ? build_tree(&e) : node_new(&e, EN_TRUE, 0, -1, -1);
-	if (root < 0)
-		return root;
+	if (d->n_insns > TRACERD_FILTER_INSNS)
+		return asm_fail(&e.a, "malformed filter code");
 	accept = label_new(&e.a);
 	reject = label_new(&e.a);
 	pass = label_new(&e.a);
 	if (!m->verdict)
 		emit_head(&e, pass);
-	prologue(&e);
-	emit_node(&e, root, accept, reject);
-	if (m->verdict) {
+	/* No filter: every event kept, nothing decided, no reject path (the
+	 * verifier refuses code that no jump reaches). */
+	if (d->n_insns) {
+		root = build_tree(&e);
+		if (root < 0)
+			return root;
+		prologue(&e);
+		emit_node(&e, root, accept, reject);
 		label_place(&e.a, reject);
-		mov_imm(&e.a, R0, 0);
-		put(&e.a, insn(BPF_JMP | BPF_EXIT, 0, 0, 0, 0), -1);
-		label_place(&e.a, accept);
-		ret1(&e.a);
-	} else {
-		label_place(&e.a, reject);
-		emit_reject(&e, pass);
-		label_place(&e.a, accept);
+		if (m->verdict) {
+			mov_imm(&e.a, R0, 0);
+			put(&e.a, insn(BPF_JMP | BPF_EXIT, 0, 0, 0, 0), -1);
+		} else {
+			emit_reject(&e, pass);
+		}
+	}
+	label_place(&e.a, accept);
+	if (!m->verdict) {
 		emit_keep(&e, pass);
 		label_place(&e.a, pass);
-		ret1(&e.a);
 	}
+	ret1(&e.a);
 	if (!e.a.err)
 		resolve_jumps(&e.a);
 	return e.a.err ? e.a.err : e.a.n;

@@ -31,6 +31,9 @@ struct filter_emit_maps {
 	 * the ring (-1: always the accept program), lost_total, WakeupBytes. */
 	int rb_fd;
 	int lost_total_fd;
+	/* A record with __data_loc strings is built here before it is
+	 * written (emit_rec; -1: the accept program writes it). */
+	int rec_fd;
 	uint64_t wakeup_bytes;
 	/* task_struct's comm in the running kernel's BTF, for the record's
 	 * header (tp_classes_task_comm()); 0: bpf_get_current_comm(). */
@@ -53,17 +56,21 @@ struct filter_emit_maps {
 /* No map: the code is built to be checked or compared, not loaded. */
 #define FILTER_EMIT_NO_MAPS								\
 	((struct filter_emit_maps){ .stats_fd = -1, .accept_fd = -1, .bss_fd = -1,	\
-				    .rb_fd = -1, .lost_total_fd = -1,			\
+				    .rb_fd = -1, .lost_total_fd = -1, .rec_fd = -1,	\
 				    .agg_descs_fd = -1, .agg_keys_fd = { -1, -1, -1 },	\
 				    .agg_stacks_fd = -1 })
+
+/* Why a record the emitted program keeps goes to the accept half, which
+ * writes it (a phrase for the log); NULL: the program writes it itself. */
+const char *filter_emit_hands_on(const struct event_desc *d, const struct filter_emit_maps *m);
 
 /* Whether m->agg is counted in the emitted program itself. */
 bool filter_emit_aggregates(const struct filter_emit_maps *m);
 
-/* Emits d's filter into out[FILTER_EMIT_MAX] (no filter: d->n_insns == 0,
- * only for a histogram the program counts itself); returns the
- * number of instructions, or -EOPNOTSUPP with why (a sentence for the log:
- * what the interpreter runs instead) filled. */
+/* Emits d's program into out[FILTER_EMIT_MAX] (no filter, d->n_insns == 0:
+ * every event kept); returns the number of instructions, or -EOPNOTSUPP
+ * with why (a sentence for the log: why the class program runs instead)
+ * filled. */
 int filter_emit(const struct event_desc *d, const struct filter_emit_maps *m,
 		struct bpf_insn *out, char *why, size_t why_size);
 

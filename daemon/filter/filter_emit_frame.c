@@ -4,9 +4,10 @@
  * count of a rejected event, and what becomes of a kept one. A record of
  * fixed size is written to the ring buffer here, reserved at its size (a
  * constant in this program, which the shared program cannot have) and
- * copied once, straight from the tracepoint into the ring; anything more
- * (aggregation, a dynamic payload, user strings, stacks, Unit=) goes to the
- * class program's accept half. */
+ * copied once, straight from the tracepoint into the ring; one with
+ * __data_loc strings is built in emit_rec and written from there; anything
+ * more (aggregation, user strings, stacks, Unit=) goes to the class
+ * program's accept half. */
 #include <stddef.h>
 #include "filter_emit_priv.h"
 
@@ -50,14 +51,39 @@ void emit_reject(struct emitter *e, int pass)
 	jump(&e->a, pass);
 }
 
-/* Whether this program writes what it keeps: a record whose size the
- * layout fixes, and nothing for the accept half to add or check. */
+/* The __data_loc words, which the program reads from ctx: aligned, after
+ * the common fields, within the fixed part. */
+static bool dyn_words_here(const struct event_desc *d)
+{
+	for (uint32_t i = 0; i < d->n_dyn && i < TRACERD_MAX_DYN; i++)
+		if (d->dyn_off[i] < 8 || d->dyn_off[i] % 4 || d->dyn_off[i] + 4u > d->fixed_size)
+			return false;
+	return true;
+}
+
+const char *filter_emit_hands_on(const struct event_desc *d, const struct filter_emit_maps *m)
+{
+	if (m->unit)
+		return "Unit= is checked in the accept half";
+	if (d->agg || m->agg)
+		return "Aggregate= is counted in the accept half";
+	if (d->n_dyn && !dyn_words_here(d))
+		return "the record has a __data_loc word the program cannot read (unaligned)";
+	if (d->ustr_off[0])
+		return "the record has a syscall's user strings (SyscallStrings=)";
+	if (d->stack)
+		return "StackTrace= is taken in the accept half";
+	if (d->fixed_size <= 8 || d->fixed_size > TRACERD_MAX_RECORD)
+		return "the record has no field, or is larger than the largest";
+	return NULL;
+}
+
+/* Whether this program writes what it keeps: a record of fixed size or
+ * with __data_loc strings, and nothing for the accept half to add or check. */
 static bool writes_here(const struct emitter *e)
 {
-	const struct event_desc *d = e->d;
-
-	return e->m->rb_fd >= 0 && !e->m->unit && !d->agg && !e->m->agg && !d->n_dyn && !d->ustr_off[0] &&
-	       !d->stack && d->fixed_size > 8 && d->fixed_size <= TRACERD_MAX_RECORD;
+	return e->m->rb_fd >= 0 && (!e->d->n_dyn || e->m->rec_fd >= 0) &&
+	       !filter_emit_hands_on(e->d, e->m);
 }
 
 #define HDR(field) ((int16_t)offsetof(struct trace_rec_hdr, field))
@@ -197,6 +223,91 @@ static void write_here(struct emitter *e, int pass)
 	mov_reg(&e->a, R1, R_REC);
 	call(&e->a, BPF_FUNC_ringbuf_submit);
 	jump(&e->a, pass);
+	label_place(&e->a, lost);
+	write_lost(e, pass);
+}
+
+/* r0 = where the record ends: after its fixed part or its furthest
+ * __data_loc string (record_end()), at most TRACERD_MAX_RECORD; r3 = its
+ * flags (TRACERD_REC_TRUNCATED past that, counted). */
+static void dyn_end(struct emitter *e)
+{
+	const struct event_desc *d = e->d;
+	int fits = label_new(&e->a);
+
+	mov_imm(&e->a, R0, d->fixed_size);
+	mov_imm(&e->a, R3, 0);
+	for (uint32_t i = 0; i < d->n_dyn && i < TRACERD_MAX_DYN; i++) {
+		int next = label_new(&e->a);
+
+		ldx(&e->a, BPF_W, R1, R_CTX, d->dyn_off[i]);
+		mov_reg(&e->a, R2, R1);
+		alu_imm(&e->a, BPF_RSH, R2, 16);		/* the length */
+		alu_imm(&e->a, BPF_AND, R1, 0xffff);	/* the offset */
+		if (d->dyn_rel & (1u << i))		/* __rel_loc: from after the word */
+			alu_imm(&e->a, BPF_ADD, R1, d->dyn_off[i] + 4);
+		alu_reg(&e->a, BPF_ADD, R1, R2);
+		jmp_reg(&e->a, BPF_JLE, R1, R0, next);
+		mov_reg(&e->a, R0, R1);
+		label_place(&e->a, next);
+	}
+	jmp_imm(&e->a, BPF_JLE, R0, TRACERD_MAX_RECORD, fits);
+	mov_imm(&e->a, R0, TRACERD_MAX_RECORD);
+	mov_imm(&e->a, R3, TRACERD_REC_TRUNCATED);
+	count(e, offsetof(struct event_stats, truncated));
+	label_place(&e->a, fits);
+}
+
+/* class_accept() for a record with __data_loc strings: its size is known
+ * only here, and bpf_ringbuf_reserve() takes a constant, so the record is
+ * built in this CPU's emit_rec and written with bpf_ringbuf_output(), as the
+ * class program does: the fixed part from ctx, the strings after it with
+ * bpf_probe_read_kernel(). */
+static void write_dyn(struct emitter *e, int pass)
+{
+	unsigned fixed = e->d->fixed_size;
+	int lost = label_new(&e->a), copied = label_new(&e->a), submit = label_new(&e->a);
+
+	put(&e->a, insn(BPF_ST | BPF_MEM | BPF_W, R_FP, 0, FP_AVAIL, 0), -1);	/* key 0 */
+	ld_imm64(&e->a, R1, BPF_PSEUDO_MAP_FD, (uint32_t)e->m->rec_fd);
+	mov_reg(&e->a, R2, R_FP);
+	alu_imm(&e->a, BPF_ADD, R2, FP_AVAIL);
+	call(&e->a, BPF_FUNC_map_lookup_elem);
+	jmp_imm(&e->a, BPF_JEQ, R0, 0, lost);
+	mov_reg(&e->a, R_REC, R0);
+	write_record(e);
+	write_header(e);
+	dyn_end(e);
+	store_reg(e, BPF_W, HDR(len), R0);
+	store_reg(e, BPF_W, HDR(flags), R3);
+	jmp_imm(&e->a, BPF_JLE, R0, fixed, copied);
+	mov_reg(&e->a, R2, R0);
+	alu_imm(&e->a, BPF_SUB, R2, fixed);
+	mov_reg(&e->a, R1, R_REC);
+	alu_imm(&e->a, BPF_ADD, R1, REC + fixed);
+	mov_reg(&e->a, R3, R_CTX);
+	alu_imm(&e->a, BPF_ADD, R3, fixed);
+	call(&e->a, BPF_FUNC_probe_read_kernel);
+	label_place(&e->a, copied);
+	ld_imm64(&e->a, R1, BPF_PSEUDO_MAP_FD, (uint32_t)e->m->rb_fd);
+	mov_imm(&e->a, R2, BPF_RB_AVAIL_DATA);
+	call(&e->a, BPF_FUNC_ringbuf_query);
+	put(&e->a, insn(BPF_STX | BPF_MEM | BPF_DW, R_FP, R0, FP_AVAIL, 0), -1);
+	ldx(&e->a, BPF_W, R3, R_REC, HDR(len));
+	jmp_imm(&e->a, BPF_JGT, R3, TRACERD_MAX_RECORD, lost);	/* for the verifier */
+	alu_imm(&e->a, BPF_ADD, R3, REC);
+	mov_imm(&e->a, R4, BPF_RB_NO_WAKEUP);
+	ld_imm64(&e->a, R5, 0, e->m->wakeup_bytes);
+	ldx(&e->a, BPF_DW, R1, R_FP, FP_AVAIL);
+	jmp_reg(&e->a, BPF_JGE, R1, R5, submit);
+	alu_reg(&e->a, BPF_ADD, R1, R3);
+	jmp_reg(&e->a, BPF_JLT, R1, R5, submit);
+	mov_imm(&e->a, R4, BPF_RB_FORCE_WAKEUP);
+	label_place(&e->a, submit);
+	ld_imm64(&e->a, R1, BPF_PSEUDO_MAP_FD, (uint32_t)e->m->rb_fd);
+	mov_reg(&e->a, R2, R_REC);
+	call(&e->a, BPF_FUNC_ringbuf_output);
+	jmp_imm(&e->a, BPF_JEQ, R0, 0, pass);
 	label_place(&e->a, lost);
 	write_lost(e, pass);
 }
@@ -518,7 +629,10 @@ static void aggregate_here(struct emitter *e, int pass, int slow)
 void emit_keep(struct emitter *e, int pass)
 {
 	if (writes_here(e)) {
-		write_here(e, pass);
+		if (e->d->n_dyn)
+			write_dyn(e, pass);
+		else
+			write_here(e, pass);
 		return;
 	}
 	if (filter_emit_aggregates(e->m)) {

@@ -157,20 +157,23 @@ void hist_out_last(struct tracer *t, const struct sel_state *st, struct trace_sl
 		   const char *why);
 void hist_out_stop(struct tracer *t);
 
-/* tracer_emit.c: a selection's filter as emitted BPF programs, or the
- * reason it runs in the interpreter. */
+/* tracer_emit.c: a selection as emitted BPF programs (with its filter, or
+ * none), or the reason the class program runs it (and its interpreter the
+ * filter). */
 struct sel_emit {
 	size_t n;			/* events */
-	struct bpf_insn **code;		/* per event; NULL: no filter */
+	struct bpf_insn **code;		/* per event, when compiled */
 	size_t *n_code;
 	int *fd;			/* per event, after sel_emit_load(); -1: none */
-	bool compiled;			/* false: the interpreter runs it (why) */
+	bool filter;			/* the selection has a Filter= */
+	bool compiled;			/* false: the class program runs it (why) */
 	bool aggregates;		/* Aggregate= counted in the emitted programs */
+	size_t n_shared;		/* compiled, but these events in the class program (why) */
 	size_t n_loaded;		/* distinct programs sel_emit_load() loaded */
 	uint64_t load_usec;		/* ... in this long */
 	char why[400];
 };
-/* Emits every event's filter with m's maps (fds -1 to check only). */
+/* Emits every event's program with m's maps (fds -1 to check only). */
 int sel_emit_build(struct sel_emit *se, const struct selection *s, const struct event_desc *descs,
 		   struct hist **hists, size_t n, const struct filter_emit_maps *m);
 /* Loads each distinct program once; *progs, the fds, to close with
@@ -178,7 +181,7 @@ int sel_emit_build(struct sel_emit *se, const struct selection *s, const struct 
  * the selection to the interpreter: never an error. */
 int sel_emit_load(struct loader *l, struct sel_emit *se, const struct selection *s,
 		  int **progs, size_t *n_progs);
-/* Says at start, reload and --check-config how the filter runs. */
+/* Says at start, reload and --check-config how the selection runs. */
 void sel_emit_log(const struct sel_emit *se, const struct selection *s);
 void sel_emit_free(struct sel_emit *se);
 

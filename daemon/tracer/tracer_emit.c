@@ -1,9 +1,13 @@
 // SPDX-License-Identifier: GPL-2.0
-/* Which selections' filters run as emitted BPF programs (filter/
- * filter_emit.c), and which the interpreter runs, with the reason: per
- * selection, so that all events of one selection decide alike. Events
- * whose emitted code is the same (a class's events; any that read only
- * common_pid, cpu or comm) share one loaded program. */
+/* Which selections run as emitted BPF programs (filter/filter_emit.c), and
+ * which the shared class program runs (its interpreter for a Filter=), with
+ * the reason: per selection, so that all events of one selection decide
+ * alike. A selection without a Filter= is emitted too: its program keeps
+ * every event and writes the record itself (of fixed size, or with
+ * __data_loc strings), where the class program would look up the event's
+ * descriptor and copy the record twice.
+ * Events whose emitted code is the same (a class's events; any that read
+ * only common_pid, cpu or comm) share one loaded program. */
 #include "aggregate/hist.h"
 #include "clock.h"
 #include "knobs.h"
@@ -55,8 +59,8 @@ static int emit_one(struct sel_emit *se, size_t i, const struct event_desc *d,
 	return 0;
 }
 
-/* No Filter=: emitted only for a histogram every event counts in the
- * emitted program (filter_emit_aggregates()). */
+/* Whether every event's histogram is counted in the emitted program
+ * (filter_emit_aggregates()), not only handed to the accept program. */
 static bool all_aggregate_here(struct filter_emit_maps *m, struct hist **hists, size_t n)
 {
 	for (size_t i = 0; i < n; i++) {
@@ -67,6 +71,19 @@ static bool all_aggregate_here(struct filter_emit_maps *m, struct hist **hists, 
 	return true;
 }
 
+/* Without a Filter=, an event whose program would only hand every record
+ * to the accept half stays with the class program, which does the same in
+ * one program, without a second head and the tail call (4% more inside
+ * the program on sched_process_wait, bench/results/2026-12-06-emit.txt);
+ * NULL: emitted. */
+static const char *stays_shared(const struct sel_emit *se, const struct event_desc *d,
+				const struct filter_emit_maps *m)
+{
+	if (se->filter || filter_emit_aggregates(m))
+		return NULL;
+	return filter_emit_hands_on(d, m);
+}
+
 int sel_emit_build(struct sel_emit *se, const struct selection *s, const struct event_desc *descs,
 		   struct hist **hists, size_t n, const struct filter_emit_maps *maps)
 {
@@ -75,32 +92,30 @@ int sel_emit_build(struct sel_emit *se, const struct selection *s, const struct 
 	bool filter = s->filter && *s->filter;
 	int r = 0;
 
-	*se = (struct sel_emit){ .n = n };
-	if (!filter && !s->aggregate)
-		return 0;
+	*se = (struct sel_emit){ .n = n, .filter = filter };
 	if (forced_interpreted(s->name)) {
 		snprintf(se->why, sizeof(se->why), "TRACERD_TEST_INTERPRET names it");
 		return 0;
 	}
 	m->unit = s->n_units > 0;
 	se->aggregates = s->aggregate && all_aggregate_here(m, hists, n);
-	if (!filter && !se->aggregates) {
-		snprintf(se->why, sizeof(se->why), "%s", m->unit ? "Unit= is checked there" :
-			 "a key or a sum is not read at a constant place in the record (a common "
-			 "field's bytes, or an unaligned __data_loc word), or a sum is not a number");
-		return 0;
-	}
 	buf = calloc(FILTER_EMIT_MAX, sizeof(*buf));
 	se->code = calloc(n ? n : 1, sizeof(*se->code));
 	se->n_code = calloc(n ? n : 1, sizeof(*se->n_code));
 	if (!buf || !se->code || !se->n_code)
 		return -ENOMEM;
 	for (size_t i = 0; i < n && r >= 0; i++) {
+		const char *why;
+
 		m->agg = hists[i] ? &hists[i]->desc : NULL;
-		if (descs[i].n_insns || filter_emit_aggregates(m))
+		why = stays_shared(se, &descs[i], m);
+		if (!why)
 			r = emit_one(se, i, &descs[i], m, buf);
+		else if (!se->n_shared++)
+			snprintf(se->why, sizeof(se->why), "%s: an emitted program would only hand "
+				 "every record on to the class program's accept half", why);
 	}
-	if (r == -EOPNOTSUPP) {
+	if (r == -EOPNOTSUPP || (r >= 0 && se->n_shared == n)) {
 		sel_emit_free(se);
 		return 0;
 	}
@@ -151,7 +166,7 @@ int sel_emit_load(struct loader *l, struct sel_emit *se, const struct selection 
 		size_t j = first_same(se, i);
 
 		se->fd[i] = -1;
-		if (!se->code[i])
+		if (!se->code[i])	/* the class program's */
 			continue;
 		if (j < i) {
 			se->fd[i] = se->fd[j];
@@ -178,23 +193,34 @@ int sel_emit_load(struct loader *l, struct sel_emit *se, const struct selection 
 	return 0;
 }
 
+/* What is compiled: the filter, the histogram, or (neither) the events. */
+static const char *emit_what(const struct sel_emit *se)
+{
+	if (se->filter)
+		return se->compiled && se->aggregates ? "Filter= and Aggregate=" : "Filter=";
+	return se->compiled && se->aggregates ? "Aggregate=" : "Events= (no Filter=)";
+}
+
 void sel_emit_log(const struct sel_emit *se, const struct selection *s)
 {
-	const char *what = !(s->filter && *s->filter) ? "Aggregate=" :
-			   se->compiled && se->aggregates ? "Filter= and Aggregate=" : "Filter=";
+	const char *what = emit_what(se);
+	char events[48], loaded[48] = "";
 	size_t n_progs = 0;
 
-	if (!(s->filter && *s->filter) && !s->aggregate)
-		return;
-	for (size_t i = 0; se->compiled && i < se->n; i++)
-		n_progs += se->code[i] && first_same(se, i) == i;
-	if (se->compiled && se->n_loaded)	/* at start or reload: loaded */
-		log_info("selection %s: %s compiled to BPF: %zu program(s) for %zu events, "
-			 "loaded in %.1f ms", s->name, what, n_progs, se->n, se->load_usec / 1000.0);
-	else if (se->compiled)
-		log_info("selection %s: %s compiled to BPF: %zu program(s) for %zu events",
-			 s->name, what, n_progs, se->n);
-	else
+	if (!se->compiled) {
 		log_info("selection %s: %s runs in the %s: %s", s->name, what,
-			 s->filter && *s->filter ? "interpreter" : "class program", se->why);
+			 se->filter ? "interpreter" : "class program", se->why);
+		return;
+	}
+	for (size_t i = 0; i < se->n; i++)
+		n_progs += se->code[i] && first_same(se, i) == i;
+	if (se->n_shared)
+		snprintf(events, sizeof(events), "%zu of %zu", se->n - se->n_shared, se->n);
+	else
+		snprintf(events, sizeof(events), "%zu", se->n);
+	if (se->n_loaded)	/* at start or reload: loaded */
+		snprintf(loaded, sizeof(loaded), ", loaded in %.1f ms", se->load_usec / 1000.0);
+	log_info("selection %s: %s compiled to BPF: %zu program(s) for %s events%s%s%s", s->name,
+		 what, n_progs, events, loaded, se->n_shared ? "; the class program runs the others: " : "",
+		 se->n_shared ? se->why : "");
 }

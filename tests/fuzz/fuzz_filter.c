@@ -14,7 +14,7 @@
 #include "fx_events.h"
 
 /* The maps the emitted code refers to; -1 without privileges: emit only. */
-static struct filter_emit_maps maps = { .stats_fd = -2 };
+static struct filter_emit_maps maps = { .stats_fd = -2, .rec_fd = -1 };
 
 static void emit_and_load(const struct event_desc *desc)
 {

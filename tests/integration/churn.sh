@@ -24,12 +24,12 @@ configs=(
 printf '%s' "$A" >"$TMP/c.conf"
 start_tracerd "$TMP/c.conf" "$TMP/out" || { not_ok "tracerd starts"; exit 0; }
 
-counts() { # fds progs links maps links-by-bpftool
-	local pid=$TRACERD_PID prog
-	prog=$(cat /proc/"$pid"/fdinfo/* 2>/dev/null | awk '$1 == "prog_id:" {print $2}' | sort -u | head -1)
+counts() { # fds progs links maps links-by-bpftool (to any of tracerd's programs)
+	local pid=$TRACERD_PID progs
+	progs=$(cat /proc/"$pid"/fdinfo/* 2>/dev/null | awk '$1 == "prog_id:" {print $2}' | sort -u | paste -sd,)
 	echo "$(ls /proc/"$pid"/fd | wc -l) $(bpf_ids_of "$pid" prog_id) $(bpf_ids_of "$pid" link_id)" \
 		"$(bpf_ids_of "$pid" map_id)" \
-		"$(bpftool -j link show 2>/dev/null | python3 -c "import json,sys; print(sum(1 for l in json.load(sys.stdin) if l.get('prog_id') == int(sys.argv[1] or -1)))" "${prog:-0}")"
+		"$(bpftool -j link show 2>/dev/null | python3 -c "import json,sys; p={int(x) for x in sys.argv[1].split(',') if x}; print(sum(1 for l in json.load(sys.stdin) if l.get('prog_id') in p))" "$progs")"
 }
 before=$(counts)
 note "before: fds progs links maps bpftool-links = $before"
@@ -59,10 +59,10 @@ after=$(counts)
 note "after:  fds progs links maps bpftool-links = $after"
 check "same fds, programs, links, maps (and bpftool links) after $CYCLES reloads" [ "$before" = "$after" ]
 read -r b_fds b_progs b_links b_maps b_tool <<<"$before"
-# The class program and its accept half (where emitted filters send what
-# they keep), one link.
-check "two BPF programs (the class program and its accept half), one link for the one event" \
-	[ "$b_progs" = 2 -a "$b_links" = 1 -a "$b_tool" = 1 ]
+# The class program, its accept half (where emitted programs send what
+# they do not write), and the event's emitted program; one link.
+check "three BPF programs (the class program, its accept half, the emitted one), one link for the one event" \
+	[ "$b_progs" = 3 -a "$b_links" = 1 -a "$b_tool" = 1 ]
 
 read -r pid _ < <("$FIRE" 500)
 sleep 0.1

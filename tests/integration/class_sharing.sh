@@ -1,6 +1,7 @@
 #!/usr/bin/env bash
-# One class program, however many events: selecting all 45 events of
-# xfs_da_class loads as many BPF programs as selecting one. Every event of
+# One program per class, however many events: selecting all 45 events of
+# xfs_da_class loads as many BPF programs as selecting one (emitted, with a
+# filter or without, or the shared class program). Every event of
 # the class that a directory workload on a loop-mounted xfs fires reaches
 # tracerd, exactly as often as a tracefs instance sees it.
 . "$(dirname "$0")/../lib.sh"
@@ -22,11 +23,17 @@ one=$(progs_for "$(cut -d' ' -f1 <<<"$events")")
 all=$(progs_for "$events")
 note "BPF programs with 1 event: $one, with $n events: $all"
 check "same programs for 1 and $n events of $CLASS" [ "${one:-0}" -ge 1 -a "$one" = "$all" ]
+check "without a filter, one emitted program for the class" \
+	grep -q "Events= (no Filter=) compiled to BPF: 1 program(s) for $n events" "$TMP/o.err"
+# The shared class program (TRACERD_TEST_INTERPRET) is as many programs.
+cls=$(TRACERD_TEST_INTERPRET=xfs progs_for "$events")
+note "BPF programs with $n events in the shared class program: $cls"
+check "the shared class program for $n events: one program fewer ($cls)" [ "$cls" = $((all - 1)) ]
 # With a Filter=, one emitted program for the class, not one per event.
 filt="ino > 1 && namelen < 200 && name ~ \"file*\""
 fall=$(progs_for "$events" "$filt")
 note "BPF programs with $n events and Filter=$filt: $fall"
-check "the class's $n events with a filter: one emitted program more" [ "$fall" = $((all + 1)) ]
+check "the class's $n events with a filter: one emitted program too" [ "$fall" = "$all" ]
 check "the filter was emitted, not interpreted" grep -q "Filter= compiled to BPF: 1 program(s) for $n events" "$TMP/o.err"
 
 mount_image xfs 320M || { not_ok "xfs image"; exit 0; }

@@ -824,6 +824,69 @@ static void test_stack_id_histogram(void)
 	hist_free(h);
 }
 
+/* Without a filter, a program for every event of the fixtures that the
+ * kernel loads: one that writes its record itself, of fixed size or with
+ * __data_loc strings (built in emit_rec: filter_emit_frame.c's write_dyn()),
+ * or hands it to the accept program. */
+static void test_no_filter_loads(void)
+{
+	int rec_fd = bpf_map_create(BPF_MAP_TYPE_PERCPU_ARRAY, NULL, 4,
+				    sizeof(struct trace_rec_hdr) + 2 * TRACERD_MAX_RECORD, 1, NULL);
+	static struct bpf_insn code[FILTER_EMIT_MAX];
+	static char log[1 << 16];
+	size_t loaded = 0, fixed = 0, dyn = 0, handed = 0;
+
+	EXPECT(rec_fd >= 0, "bpf_map_create: %m");
+	fx_load();
+	for (size_t i = 0; rec_fd >= 0 && i < fx_n; i++) {
+		const struct tp_event *e = fx_events[i];
+		struct event_desc desc = { .fixed_size = e->fixed_size, .id = e->id };
+		struct filter_emit_maps m = { .stats_fd = stats_fd, .accept_fd = accept_fd,
+					      .bss_fd = bss_fd, .self_tgid = 1, .rb_fd = rb_fd,
+					      .lost_total_fd = lost_fd, .rec_fd = rec_fd,
+					      .wakeup_bytes = 1 << 20, .task_comm_off = comm_off };
+		LIBBPF_OPTS(bpf_prog_load_opts, opts, .log_buf = log, .log_size = sizeof(log));
+		char why[400] = "";
+		int n, fd;
+
+		for (size_t k = 0; k < e->n_fields && desc.n_dyn < TRACERD_MAX_DYN; k++) {
+			const struct tp_field *f = &e->fields[k];
+
+			if (f->kind != TP_FIELD_DATA_LOC && f->kind != TP_FIELD_REL_LOC)
+				continue;
+			desc.dyn_rel |= (f->kind == TP_FIELD_REL_LOC) << desc.n_dyn;
+			desc.dyn_off[desc.n_dyn++] = f->offset;
+		}
+		n = filter_emit(&desc, &m, code, why, sizeof(why));
+		EXPECT(n > 0, "%s:%s: no filter not emitted: %s", e->system, e->name, why);
+		if (n <= 0)
+			continue;
+		log[0] = 0;
+		fd = bpf_prog_load(BPF_PROG_TYPE_TRACEPOINT, "t", "GPL", code, n, &opts);
+		if (fd < 0) {
+			opts.log_level = 1;
+			fd = bpf_prog_load(BPF_PROG_TYPE_TRACEPOINT, "t", "GPL", code, n, &opts);
+			EXPECT(0, "%s:%s: the kernel refused it: %.300s", e->system, e->name,
+			       log + (strlen(log) > 300 ? strlen(log) - 300 : 0));
+			if (fd < 0)
+				continue;
+		}
+		close(fd);
+		loaded++;
+		if (filter_emit_hands_on(&desc, &m))
+			handed++;
+		else if (desc.n_dyn)
+			dyn++;
+		else
+			fixed++;
+	}
+	printf("# %zu events: %zu programs loaded; %zu write a record of fixed size, %zu one with "
+	       "__data_loc strings, %zu hand it on\n", fx_n, loaded, fixed, dyn, handed);
+	EXPECT(loaded == fx_n && dyn >= 100 && fixed >= 100, "%zu of %zu loaded", loaded, fx_n);
+	if (rec_fd >= 0)
+		close(rec_fd);
+}
+
 int main(void)
 {
 	RUN(test_emitted_equals_interpreted);
@@ -832,6 +895,7 @@ int main(void)
 	RUN(test_large_keys_load);
 	RUN(test_glob_verifier_work);
 	RUN(test_stack_id_histogram);
+	RUN(test_no_filter_loads);
 	close(stats_fd);
 	close(accept_fd);
 	close(bss_fd);
