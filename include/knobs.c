@@ -25,6 +25,9 @@ static const char *const knob_names[_KNOB_MAX] = {
 	/* Entries of the stack id map (keys=common_stacktrace), 1..16384: a
 	 * tiny one, for most stacks to get no id, on purpose. */
 	[KNOB_TEST_AGG_STACK_IDS] = "TRACERD_TEST_AGG_STACK_IDS",
+	/* An event (system:name) whose attachment fails with EPERM, as one
+	 * the kernel refuses: a reload that fails after attaching others. */
+	[KNOB_TEST_REFUSE] = "TRACERD_TEST_REFUSE",
 };
 
 const char *knob_str(enum knob k)

@@ -115,26 +115,6 @@ void tracer_drain_written(struct tracer *t)
 	pass_losses(t);
 }
 
-/* The drain while a reload's old selections detach. Why here, on the
- * loop's thread, rather than a detach in the background while the loop
- * runs: the tracer is whole now (switched to the new config, the old slots
- * still in the consumer's table until their detach ends), so the ring is
- * read exactly as the loop reads it, a record of an old slot delivered as
- * before; no tracer state is shared with another thread; and a SIGHUP or
- * SIGTERM that comes meanwhile waits in the signalfd, so that a reload
- * never meets a half-detached one, and stop finds every old link closed.
- * The loop's timers (status, interval dumps) wait; the watchdog hears the
- * progress callback. */
-static void drain_meanwhile(void *userdata)
-{
-	tracer_drain_written(userdata);
-}
-
-void tracer_retire(struct tracer *t)
-{
-	tracer_apply_finish(t, drain_meanwhile, t);
-}
-
 int tracer_ring_fd(struct tracer *t)
 {
 	return loader_ring_fd(t->ld);
