@@ -93,8 +93,9 @@ void tracer_halt(struct tracer *t);
  * the kernel's per event, one after another (tens of ms each). */
 void tracer_stop(struct tracer *t);
 void tracer_free(struct tracer *t);
-/* Drains up to CONSUMER_DRAIN_BUDGET records, or for CONSUMER_DRAIN_USEC;
- * returns 1 if more may wait. */
+/* tracer_drain.c: the ring drained to the sink. Drains up to
+ * CONSUMER_DRAIN_BUDGET records, or for CONSUMER_DRAIN_USEC; returns 1 if
+ * more may wait. */
 int tracer_drain(struct tracer *t);
 /* Drains until the ring is empty (at stop, once nothing is attached). */
 void tracer_drain_all(struct tracer *t);
