@@ -5,9 +5,12 @@
  * process the lock is shared: a reload that replaces the store on the same
  * directory makes the new writer while the old one still holds it.
  *
- * The directory's writers in one process also number the records they put
- * into its files, as one stream (docs/STORE.md: stream=, first_record=), so
- * that a reader can count the records of files deleted before it read them. */
+ * The directory's writers also number the records they put into its files,
+ * as one stream (docs/STORE.md: stream=, first_record=, first_record_cpus=),
+ * so that a reader can count the records of files deleted before it read
+ * them. A writer that takes the lock (a restart) numbers on from where the
+ * directory's last file ends, so that the count holds across it. */
+#include <dirent.h>
 #include <fcntl.h>
 #include <pthread.h>
 #include <sys/file.h>
@@ -27,6 +30,8 @@ struct store_dir {
 	unsigned refs;
 	char stream[17];
 	uint64_t records;		/* put into the stream's files so far */
+	struct cpu_counts cpus;		/* ... per CPU */
+	bool cpus_unknown;		/* went on from a file that did not say them */
 };
 
 static pthread_mutex_t dirs_mutex = PTHREAD_MUTEX_INITIALIZER;
@@ -45,8 +50,45 @@ static void new_stream_id(char out[17])
 	snprintf(out, 17, "%016llx", (unsigned long long)v);
 }
 
+/* The stream of the directory's last file (names sort in creation order),
+ * numbered on from that file's end: its first_record and the records of its
+ * blocks. -ENOENT: no file of a stream to go on from. */
+static int continue_stream(const char *dirpath, struct store_dir *d)
+{
+	_cleanup_free_ char *last = NULL, *path = NULL, *stream = NULL;
+	DIR *dir = opendir(dirpath);
+	struct dirent *de;
+	int r;
+
+	if (!dir)
+		return -errno;
+	while ((de = readdir(dir))) {
+		size_t l = strlen(de->d_name), s = strlen(STORE_SUFFIX);
+
+		if (l > s && !strcmp(de->d_name + l - s, STORE_SUFFIX) &&
+		    (!last || strcmp(de->d_name, last) > 0)) {
+			free(last);
+			last = strdup(de->d_name);
+		}
+	}
+	closedir(dir);
+	if (!last)
+		return -ENOENT;
+	if (asprintf(&path, "%s/%s", dirpath, last) < 0)
+		return -ENOMEM;
+	r = store_stream_end(path, &stream, &d->records, &d->cpus);
+	if (r < 0 || !stream || strlen(stream) != 16) {
+		d->records = 0;
+		cpu_counts_free(&d->cpus);
+		return r < 0 ? r : -ENOENT;
+	}
+	d->cpus_unknown = r == 0;
+	memcpy(d->stream, stream, 17);
+	return 0;
+}
+
 /* Takes the lock of a directory no writer of this process holds. */
-static int lock_new(int dfd, const struct stat *st, struct store_dir **ret)
+static int lock_new(const char *path, int dfd, const struct stat *st, struct store_dir **ret)
 {
 	_cleanup_close_ int fd = openat(dfd, LOCK_NAME, O_RDWR | O_CREAT | O_NOFOLLOW | O_CLOEXEC, 0640);
 	struct store_dir *d;
@@ -66,7 +108,8 @@ static int lock_new(int dfd, const struct stat *st, struct store_dir **ret)
 	if (!d)
 		return -ENOMEM;
 	*d = (struct store_dir){ .dev = st->st_dev, .ino = st->st_ino, .fd = TAKE_FD(fd), .refs = 1 };
-	new_stream_id(d->stream);
+	if (continue_stream(path, d) < 0)
+		new_stream_id(d->stream);
 	*ret = d;
 	return 0;
 }
@@ -85,7 +128,7 @@ int store_dir_lock(const char *path, struct store_dir **ret)
 		;
 	if (d)
 		d->refs++;
-	else if ((r = lock_new(dfd, &st, &d)) >= 0) {
+	else if ((r = lock_new(path, dfd, &st, &d)) >= 0) {
 		d->next = dirs;
 		dirs = d;
 	}
@@ -107,23 +150,31 @@ void store_dir_unlock(struct store_dir *d)
 				break;
 			}
 		close(d->fd);	/* the lock goes with it; the file stays, not to race a new holder */
+		cpu_counts_free(&d->cpus);
 		free(d);
 	}
 	pthread_mutex_unlock(&dirs_mutex);
 }
 
-void store_dir_stream(struct store_dir *d, char stream[17], uint64_t *records)
+bool store_dir_stream(struct store_dir *d, char stream[17], uint64_t *records, struct strbuf *cpus)
 {
+	bool known;
+
 	pthread_mutex_lock(&dirs_mutex);
 	memcpy(stream, d->stream, 17);
 	*records = d->records;
+	cpu_counts_format(&d->cpus, cpus);
+	known = !d->cpus_unknown && !cpus->oom;
 	pthread_mutex_unlock(&dirs_mutex);
+	return known;
 }
 
-void store_dir_add_records(struct store_dir *d, uint64_t n)
+void store_dir_add_records(struct store_dir *d, uint64_t n, const struct cpu_counts *cpus)
 {
 	pthread_mutex_lock(&dirs_mutex);
 	d->records += n;
+	if (cpu_counts_add_all(&d->cpus, cpus) < 0)
+		d->cpus_unknown = true;
 	pthread_mutex_unlock(&dirs_mutex);
 }
 
