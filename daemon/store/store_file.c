@@ -62,7 +62,6 @@ static int write_file_chunk(struct store_writer *w)
 	char boot[BOOT_ID_MAX], stream[17], *text = NULL;
 	struct strbuf cpus = { 0 };
 	uint64_t first;
-	bool known;
 	struct utsname u;
 	struct timespec now;
 	struct store_chunk_hdr h = { .type = STORE_CHUNK_FILE, .codec = STORE_CODEC_NONE };
@@ -70,7 +69,7 @@ static int write_file_chunk(struct store_writer *w)
 
 	uname(&u);
 	(void)boot_id_get(boot);
-	known = store_dir_stream(w->sdir, stream, &first, &cpus);
+	store_dir_stream(w->sdir, stream, &first, &cpus);
 	clock_gettime(CLOCK_REALTIME, &now);
 	n = asprintf(&text,
 		     "version=%d\nwriter=tracerd %s\nkernel_release=%s\nmachine=%s\nboot_id=%s\n"
@@ -79,8 +78,8 @@ static int write_file_chunk(struct store_writer *w)
 		     STORE_VERSION, TRACERD_VERSION, u.release, u.machine, boot, ptrkey_in_use()->id,
 		     (long long)realtime_offset_ns(),
 		     (long long)now.tv_sec * 1000000000LL + now.tv_nsec, store_codec_name(w->o.codec),
-		     stream, (unsigned long long)first, known ? "first_record_cpus=" : "",
-		     known ? sb_str(&cpus) : "", known ? "\n" : "");
+		     stream, (unsigned long long)first, cpus.oom ? "" : "first_record_cpus=",
+		     cpus.oom ? "" : sb_str(&cpus), cpus.oom ? "" : "\n");
 	sb_free(&cpus);
 	if (n < 0)
 		return -ENOMEM;

@@ -30,8 +30,9 @@ struct store_dir {
 	unsigned refs;
 	char stream[17];
 	uint64_t records;		/* put into the stream's files so far */
-	struct cpu_counts cpus;		/* ... per CPU */
-	bool cpus_unknown;		/* went on from a file that did not say them */
+	/* ... per CPU, from where this process began to count them: a reader
+	 * takes differences between files, and checks that they add up. */
+	struct cpu_counts cpus;
 };
 
 static pthread_mutex_t dirs_mutex = PTHREAD_MUTEX_INITIALIZER;
@@ -82,7 +83,6 @@ static int continue_stream(const char *dirpath, struct store_dir *d)
 		cpu_counts_free(&d->cpus);
 		return r < 0 ? r : -ENOENT;
 	}
-	d->cpus_unknown = r == 0;
 	memcpy(d->stream, stream, 17);
 	return 0;
 }
@@ -156,25 +156,20 @@ void store_dir_unlock(struct store_dir *d)
 	pthread_mutex_unlock(&dirs_mutex);
 }
 
-bool store_dir_stream(struct store_dir *d, char stream[17], uint64_t *records, struct strbuf *cpus)
+void store_dir_stream(struct store_dir *d, char stream[17], uint64_t *records, struct strbuf *cpus)
 {
-	bool known;
-
 	pthread_mutex_lock(&dirs_mutex);
 	memcpy(stream, d->stream, 17);
 	*records = d->records;
 	cpu_counts_format(&d->cpus, cpus);
-	known = !d->cpus_unknown && !cpus->oom;
 	pthread_mutex_unlock(&dirs_mutex);
-	return known;
 }
 
 void store_dir_add_records(struct store_dir *d, uint64_t n, const struct cpu_counts *cpus)
 {
 	pthread_mutex_lock(&dirs_mutex);
 	d->records += n;
-	if (cpu_counts_add_all(&d->cpus, cpus) < 0)
-		d->cpus_unknown = true;
+	(void)cpu_counts_add_all(&d->cpus, cpus);	/* no memory: a reader's check finds it */
 	pthread_mutex_unlock(&dirs_mutex);
 }
 

@@ -96,14 +96,14 @@ struct store_dir;
 int store_dir_lock(const char *path, struct store_dir **ret);
 void store_dir_unlock(struct store_dir *d);
 /* The stream's id and the records put into its files so far, in all and
- * per CPU (as first_record_cpus= says them); false: those per CPU are not
- * known. */
-bool store_dir_stream(struct store_dir *d, char stream[17], uint64_t *records, struct strbuf *cpus);
+ * per CPU (as first_record_cpus= says them). */
+void store_dir_stream(struct store_dir *d, char stream[17], uint64_t *records, struct strbuf *cpus);
 /* A block's n records, cpus of them per CPU, are in the stream's files. */
 void store_dir_add_records(struct store_dir *d, uint64_t n, const struct cpu_counts *cpus);
 /* store_tail.c: where the stream of the store file path ends: its id
  * (NULL: the file has none), the records of its files up to the end of
- * this one, in all and per CPU. 1: those per CPU are known, 0: not; -errno. */
+ * this one, in all and per CPU (as far as the file says them: a reader
+ * checks them). -errno. */
 int store_stream_end(const char *path, char **stream, uint64_t *records, struct cpu_counts *cpus);
 
 /* store_file.c, on the file thread. */

@@ -35,10 +35,9 @@ int store_stream_end(const char *path, char **stream, uint64_t *records, struct 
 	c = r->c[0];
 	*stream = c->stream ? strdup(c->stream) : NULL;
 	*records = c->first_record + c->passed;
-	k = c->has_first_cpus && !c->passed_cpus_unknown;
-	if (k && (cpu_counts_add_all(cpus, &c->first_cpus) < 0 ||
-		  cpu_counts_add_all(cpus, &c->passed_cpus) < 0))
-		k = 0;
+	k = cpu_counts_add_all(cpus, &c->first_cpus);
+	if (k >= 0)
+		k = cpu_counts_add_all(cpus, &c->passed_cpus);
 	if (c->stream && !*stream)
 		k = -ENOMEM;
 	store_reader_free(r);
