@@ -53,17 +53,19 @@ static void new_stream_id(char out[17])
 
 /* The stream of the directory's last file (names sort in creation order),
  * numbered on from that file's end: its first_record and the records of its
- * blocks. -ENOENT: no file of a stream to go on from. */
-static int continue_stream(const char *dirpath, struct store_dir *d)
+ * blocks; else a new one. Reads that file through: outside dirs_mutex, which
+ * the writers of other directories take for every block they write. */
+static void begin_stream(const char *dirpath, struct store_dir *d)
 {
 	_cleanup_free_ char *last = NULL, *path = NULL, *stream = NULL;
+	struct cpu_counts cpus = { 0 };
+	char id[17];
+	uint64_t records = 0;
 	DIR *dir = opendir(dirpath);
 	struct dirent *de;
-	int r;
+	int r = -ENOENT;
 
-	if (!dir)
-		return -errno;
-	while ((de = readdir(dir))) {
+	while (dir && (de = readdir(dir))) {
 		size_t l = strlen(de->d_name), s = strlen(STORE_SUFFIX);
 
 		if (l > s && !strcmp(de->d_name + l - s, STORE_SUFFIX) &&
@@ -72,23 +74,26 @@ static int continue_stream(const char *dirpath, struct store_dir *d)
 			last = strdup(de->d_name);
 		}
 	}
-	closedir(dir);
-	if (!last)
-		return -ENOENT;
-	if (asprintf(&path, "%s/%s", dirpath, last) < 0)
-		return -ENOMEM;
-	r = store_stream_end(path, &stream, &d->records, &d->cpus);
-	if (r < 0 || !stream || strlen(stream) != 16) {
-		d->records = 0;
-		cpu_counts_free(&d->cpus);
-		return r < 0 ? r : -ENOENT;
+	if (dir)
+		closedir(dir);
+	if (last && asprintf(&path, "%s/%s", dirpath, last) >= 0)
+		r = store_stream_end(path, &stream, &records, &cpus);
+	if (r >= 0 && stream && strlen(stream) == 16)
+		memcpy(id, stream, 17);
+	else {
+		new_stream_id(id);
+		records = 0;
+		cpu_counts_free(&cpus);
 	}
-	memcpy(d->stream, stream, 17);
-	return 0;
+	pthread_mutex_lock(&dirs_mutex);
+	memcpy(d->stream, id, 17);
+	d->records = records;
+	d->cpus = cpus;
+	pthread_mutex_unlock(&dirs_mutex);
 }
 
 /* Takes the lock of a directory no writer of this process holds. */
-static int lock_new(const char *path, int dfd, const struct stat *st, struct store_dir **ret)
+static int lock_new(int dfd, const struct stat *st, struct store_dir **ret)
 {
 	_cleanup_close_ int fd = openat(dfd, LOCK_NAME, O_RDWR | O_CREAT | O_NOFOLLOW | O_CLOEXEC, 0640);
 	struct store_dir *d;
@@ -108,8 +113,6 @@ static int lock_new(const char *path, int dfd, const struct stat *st, struct sto
 	if (!d)
 		return -ENOMEM;
 	*d = (struct store_dir){ .dev = st->st_dev, .ino = st->st_ino, .fd = TAKE_FD(fd), .refs = 1 };
-	if (continue_stream(path, d) < 0)
-		new_stream_id(d->stream);
 	*ret = d;
 	return 0;
 }
@@ -119,6 +122,7 @@ int store_dir_lock(const char *path, struct store_dir **ret)
 	_cleanup_close_ int dfd = open(path, O_RDONLY | O_DIRECTORY | O_CLOEXEC);
 	struct store_dir *d;
 	struct stat st;
+	bool fresh = false;
 	int r = 0;
 
 	if (dfd < 0 || fstat(dfd, &st) < 0)
@@ -128,11 +132,16 @@ int store_dir_lock(const char *path, struct store_dir **ret)
 		;
 	if (d)
 		d->refs++;
-	else if ((r = lock_new(path, dfd, &st, &d)) >= 0) {
+	else if ((r = lock_new(dfd, &st, &d)) >= 0) {
 		d->next = dirs;
 		dirs = d;
+		fresh = true;
 	}
 	pthread_mutex_unlock(&dirs_mutex);
+	/* No other writer of this process has d yet: its caller makes the
+	 * writers, one at a time. */
+	if (fresh)
+		begin_stream(path, d);
 	if (r >= 0)
 		*ret = d;
 	return r;
