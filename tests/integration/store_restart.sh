@@ -128,8 +128,12 @@ ls "$DIR"/rd/*.tstore >"$TMP/listed"	# as the reader listed them: the writer is 
 stop_tracerd
 d2=$(sed -n "s/.* $EVENT delivered=\([0-9]*\).*/\1/p" "$TMP/run2.err" | head -1)
 deleted=$(sed -n 's/.*deleted [0-9]* old files, \([0-9]*\) in all.*/\1/p' "$TMP/run2.err" | tail -1)
-cat "$TMP/pipe" >"$TMP/shown.txt" 3>&- &
+# The reading end opened here, before the reader may end: a cat that
+# opened the fifo after every writer was gone would wait for one forever.
+exec 4<"$TMP/pipe"
+cat <&4 >"$TMP/shown.txt" 3>&- 4>&- &
 cat_pid=$!
+exec 4<&-
 wait "$reader"
 rc=$?
 exec 3>&-
