@@ -28,6 +28,9 @@ static const char *const knob_names[_KNOB_MAX] = {
 	/* Entries of the Unit= verdict map, 1..65536: a tiny one fills, on
 	 * purpose (its cgroups' events are then judged by the daemon). */
 	[KNOB_TEST_UNIT_CGROUPS] = "TRACERD_TEST_UNIT_CGROUPS",
+	/* An event (system:name) whose attachment fails with EPERM, as one
+	 * the kernel refuses: a reload that fails after attaching others. */
+	[KNOB_TEST_REFUSE] = "TRACERD_TEST_REFUSE",
 };
 
 const char *knob_str(enum knob k)

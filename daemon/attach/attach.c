@@ -10,6 +10,7 @@
 #include <sys/syscall.h>
 #include <unistd.h>
 #include "attach/loader_priv.h"
+#include "knobs.h"
 #include "util.h"
 
 /* Attaches prog_fd to the tracepoint through a perf event that is then
@@ -75,10 +76,21 @@ static int attach_any(struct loader *l, const struct tp_event *e, unsigned id,
 	return -EEXIST;
 }
 
+/* TRACERD_TEST_REFUSE=system:name: that event plays one the kernel refuses. */
+static bool refuse_on_purpose(const struct tp_event *e)
+{
+	const char *k = knob_str(KNOB_TEST_REFUSE);
+	size_t n = strlen(e->system);
+
+	return k && !strncmp(k, e->system, n) && k[n] == ':' && !strcmp(k + n + 1, e->name);
+}
+
 int loader_attach(struct loader *l, const struct tp_event *e, unsigned id, int prog_fd,
 		  struct attachment *a)
 {
 	*a = (struct attachment){ 0 };
+	if (refuse_on_purpose(e))
+		return -EPERM;
 	if (prog_fd >= 0)	/* an emitted filter: loaded for this selection */
 		return attach_tracepoint(prog_fd, e, id, a);
 	return attach_any(l, e, id, a);

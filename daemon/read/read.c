@@ -32,6 +32,7 @@ struct reader_ctx {
 	struct trace_dat *dat;		/* --trace-dat */
 	int dat_err;
 	uint64_t lost;			/* records the ring buffer lost, marked in the store */
+	uint64_t deleted_marked;	/* records MaxUse= deleted unread, marked in the trace.dat */
 	struct strbuf line, text;
 	struct read_ev **evs;
 	size_t n_evs, cap_evs;
@@ -285,10 +286,15 @@ static void use_file_key(struct reader_ctx *ctx, const struct store_file_info *f
 }
 
 /* The ring buffer lost records there: a mark in the trace.dat where they
- * were lost, else counted (said at the end). */
+ * were lost, else counted (said at the end). Or MaxUse= deleted them before
+ * they were read (the reader said so and counts them): a mark in the
+ * trace.dat alone. */
 static int lost(struct reader_ctx *ctx, const struct store_rec *r)
 {
-	ctx->lost += r->lost;
+	if (r->deleted && ctx->dat)
+		ctx->deleted_marked += r->lost;
+	else if (!r->deleted)
+		ctx->lost += r->lost;
 	return ctx->dat ? trace_dat_add_lost(ctx->dat, r->hdr.cpu, r->lost) : 0;
 }
 
@@ -367,9 +373,12 @@ static int finish_trace_dat(struct reader_ctx *ctx)
 		(unsigned long long)s.records, s.cpus);
 	if (s.stacks)
 		fprintf(stderr, ", %llu stack traces", (unsigned long long)s.stacks);
-	if (s.dropped)
+	if (s.dropped > ctx->deleted_marked)
 		fprintf(stderr, ", %llu lost records marked where they were lost",
-			(unsigned long long)s.dropped);
+			(unsigned long long)(s.dropped - ctx->deleted_marked));
+	if (ctx->deleted_marked)
+		fprintf(stderr, ", %llu records deleted (MaxUse=) before they were read marked "
+			"where they were", (unsigned long long)ctx->deleted_marked);
 	fprintf(stderr, "\n");
 	if (s.too_large)
 		fprintf(stderr, "tracerd: %s: %llu records longer than a ring-buffer page holds "

@@ -94,8 +94,11 @@ struct store_event {
 struct store_rec {
 	const struct store_file_info *file;
 	/* With want_lost, a record may be a loss mark instead: lost records
-	 * (the ring buffer's) on hdr.cpu before hdr.ts_ns; ev and data NULL. */
+	 * (the ring buffer's) on hdr.cpu before hdr.ts_ns; ev and data NULL.
+	 * deleted: records MaxUse= deleted before they were read instead,
+	 * before the file's first record (store_reader_unread() counts them). */
 	uint64_t lost;
+	bool deleted;
 	struct store_event *ev;
 	struct trace_rec_hdr hdr;
 	const uint8_t *data;

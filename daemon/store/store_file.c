@@ -60,6 +60,7 @@ static int write_compressed(struct store_writer *w, const struct bbuf *payload,
 static int write_file_chunk(struct store_writer *w)
 {
 	char boot[BOOT_ID_MAX], stream[17], *text = NULL;
+	struct strbuf cpus = { 0 };
 	uint64_t first;
 	struct utsname u;
 	struct timespec now;
@@ -68,16 +69,18 @@ static int write_file_chunk(struct store_writer *w)
 
 	uname(&u);
 	(void)boot_id_get(boot);
-	store_dir_stream(w->sdir, stream, &first);
+	store_dir_stream(w->sdir, stream, &first, &cpus);
 	clock_gettime(CLOCK_REALTIME, &now);
 	n = asprintf(&text,
 		     "version=%d\nwriter=tracerd %s\nkernel_release=%s\nmachine=%s\nboot_id=%s\n"
 		     "pointer_key_id=%s\nclock=CLOCK_MONOTONIC\nrealtime_offset_ns=%lld\ncreated_realtime_ns=%lld\n"
-		     "codec=%s\nstream=%s\nfirst_record=%llu\n",
+		     "codec=%s\nstream=%s\nfirst_record=%llu\n%s%s%s",
 		     STORE_VERSION, TRACERD_VERSION, u.release, u.machine, boot, ptrkey_in_use()->id,
 		     (long long)realtime_offset_ns(),
 		     (long long)now.tv_sec * 1000000000LL + now.tv_nsec, store_codec_name(w->o.codec),
-		     stream, (unsigned long long)first);
+		     stream, (unsigned long long)first, cpus.oom ? "" : "first_record_cpus=",
+		     cpus.oom ? "" : sb_str(&cpus), cpus.oom ? "" : "\n");
+	sb_free(&cpus);
 	if (n < 0)
 		return -ENOMEM;
 	h.raw_len = h.disk_len = n;
@@ -352,7 +355,7 @@ int store_file_write_block(struct store_writer *w, struct store_block *b)
 		w->stats.last_error = r;
 	} else {
 		w->unsynced = true;
-		store_dir_add_records(w->sdir, b->n);
+		store_dir_add_records(w->sdir, b->n, &b->cpus);
 		w->stats.written += b->n;
 		w->stats.blocks++;
 		w->stats.bytes = w->stats.bytes + w->out.len + sizeof(struct store_chunk_hdr);

@@ -51,6 +51,51 @@ static bool first_known(const struct store_reader *r, const struct store_cursor 
 	return true;
 }
 
+/* Where c's stream stood on cpu once the reader passed c's blocks (NULL:
+ * the stream's start). */
+static uint64_t passed_on(const struct store_cursor *c, size_t cpu)
+{
+	return c ? cpu_counts_get(&c->first_cpus, cpu) + cpu_counts_get(&c->passed_cpus, cpu) : 0;
+}
+
+/* With want_lost, the n records deleted unread between c (NULL: the
+ * stream's start) and next as marks per CPU, before next's first record:
+ * when both files say where they begin per CPU, every block passed in c
+ * decoded, and the counts per CPU add up to n. Otherwise n is only
+ * reported (stderr), not marked. */
+static void mark_gap(struct store_reader *r, const struct store_cursor *c,
+		     const struct store_cursor *next, uint64_t n)
+{
+	size_t n_cpus = next->first_cpus.n, at = r->n_marks;
+	uint64_t sum = 0;
+
+	if (!r->o.want_lost || !next->has_first_cpus ||
+	    (c && (!c->has_first_cpus || c->passed_cpus_unknown)))
+		return;
+	for (size_t cpu = 0; cpu < STORE_MAX_CPUS; cpu++) {
+		uint64_t base = passed_on(c, cpu), end = cpu_counts_get(&next->first_cpus, cpu);
+
+		if (end < base)
+			return;
+		sum += end - base;
+		if (cpu >= n_cpus && (!c || (cpu >= c->first_cpus.n && cpu >= c->passed_cpus.n)))
+			break;
+	}
+	if (sum != n)
+		return;
+	for (size_t cpu = 0; cpu < n_cpus; cpu++) {
+		uint64_t k = cpu_counts_get(&next->first_cpus, cpu) - passed_on(c, cpu);
+
+		if (!k)
+			continue;
+		if (GROW(r->marks, r->cap_marks, r->n_marks) < 0) {
+			r->n_marks = at;	/* all or none */
+			return;
+		}
+		r->marks[r->n_marks++] = (struct unread_mark){ .cpu = cpu, .n = k, .at = next };
+	}
+}
+
 /* A follower that was there before a writer's first file (its stream first
  * seen after the reader started) and first saw it at a file whose records
  * begin past 0: the files before that one were deleted before it looked
@@ -71,6 +116,7 @@ static void report_head(struct store_reader *r, struct store_cursor *c, bool fin
 	fprintf(stderr, "tracerd: %s: its writer's first files were deleted before they were read: "
 		"%llu records not read, up to %s\n", c->dir, (unsigned long long)c->first_record,
 		c->path);
+	mark_gap(r, NULL, c, c->first_record);
 	r->unread += c->first_record;
 }
 
@@ -112,6 +158,8 @@ void report_gaps(struct store_reader *r, bool final)
 			fprintf(stderr, "tracerd: %s: the files after it were deleted before they were "
 				"read: %llu records not read, up to %s\n", c->path,
 				(unsigned long long)n, next->path);
+		if (n)
+			mark_gap(r, c, next, n);
 		r->unread += n;
 	}
 }

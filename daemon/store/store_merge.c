@@ -145,12 +145,16 @@ static void order_pending(struct store_reader *r)
 }
 
 /* Reads c's next block: a deleted file ends with its gap reported, one at
- * its end waits for the next poll (follow), or ends if superseded. */
+ * its end waits for the next poll (follow), or ends if superseded. A file
+ * that ends has its gap reported then too: before the next file's records,
+ * where its marks go. */
 static void fill(struct store_reader *r, struct store_cursor *c, int *err)
 {
 	int k = cursor_fill(c);
 
-	if (k == -ENOENT) {
+	if (k == 0 && c->done)
+		report_gaps(r, false);
+	else if (k == -ENOENT) {
 		c->gone = true;
 		cursor_end(c);
 		report_gaps(r, false);
@@ -204,6 +208,46 @@ static void follow_wait(struct store_reader *r)
 	report_gaps(r, false);
 }
 
+/* At the end of a read that is not a follow: a file deleted before it was
+ * read to its end needs the next file of its stream to count what it held,
+ * which its writer may have made after the directory was listed (a writer
+ * that restarted, rotated and deleted while the reader was behind). Such
+ * files are looked at for their numbering only, not read. */
+static void number_later_files(struct store_reader *r)
+{
+	size_t known = r->n;
+	bool need = false;
+
+	for (size_t i = 0; i < r->n; i++)
+		need |= r->c[i]->gone && !r->c[i]->gap_reported && r->c[i]->dir;
+	if (!need)
+		return;
+	for (size_t i = 0; i < r->n_dirs; i++)
+		(void)scan_dir(r, r->dirs[i]);
+	for (size_t i = known; i < r->n; i++) {
+		r->c[i]->done = r->c[i]->gap_reported = r->c[i]->head_checked = true;
+		cursor_end(r->c[i]);
+	}
+}
+
+/* A mark of records deleted unread, if one waits: before every record of
+ * the file it is at, which the reader has not read yet. */
+static bool next_mark(struct store_reader *r, struct store_rec *rec)
+{
+	const struct unread_mark *m;
+
+	if (r->next_mark == r->n_marks) {
+		r->next_mark = r->n_marks = 0;
+		return false;
+	}
+	m = &r->marks[r->next_mark++];
+	*rec = (struct store_rec){
+		.file = &m->at->info, .lost = m->n, .deleted = true,
+		.hdr = { .cpu = m->cpu, .ts_ns = m->at->first_ts },
+	};
+	return true;
+}
+
 int store_reader_next(struct store_reader *r, struct store_rec *rec)
 {
 	int err = 0;
@@ -216,6 +260,8 @@ int store_reader_next(struct store_reader *r, struct store_rec *rec)
 		struct store_cursor *best = earliest(r, &err);
 		const struct drec *d;
 
+		if (next_mark(r, rec))
+			return 1;
 		/* Open the files that begin before what the open ones have next. */
 		if (r->n_active < r->n && (!best || r->c[r->n_active]->start_ns <= wall(best))) {
 			r->c[r->n_active++]->active = true;
@@ -223,8 +269,9 @@ int store_reader_next(struct store_reader *r, struct store_rec *rec)
 		}
 		if (!best) {
 			if (!r->o.follow) {
+				number_later_files(r);
 				report_gaps(r, true);
-				return err;
+				return next_mark(r, rec) ? 1 : err;
 			}
 			follow_wait(r);
 			continue;
@@ -258,6 +305,7 @@ void store_reader_free(struct store_reader *r)
 	for (size_t i = 0; i < r->n; i++)
 		cursor_free(r->c[i]);
 	free(r->c);
+	free(r->marks);
 	strv_free(r->dirs, r->n_dirs);
 	cgroup_map_free(r->cgroups);
 	free(r);

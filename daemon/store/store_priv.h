@@ -7,6 +7,7 @@
 #include <pthread.h>
 #include "store/store.h"
 #include "store/store_codec.h"
+#include "store/store_cpus.h"
 #include "store/store_ksyms.h"
 
 #define STORE_BLOCKS		4		/* one being filled, the rest queued for disk */
@@ -49,6 +50,7 @@ struct store_block {
 	struct bbuf kaddrs;		/* kernel stack frames (__u64), for KSYMS */
 	uint64_t *cgroups;		/* this block's, in CGROUPS order */
 	size_t n_cgroups, cap_cgroups;
+	struct cpu_counts cpus;		/* its records per CPU */
 };
 
 struct store_writer {
@@ -93,9 +95,16 @@ struct store_writer {
 struct store_dir;
 int store_dir_lock(const char *path, struct store_dir **ret);
 void store_dir_unlock(struct store_dir *d);
-/* The stream's id and the records put into its files so far. */
-void store_dir_stream(struct store_dir *d, char stream[17], uint64_t *records);
-void store_dir_add_records(struct store_dir *d, uint64_t n);
+/* The stream's id and the records put into its files so far, in all and
+ * per CPU (as first_record_cpus= says them). */
+void store_dir_stream(struct store_dir *d, char stream[17], uint64_t *records, struct strbuf *cpus);
+/* A block's n records, cpus of them per CPU, are in the stream's files. */
+void store_dir_add_records(struct store_dir *d, uint64_t n, const struct cpu_counts *cpus);
+/* store_tail.c: where the stream of the store file path ends: its id
+ * (NULL: the file has none), the records of its files up to the end of
+ * this one, in all and per CPU (as far as the file says them: a reader
+ * checks them). -errno. */
+int store_stream_end(const char *path, char **stream, uint64_t *records, struct cpu_counts *cpus);
 
 /* store_file.c, on the file thread. */
 int store_file_write_block(struct store_writer *w, struct store_block *b);

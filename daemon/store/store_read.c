@@ -87,6 +87,8 @@ void cursor_free(struct store_cursor *c)
 	free(c->info.pointer_key_id);
 	store_ksyms_free(&c->ksyms);
 	free(c->stream);
+	cpu_counts_free(&c->first_cpus);
+	cpu_counts_free(&c->passed_cpus);
 	free(c->path);
 	free(c);
 }
@@ -115,6 +117,10 @@ static void parse_file_chunk(struct store_cursor *c, const char *text, size_t le
 			c->stream = strdup(eq);
 		else if (!strcmp(l, "first_record"))
 			c->first_record = strtoull(eq, NULL, 10);
+		else if (!strcmp(l, "first_record_cpus") && !c->has_first_cpus) {
+			cpu_counts_free(&c->first_cpus);
+			c->has_first_cpus = cpu_counts_parse(&c->first_cpus, eq) == 0;
+		}
 	}
 	free(copy);
 	c->have_info = true;
@@ -231,11 +237,21 @@ static void resync(struct store_cursor *c)
 	c->off = UINT64_MAX;	/* nothing more in this file */
 }
 
+/* The decoded block's records per CPU, every event's, wanted or not. */
+static int count_cpus(struct store_cursor *c)
+{
+	for (size_t i = 0; i < c->n; i++)
+		if (!c->recs[i].lost && cpu_counts_add(&c->passed_cpus, c->recs[i].hdr.cpu, 1) < 0)
+			return -ENOMEM;
+	return 0;
+}
+
 /* The chunk at c->off: 1 read and handled, 0 none (the end), < 0 error. */
 static int next_chunk(struct store_cursor *c, bool *got_block)
 {
 	struct store_chunk_hdr h;
 	uint64_t at = c->off;
+	bool unknown_before;
 	ssize_t n;
 
 	if (at == UINT64_MAX)
@@ -270,8 +286,11 @@ static int next_chunk(struct store_cursor *c, bool *got_block)
 		return 0;
 	}
 	c->off = at + sizeof(h) + h.disk_len;
-	if (h.type == STORE_CHUNK_BLOCK)
+	unknown_before = c->passed_cpus_unknown;
+	if (h.type == STORE_CHUNK_BLOCK) {
 		c->passed += h.n_records;	/* read, or reported as skipped */
+		c->passed_cpus_unknown |= h.n_records > 0;	/* until it decodes */
+	}
 	if (store_crc(c->disk.p, h.disk_len) != h.payload_crc) {
 		char what[96];
 
@@ -304,8 +323,10 @@ static int next_chunk(struct store_cursor *c, bool *got_block)
 		if (r < 0)
 			report(c, at, r == -ENOENT ? "block of events whose description was lost"
 						   : "undecodable block");
-		else
+		else {
+			c->passed_cpus_unknown = unknown_before || count_cpus(c) < 0;
 			*got_block = c->n_kept > 0;
+		}
 	}
 	return 1;
 }
@@ -384,6 +405,7 @@ static void peek_start(struct store_cursor *c)
 			parse_file_chunk(c, (const char *)c->disk.p, h.disk_len);
 		if (h.type == STORE_CHUNK_BLOCK) {
 			c->start_ns = (int64_t)h.ts_first + c->info.realtime_offset_ns;
+			c->first_ts = h.ts_first;
 			return;
 		}
 		off += sizeof(h) + h.disk_len;

@@ -6,6 +6,7 @@
 
 #include "store/store.h"
 #include "store/store_codec.h"
+#include "store/store_cpus.h"
 #include "store/store_ksyms.h"
 
 #define STORE_MAX_EVENT_ID	(1u << 20)
@@ -34,6 +35,11 @@ struct store_cursor {
 	 * the records of the blocks read so far: what a deletion took unread. */
 	char *stream;
 	uint64_t first_record, passed;
+	/* The same per CPU (first_record_cpus=; a block that did not decode
+	 * leaves those passed not known). */
+	struct cpu_counts first_cpus, passed_cpus;
+	bool has_first_cpus, passed_cpus_unknown;
+	uint64_t first_ts;		/* the first block's ts_first, its own clock */
 	struct store_event **ev;	/* by file-local id */
 	size_t cap_ev;
 	/* The decoded block, and the order of its records by time. */
@@ -59,6 +65,14 @@ struct store_reader {
 	uint64_t skipped;
 	uint64_t unread;		/* records of files deleted before they were read */
 	uint64_t unread_unknown;	/* such files whose count cannot be known */
+	/* With want_lost: marks of records deleted unread, per CPU, not yet
+	 * returned; each before the first record of the file at. */
+	struct unread_mark {
+		unsigned cpu;
+		uint64_t n;
+		const struct store_cursor *at;
+	} *marks;
+	size_t n_marks, cap_marks, next_mark;
 	struct cgroup_map *cgroups;	/* every cgroup id the blocks named, with its path */
 };
 

@@ -215,6 +215,7 @@ static struct store_block *take_block(struct store_writer *w)
 	b->n_cgroups = 0;
 	b->raw = 0;
 	b->n_counts = 0;
+	cpu_counts_zero(&b->cpus);
 	b->gen = ++w->gen;
 	b->opened_usec = store_now_usec();
 	return b;
@@ -393,7 +394,7 @@ int store_writer_append(struct store_writer *w, unsigned id, const struct trace_
 	if (id >= w->n_ev || len > TRACERD_MAX_RECORD + TRACERD_MAX_STACKS)
 		return -EINVAL;
 	b = open_block(w, h->ts_ns);
-	if (count(b, id) < 0)
+	if (count(b, id) < 0 || cpu_counts_add(&b->cpus, h->cpu, 1) < 0)
 		return -ENOMEM;
 	bbuf_varint(&b->col[STORE_COL_TS], zigzag((int64_t)(h->ts_ns - b->prev_ts)));
 	b->prev_ts = h->ts_ns;
@@ -462,6 +463,7 @@ void store_writer_free(struct store_writer *w)
 		bbuf_free(&w->blocks[i].kaddrs);
 		free(w->blocks[i].cgroups);
 		free(w->blocks[i].counts);
+		cpu_counts_free(&w->blocks[i].cpus);
 	}
 	for (size_t i = 0; i < w->n_ev; i++) {
 		evinfo_free(w->ev[i]);

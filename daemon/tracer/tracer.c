@@ -1,9 +1,8 @@
 // SPDX-License-Identifier: GPL-2.0
-/* The tracer's life: the stages set up and wired, drained, stopped in
- * order (halt the programs, drain, close the sink; then detach) and freed.
- * A config is applied by tracer_apply.c; the accounting read across the
- * stages is report.c's. */
-#include <time.h>
+/* The tracer's life: the stages set up and wired, stopped in order (halt
+ * the programs, drain, close the sink; then detach) and freed. A config is
+ * applied by tracer_apply.c, the ring drained by tracer_drain.c; the
+ * accounting read across the stages is report.c's. */
 #include "attach/ksym.h"
 #include "log.h"
 #include "sink/sink.h"
@@ -64,75 +63,6 @@ void tracer_set_sink(struct tracer *t, struct sink *s, enum output def, bool to_
 void tracer_set_progress(struct tracer *t, loader_progress_fn fn, void *userdata)
 {
 	loader_set_progress(t->ld, fn, userdata);
-}
-
-/* The ring buffer's new losses, per CPU, to the sink (the store marks them
- * after the records drained so far): one map read per drain. */
-static void pass_losses(struct tracer *t)
-{
-	uint64_t now[256];
-	struct timespec ts;
-	int n = loader_lost_by_cpu(t->ld, now, ARRAY_SIZE(now));
-
-	if (n <= 0 || !t->sink)
-		return;
-	if ((size_t)n > t->n_lost_seen) {
-		uint64_t *v = realloc(t->lost_seen, n * sizeof(*v));
-
-		if (!v)
-			return;
-		memset(v + t->n_lost_seen, 0, (n - t->n_lost_seen) * sizeof(*v));
-		t->lost_seen = v;
-		t->n_lost_seen = n;
-	}
-	clock_gettime(CLOCK_MONOTONIC, &ts);
-	for (int c = 0; c < n; c++)
-		if (now[c] > t->lost_seen[c]) {
-			sink_lost(t->sink, c, ts.tv_sec * 1000000000ull + ts.tv_nsec, now[c] - t->lost_seen[c]);
-			t->lost_seen[c] = now[c];
-		}
-}
-
-int tracer_drain(struct tracer *t)
-{
-	int r = consumer_drain(t->cons);
-
-	pass_losses(t);
-	return r;
-}
-
-void tracer_drain_all(struct tracer *t)
-{
-	if (t->cons)
-		consumer_drain_all(t->cons);
-	pass_losses(t);
-}
-
-void tracer_drain_written(struct tracer *t)
-{
-	if (t->cons)
-		consumer_drain_written(t->cons);
-	pass_losses(t);
-}
-
-/* The drain while a reload's old selections detach. Why here, on the
- * loop's thread, rather than a detach in the background while the loop
- * runs: the tracer is whole now (switched to the new config, the old slots
- * still in the consumer's table until their detach ends), so the ring is
- * read exactly as the loop reads it, a record of an old slot delivered as
- * before; no tracer state is shared with another thread; and a SIGHUP or
- * SIGTERM that comes meanwhile waits in the signalfd, so that a reload
- * never meets a half-detached one, and stop finds every old link closed.
- * The loop's timers (status, interval dumps) wait; the watchdog hears the
- * progress callback. */
-static void drain_meanwhile(void *userdata)
-{
-	tracer_drain_written(userdata);
-}
-
-void tracer_retire(struct tracer *t)
-{
-	tracer_apply_finish(t, drain_meanwhile, t);
 }
 
 int tracer_ring_fd(struct tracer *t)

@@ -103,17 +103,15 @@ void tracer_halt(struct tracer *t);
  * the kernel's per event, one after another (tens of ms each). */
 void tracer_stop(struct tracer *t);
 void tracer_free(struct tracer *t);
-/* Drains up to CONSUMER_DRAIN_BUDGET records, or for CONSUMER_DRAIN_USEC;
- * returns 1 if more may wait. */
+/* tracer_drain.c: the ring drained to the sink. Drains up to
+ * CONSUMER_DRAIN_BUDGET records, or for CONSUMER_DRAIN_USEC; returns 1 if
+ * more may wait. */
 int tracer_drain(struct tracer *t);
 /* Drains until the ring is empty (at stop, once nothing is attached). */
 void tracer_drain_all(struct tracer *t);
 /* Drains what was written so far, while events still fire (a reload), and
  * passes the ring's new losses to the sink. */
 void tracer_drain_written(struct tracer *t);
-/* tracer_apply_finish(), draining the ring buffer to the sink meanwhile
- * (seconds for a large selection: the selections that stay fire on). */
-void tracer_retire(struct tracer *t);
 int tracer_ring_fd(struct tracer *t);
 void tracer_refresh_clock(struct tracer *t);
 size_t tracer_attached(struct tracer *t);
@@ -191,11 +189,15 @@ int tracer_check(struct registry *reg, const struct config *cfg, struct diag *d)
 /* Applies cfg (taking ownership of it on success): attaches what is new or
  * changed and switches to it; unchanged selections keep their attachments.
  * What went away stays attached (its records still count) until
- * tracer_retire(). On error nothing changes and d says why. */
+ * tracer_retire(). On error nothing changes and d says why; what it
+ * attached is detached again, the ring drained meanwhile. */
 int tracer_apply(struct tracer *t, struct config *cfg, struct diag *d);
 /* Detaches what the last tracer_apply() replaced or removed, calling idle
  * (NULL: none) meanwhile, then keeps their counts and frees them. */
 void tracer_apply_finish(struct tracer *t, loader_idle_fn idle, void *userdata);
+/* tracer_apply_finish(), draining the ring buffer to the sink meanwhile
+ * (seconds for a large selection: the selections that stay fire on). */
+void tracer_retire(struct tracer *t);
 /* Detaches every slot of st, drains what they already wrote, frees st. */
 void sel_state_free(struct tracer *t, struct sel_state *st);
 

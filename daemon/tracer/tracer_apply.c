@@ -4,7 +4,7 @@
  * attached, then the switch to the new selections, and only then what went
  * away detached (tracer_apply_finish(); tracer_retire() drains the ring
  * meanwhile), so that a reload is gapless, loses nothing of what stays, and
- * a bad one changes nothing. */
+ * a bad one changes nothing (what it attached detaches as the ring drains). */
 #include "filter/filter.h"
 #include "kernel-events/field_source.h"
 #include "log.h"
@@ -313,6 +313,38 @@ void sel_state_free(struct tracer *t, struct sel_state *st)
 	sel_state_finish(t, st, 0, NULL);
 }
 
+/* The drain while detaching many (a grace period of the kernel's each:
+ * seconds): the selections that stay fire on meanwhile. Here, on the
+ * loop's thread, rather than a detach in the background while the loop
+ * runs: the tracer is whole (the slots that go still in the consumer's
+ * table until their detach ends), so the ring is read exactly as the loop
+ * reads it, a record of a slot that goes delivered as before; no tracer
+ * state is shared with another thread; and a SIGHUP or SIGTERM that comes
+ * meanwhile waits in the signalfd, so that a reload never meets a
+ * half-detached one, and stop finds every link that went closed. The
+ * loop's timers (status, interval dumps) wait; the watchdog hears the
+ * progress callback. */
+static void drain_meanwhile(void *userdata)
+{
+	tracer_drain_written(userdata);
+}
+
+/* A failed apply's new states go, all at once and draining meanwhile, as
+ * a successful one's old states do: the running config stays, and loses
+ * nothing while they detach. Their counts go unreported. */
+static void rollback(struct tracer *t, struct sel_state **fresh, size_t n)
+{
+	for (size_t i = 0; i < n; i++)
+		for (size_t k = 0; fresh[i] && k < fresh[i]->n_slots; k++)
+			fresh[i]->slots[k]->hist_done = true;
+	detach_states(t, fresh, n, drain_meanwhile, t);
+	/* Detached: all their records are written; other events still fire. */
+	tracer_drain_written(t);
+	for (size_t i = 0; i < n; i++)
+		if (fresh[i])
+			sel_state_finish(t, fresh[i], 0, NULL);
+}
+
 static struct sel_past *removed_find(struct tracer *t, const char *name)
 {
 	for (size_t i = 0; i < t->n_removed; i++)
@@ -495,6 +527,11 @@ void tracer_apply_finish(struct tracer *t, loader_idle_fn idle, void *userdata)
 	config_free(&t->retiring_cfg);
 }
 
+void tracer_retire(struct tracer *t)
+{
+	tracer_apply_finish(t, drain_meanwhile, t);
+}
+
 int tracer_apply(struct tracer *t, struct config *cfg, struct diag *d)
 {
 	size_t n = cfg->n_sels;
@@ -517,15 +554,10 @@ int tracer_apply(struct tracer *t, struct config *cfg, struct diag *d)
 			r = attach_selection(t, &b[i], &fresh[i], d);
 	if (r >= 0)
 		r = commit(t, cfg, b, n, fresh);
-	for (size_t i = 0; i < n; i++) {
-		/* a failed reload's new slots: their counts go unreported */
-		for (size_t k = 0; r < 0 && fresh && fresh[i] && k < fresh[i]->n_slots; k++)
-			fresh[i]->slots[k]->hist_done = true;
-		if (r < 0)
-			sel_state_free(t, fresh ? fresh[i] : NULL);
-		if (b)
-			build_free(&b[i]);
-	}
+	if (r < 0 && fresh)
+		rollback(t, fresh, n);
+	for (size_t i = 0; b && i < n; i++)
+		build_free(&b[i]);
 	free(b);
 	free(fresh);
 	return r;

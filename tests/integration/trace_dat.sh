@@ -77,7 +77,7 @@ check "all: __data_loc strings read back (sched_process_exec filename=)" \
 
 # The selection options pass through: rare events, far apart, so that the
 # time between two records of a CPU needs a time-extend event (2^27 ns).
-first=$(grep -m1 -oE '\] [0-9]+\.[0-9]{9}' "$TMP/all.report" | cut -c3-)
+first=$(grep -m1 -oE '\] +[0-9]+\.[0-9]{9}' "$TMP/all.report" | sed 's/^] *//')
 round some -e 'sched:sched_process_*' -e 'signal:*' --filter 'common_pid > 1' --since "${first%???}" --until now
 n_some=$(wc -l <"$TMP/some.json")
 check "some: -e, --filter, --since, --until select as --read does ($n_some records)" [ "$n_some" -gt 0 ]

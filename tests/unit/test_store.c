@@ -376,6 +376,49 @@ static void test_deleted_unread(void)
 	rm_dir(dir);
 }
 
+/* A writer restarted on the directory numbers on from its last file: the
+ * first writer's last file, gone before it is read (as MaxUse= takes a
+ * file a reader listed), is counted exactly up to the second writer's
+ * first file, and with want_lost its records come as marks on their CPUs. */
+static void test_deleted_across_restart(void)
+{
+	char *paths[1], dir[64], *last;
+	struct store_reader_opts o = { .want_lost = true };
+	uint64_t want[2] = { 0 }, marked[2] = { 0 }, unknown = 1, unread;
+	struct store_reader *r;
+	struct store_rec rec;
+	size_t got = 0;
+
+	make_recs();
+	make_dir(dir);
+	write_store_files(dir, STORE_CODEC_ZSTD, 1);	/* 6 files of one block each */
+	for (size_t i = 0; i < ARRAY_SIZE(recs); i++)	/* the restart: later */
+		recs[i].h.ts_ns += 1000000000000ULL;
+	write_store_files(dir, STORE_CODEC_ZSTD, 1);
+	for (size_t i = (N_BLOCKS - 1) * N_PER_BLOCK; i < N_BLOCKS * N_PER_BLOCK; i++)
+		want[recs[i].h.cpu]++;
+	last = nth_file(dir, N_BLOCKS - 1);
+	EXPECT(last && unlink(last) == 0, "unlink %s", strna(last));
+	free(last);
+	paths[0] = dir;
+	EXPECT(store_reader_new(&r, paths, 1, &o) == 0, "reader");
+	while (store_reader_next(r, &rec) == 1) {
+		if (rec.deleted && rec.hdr.cpu < 2)
+			marked[rec.hdr.cpu] += rec.lost;
+		got += !rec.lost;
+	}
+	unread = store_reader_unread(r, &unknown);
+	EXPECT(got == (2 * N_BLOCKS - 1) * N_PER_BLOCK, "read %zu records", got);
+	EXPECT(unread == N_PER_BLOCK && unknown == 0, "unread %llu, not known %llu",
+	       (unsigned long long)unread, (unsigned long long)unknown);
+	EXPECT(marked[0] == want[0] && marked[1] == want[1] && want[0] && want[1],
+	       "marked %llu and %llu on CPUs 0 and 1, the file held %llu and %llu",
+	       (unsigned long long)marked[0], (unsigned long long)marked[1],
+	       (unsigned long long)want[0], (unsigned long long)want[1]);
+	store_reader_free(r);
+	rm_dir(dir);
+}
+
 /* The writer's first 2 files, deleted before the reader first looks. */
 static void write_and_delete_first(void *userdata)
 {
@@ -443,5 +486,6 @@ int main(void)
 	RUN(test_enums_stored);
 	RUN(test_deleted_unread);
 	RUN(test_deleted_before_seen);
+	RUN(test_deleted_across_restart);
 	return TEST_EXIT();
 }
