@@ -46,9 +46,14 @@
  *  5. The program is attached in the class program's place, so it begins
  *     with the class program's head (the stop flag, the daemon's own tgid,
  *     the hit counted in stats[cookie]). Rejected, it counts the slot's
- *     `filtered`; kept, it tail-calls the class program's accept half at a
- *     constant key (a direct jump once JITed), which copies and writes (or
- *     aggregates) as the class program would have.
+ *     `filtered`. Kept, a record whose size the layout fixes is written by
+ *     this program itself, reserved in the ring at that constant size and
+ *     copied straight from ctx, and a histogram's event whose key already
+ *     has an entry is counted here (filter_emit_frame.c); anything else
+ *     (a dynamic payload, user strings, stacks, Unit=, a new key) it
+ *     tail-calls the class program's accept half with, at a constant key
+ *     (a direct jump once JITed), which does what the class program would
+ *     have.
  *
  * The emitted code depends on the layout only (offsets, sizes) and on the
  * filter's values, so the events of one class with one Filter= emit the

@@ -6,7 +6,8 @@
  * tracepoint program tracerd attaches, and as a BPF_PROG_TYPE_SYSCALL
  * program that returns its verdict) and run by BPF_PROG_TEST_RUN on
  * generated records: every verdict must be the interpreter's. Real
- * tracepoints: tests/integration/filter_pair.sh. And histograms keyed by
+ * tracepoints: tests/integration/filter_diff.sh (filter_pair.py pairs its
+ * records). And histograms keyed by
  * __data_loc strings, emitted for every event that has one and loaded as
  * the tracepoint program (counted on real tracepoints: aggregate.sh). */
 #include <bpf/bpf.h>
