@@ -71,7 +71,8 @@ help:
 	@echo "make fuzz-ci   every libFuzzer harness for 60 s each; fails on any crash"
 	@echo "make install   install binary, unit, config and man pages (PREFIX, DESTDIR)"
 	@echo "make bench-render   records rendered per second, compiled vs libtraceevent"
-	@echo "make bench     tracerd against ftrace, perf and bpftrace (root; results in bench/results/)"
+	@echo "make bench     tracerd against ftrace, perf and bpftrace (root; results in bench/results/,"
+	@echo "               the summary table in bench/README.md)"
 	@echo "make bench-deps   install what make bench needs (bpftrace, perf)"
 
 deps:
@@ -197,7 +198,7 @@ uninstall: uninstall-man
 uninstall-man:
 	rm -f $(DESTDIR)$(PREFIX)/share/man/man8/tracerd.8 $(DESTDIR)$(PREFIX)/share/man/man5/tracerd.conf.5
 
-# The benchmark (README, "Benchmark"): not part of `make test`. BENCH_ARGS is
+# The benchmark (bench/README.md): not part of `make test`. BENCH_ARGS is
 # passed to bench/bench.py, e.g. BENCH_ARGS="--quick".
 # `make` builds them too, so that a change that breaks one fails the build.
 BENCH_BINS := $(BUILD)/bench/workload $(BUILD)/bench/drain $(BUILD)/bench/prog-per-event \
@@ -225,7 +226,7 @@ $(BUILD)/bench/prog-per-event: bench/prog-per-event.c $(SKELS)
 	@mkdir -p $(@D)
 	$(CC) $(CFLAGS) -o $@ $< -lbpf -lelf -lz
 
-# What detaching costs, by way of detaching (README, "Stop and reload").
+# What detaching costs, by way of detaching (docs/OPERATIONS.md, "Stop and reload").
 $(BUILD)/bench/detach-cost: bench/detach-cost.c $(SKELS)
 	@mkdir -p $(@D)
 	$(CC) $(CFLAGS) -o $@ $< -lbpf -lelf -lz -lpthread
@@ -239,6 +240,7 @@ bench: bench-deps bench-build
 	scripts/mount-tracefs.sh
 	@# bench.py runs render-bench, when the Makefile builds one, and keeps its figures
 	@if grep -q '^bench-render:' Makefile; then $(MAKE) --no-print-directory $(BUILD)/bench/render-bench; fi
+	@# --readme: the summary table goes into bench/README.md, between its markers
 	python3 bench/bench.py --build $(BUILD) --readme $(BENCH_ARGS)
 
 clean:

@@ -942,7 +942,7 @@ def main():
     ap.add_argument("--rows", metavar="REGEX",
                     help="run only the consumers whose name matches (e.g. 'ftrace|tracerd')")
     ap.add_argument("--readme", action="store_true",
-                    help="put the summary in README.md's Benchmark section")
+                    help="put the summary in bench/README.md, between its markers")
     args = ap.parse_args()
     if args.quick:
         args.rounds, args.count, args.bisect = 2, 100000, 2
@@ -1024,20 +1024,30 @@ def results_path(now):
     return f"{base}-{now:%H%M%S}.txt"
 
 
-def update_readme(now, results, verdicts, fp, path, compare=None):
-    """Replaces the text between the benchmark markers in README.md."""
+BENCH_README = f"{ROOT}/bench/README.md"
+
+
+def build_name(build):
+    """A --compare build as the table names it: the commit of the work tree
+    it is in, never its path (a path names one developer's machine)."""
+    r = subprocess.run(["git", "-C", build, "rev-parse", "--short", "HEAD"],
+                       capture_output=True, text=True)
+    return f"commit {r.stdout.strip()}" if r.returncode == 0 else "another build"
+
+
+def update_readme(now, results, verdicts, fp, path, compare=None, readme=BENCH_README):
+    """Replaces the text between the benchmark markers in bench/README.md."""
     begin, end = "<!-- bench:begin -->", "<!-- bench:end -->"
-    readme = f"{ROOT}/README.md"
     text = read(readme)
     if begin not in text or end not in text:
-        log("README.md has no benchmark markers; not updated")
+        log(f"{os.path.relpath(readme, ROOT)} has no benchmark markers; not updated")
         return
     evs = list(results)
     L = [begin,
          f"Latest run: {now:%Y-%m-%d %H:%M} UTC, kernel {platform.release()}, "
          f"{os.cpu_count()} CPUs; full results in `{path}`. ns added per event (median of "
          "the rounds), ratio to ftrace with the same filter, events lost"
-         + (f"; rows marked (B) ran the --compare build, `{compare}`" if compare else "") + ":", "",
+         + (f"; rows marked (B) ran the --compare build, {build_name(compare)}" if compare else "") + ":", "",
          "| consumer | " + " | ".join(EVENTS[e]["tp"] for e in evs) + " |",
          "|---|" + "---|" * len(evs)]
     names = [n for n in results[evs[0]][0] if n != "none"]

@@ -131,6 +131,7 @@ static const struct config_item table[] = {
 	{ .section = "Selection", .key = "Unit", .type = &config_type_units,
 	  .offset = offsetof(struct selection, units),
 	  .pos_offset = offsetof(struct selection, units_pos),	/* for the warning */
+	  .def = "",
 	  .description = "only events of tasks in these systemd units' cgroups, or below: "
 			 "unit names or globs as systemctl takes them (a name without a type "
 			 "is a .service); repeatable, empty resets; none: every task" },

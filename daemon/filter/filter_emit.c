@@ -46,12 +46,14 @@
  *  5. The program is attached in the class program's place, so it begins
  *     with the class program's head (the stop flag, the daemon's own tgid,
  *     the hit counted in stats[cookie]). Rejected, it counts the slot's
- *     `filtered`; kept, it tail-calls the class program's accept half at a
- *     constant key (a direct jump once JITed), which copies and writes (or
- *     aggregates) as the class program would have; a record of fixed size,
- *     or with __data_loc strings, it writes itself (filter_emit_frame.c).
- *     Without a filter the program is the head and the keep: every event
- *     kept.
+ *     `filtered`. Kept, a record of fixed size, or with __data_loc strings,
+ *     is written by this program itself, reserved in the ring and copied
+ *     from ctx, and a histogram's event whose key already has an entry is
+ *     counted here (filter_emit_frame.c); anything else (user strings,
+ *     stacks, Unit=, a new key) it tail-calls the class program's accept
+ *     half with, at a constant key (a direct jump once JITed), which does
+ *     what the class program would have. Without a filter the program is
+ *     the head and the keep: every event kept.
  *
  * The emitted code depends on the layout only (offsets, sizes) and on the
  * filter's values, so the events of one class with one Filter= emit the

@@ -46,6 +46,17 @@ keys_missing() {
 	done < <("$GEN" --dump)
 	return $bad
 }
+# A key without a default is one the parser requires (no default: it stays
+# unset), and the page says "Default: none; required." for it: its
+# description must say required too. Unit= had no default, and the page
+# called it required.
+unsaid=
+for k in $("$GEN" --dump | awk -F'\t' '$3 == "-" { print $2 }'); do
+	# the entry's first line, \fBKey=\fP\fItype\fP, then its description
+	awk -v head="\\\\fB$k=\\\\fP\\\\fI" 'index($0, head) == 1 { getline; print; exit }' "$P5" |
+		grep -q "required" || unsaid+=" $k"
+done
+check "keys: every key without a default says it is required${unsaid:+ (not:$unsaid)}" [ -z "$unsaid" ]
 n=$("$GEN" --dump | wc -l)
 miss=$(keys_missing "$P5")
 check "keys: all $n keys of the table are in tracerd.conf(5) with their defaults${miss:+ ($miss)}" [ -z "$miss" ]

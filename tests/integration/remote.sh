@@ -8,7 +8,7 @@
 # field as in the sender's journal; then a burst measures the entries/s the
 # pair sustains; then the collector goes down, more events are fired, and
 # once it is back up all of them must arrive, once each.
-# Then the README's HTTPS set-up: the events arrive the same way, the sender
+# Then docs/OPERATIONS.md's HTTPS set-up: the events arrive the same way, the sender
 # refuses a collector its CA did not certify, and the collector's socket
 # takes only the senders' addresses.
 . "$(dirname "$0")/../lib.sh"
@@ -93,7 +93,7 @@ EOF
 S sh -c "printf '[Upload]\nURL=http://$CADDR:19532\n' >/etc/systemd/journal-upload.conf"
 # Debian's journal-upload (systemd 252) exits when it cannot reach the
 # collector; Restart=on-failure every 100 ms hits the start limit in a
-# second and leaves it failed for good. The README's drop-in: keep retrying.
+# second and leaves it failed for good. docs/OPERATIONS.md's drop-in: keep retrying.
 S mkdir -p /etc/systemd/system/systemd-journal-upload.service.d
 S sh -c "cat >/etc/systemd/system/systemd-journal-upload.service.d/50-retry.conf" <<EOF
 [Unit]
@@ -224,12 +224,12 @@ same "collector up again" "$TMP/down.local" "$TMP/down.remote"
 m=$(count remote TRACE_EVENT=syscalls:sys_enter_sysfs TRACE_PID="$BPID")
 check "collector up again: the burst before it not sent again ($m of $BULK)" [ "$m" = "$BULK" ]
 
-# ---- HTTPS, set up as the README says ----
+# ---- HTTPS, set up as docs/OPERATIONS.md says ----
 # A CA, the collector's certificate for its address, the sender's, and a
 # self-signed one the CA never saw. What Debian 12's pair checks: the sender
 # takes only a collector whose certificate the CA signed. The collector
 # cannot check senders (its journal-remote is built without GnuTLS:
-# "--trust is not available"), so the README limits who may connect with
+# "--trust is not available"), so docs/OPERATIONS.md limits who may connect with
 # IPAddressAllow= on the socket, checked last.
 tls() { openssl "$@" >/dev/null 2>&1; }
 EC=(-newkey ec -pkeyopt ec_paramgen_curve:prime256v1 -nodes -days 2)
@@ -271,7 +271,7 @@ ServerKeyFile=/etc/ssl/private/journal-upload.key
 ServerCertificateFile=/etc/ssl/certs/journal-upload.pem
 TrustedCertificateFile=/etc/ssl/certs/journal-ca.pem
 EOF
-check "https: journal-upload restarts with the README's journal-upload.conf" S systemctl restart systemd-journal-upload
+check "https: journal-upload restarts with docs/OPERATIONS.md's journal-upload.conf" S systemctl restart systemd-journal-upload
 HPID=$("$FIRE" 100 | cut -d' ' -f1)
 m=$(wait_count remote 100 TRACE_EVENT=syscalls:sys_enter_sysfs TRACE_PID="$HPID")
 sleep 0.5

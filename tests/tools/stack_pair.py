@@ -64,7 +64,7 @@ def from_caller(frames):
 def in_bpf(rec):
     """A firing in an interrupt that landed in a BPF program or the perf path
     around it: the kernel may skip tracerd's program for it (recursion_misses,
-    README "Accounting"), so one side may lack it; such records are left out
+    docs/ARCHITECTURE.md, "What is counted"), so one side may lack it; such records are left out
     on both sides."""
     # A frame the kernel prints as an address: JIT code without a symbol (a
     # BPF program's, a trampoline's).

@@ -324,7 +324,7 @@ static void the_defaults_are_the_tables(void)
 			free(*(char **)want);
 		}
 	}
-	/* and what they are, as README states them */
+	/* and what they are, as tracerd.conf(5) states them (its Default: lines) */
 	EXPECT(c.ring_buffer_size == 8 << 20 && !c.wakeup_bytes && c.output == OUTPUT_JOURNAL &&
 	       c.flush_interval_ms == 100 && c.stats_interval_sec == 60 && !c.raw_pointers, "daemon");
 	EXPECT(c.n_sels == 1 && c.sels[0].priority == LOG_INFO && !c.sels[0].rate_limit &&
