@@ -60,6 +60,20 @@ struct filter_emit_maps {
 				    .agg_descs_fd = -1, .agg_keys_fd = { -1, -1, -1 },	\
 				    .agg_stacks_fd = -1 })
 
+/* Every map there, none opened: the code built as the daemon would build it
+ * (the maps' presence decides what the program does itself), to be checked,
+ * never loaded: --check-config says what tracerd would do. */
+#define FILTER_EMIT_UNOPENED INT32_MAX
+#define FILTER_EMIT_CHECK_MAPS								\
+	((struct filter_emit_maps){							\
+		.stats_fd = FILTER_EMIT_UNOPENED, .accept_fd = FILTER_EMIT_UNOPENED,	\
+		.bss_fd = FILTER_EMIT_UNOPENED, .rb_fd = FILTER_EMIT_UNOPENED,		\
+		.lost_total_fd = FILTER_EMIT_UNOPENED, .rec_fd = FILTER_EMIT_UNOPENED,	\
+		.agg_descs_fd = FILTER_EMIT_UNOPENED,					\
+		.agg_keys_fd = { FILTER_EMIT_UNOPENED, FILTER_EMIT_UNOPENED,		\
+				 FILTER_EMIT_UNOPENED },				\
+		.agg_stacks_fd = FILTER_EMIT_UNOPENED })
+
 /* Why a record the emitted program keeps goes to the accept half, which
  * writes it (a phrase for the log); NULL: the program writes it itself. */
 const char *filter_emit_hands_on(const struct event_desc *d, const struct filter_emit_maps *m);

@@ -492,7 +492,7 @@ int tracer_check(struct registry *reg, const struct config *cfg, struct diag *d)
 	int r = 0;
 
 	for (size_t i = 0; i < cfg->n_sels && r >= 0; i++) {
-		struct filter_emit_maps m = FILTER_EMIT_NO_MAPS;
+		struct filter_emit_maps m = FILTER_EMIT_CHECK_MAPS;
 		struct sel_build b = { 0 };
 
 		r = build_selection(reg, NULL, 0, &cfg->sels[i], &m, &b, d);

@@ -122,3 +122,28 @@ got=$("$TRACERD" --check-config "$TMP/c.conf" -e sched:sched_switch)
 check "--check-config FILE -e: '$got'" [ "$got" = "$TMP/c.conf: OK" ]
 got=$("$TRACERD" --check-config -e sched:sched_switch --rate-limit 10 --output stdout)
 check "--check-config -e: '$got'" [ "$got" = "command line: OK" ]
+
+# --check-config says what the daemon does with each selection: emitted, or
+# the class program and why, in the same words (the daemon adds the load
+# time). A histogram counted in the emitted program was once reported as the
+# class program's by --check-config (its maps were taken as absent).
+emit_line() { grep '^tracerd: selection cmdline: ' | sed 's/, loaded in [0-9.]* ms//'; }
+same_line() { [ -n "$1" ] && [ "$1" = "$2" ]; }
+n=0
+for args in "-e sched:sched_switch --aggregate hist:keys=next_comm" \
+	"-e sched:sched_switch" "-e sched:sched_process_wait" \
+	"-e sched:sched_switch --filter prev_comm~\"a?c\"" \
+	"-e syscalls:sys_enter_openat" "-e sched:sched_switch --stack-trace kernel"; do
+	n=$((n + 1))
+	# shellcheck disable=SC2086 # the options split as written
+	want=$(timeout 60 "$TRACERD" --check-config $args 2>&1 | emit_line)
+	# shellcheck disable=SC2086
+	if run "$TMP/same$n" $args; then
+		stop
+		got=$(emit_line <"$TMP/same$n.err")
+		check "--check-config $args: '$want', as the daemon" same_line "$want" "$got"
+		same_line "$want" "$got" || note "the daemon: '$got'"
+	else
+		not_ok "--check-config $args: tracerd starts"
+	fi
+done
