@@ -15,7 +15,8 @@ check "$CLASS has at least 10 events" [ "$n" -ge 10 ]
 
 progs_for() { # CONFIG-EVENTS [FILTER] -> programs held by tracerd
 	printf '[Selection]\nName=xfs\nEvents=%s\n%s\n' "$1" "${2:+Filter=$2}" >"$TMP/c.conf"
-	start_tracerd "$TMP/c.conf" "$TMP/o" || return 1
+	# In $(...): lib.sh's on_exit would not reach the parent, so stop it here.
+	start_tracerd "$TMP/c.conf" "$TMP/o" || { stop_tracerd; return 1; }
 	bpf_progs_of "$TRACERD_PID"
 	stop_tracerd
 }

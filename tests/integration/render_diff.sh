@@ -53,13 +53,17 @@ fi
 ok "tracerd attaches ${#selected[@]} events"
 # One emitted program per record layout, with the filter or without
 # (issue 30): each writes its records itself (fixed size, or __data_loc
-# strings), or hands them to the accept program.
-what="Events= (no Filter=)"
-[ -n "${RENDER_DIFF_FILTER:-}" ] && what="Filter="
-progs=$(sed -n "s/.*: $what compiled to BPF: \([0-9]*\) program(s) for \([0-9]*\) events.*/\1 \2/p" "$OUT/out.err")
-note "$what: emitted programs, events: ${progs:-none}"
-check "$what is emitted for every event, in at least 30 programs (${progs:-none})" \
-	[ "${progs#* }" = "${#selected[@]}" -a "${progs% *}" -ge 30 ]
+# strings), or hands them to the accept program. Without a filter, an event
+# whose records only the accept half would write (a syscall's user strings)
+# stays with the class program: the log says "for K of N events".
+what="Events= (no Filter=)" least=$(( ${#selected[@]} * 3 / 4 ))
+[ -n "${RENDER_DIFF_FILTER:-}" ] && what="Filter=" least=${#selected[@]}
+line=$(grep "selection diff: $what compiled to BPF: " "$OUT/out.err")
+note "${line:-no line says $what is compiled}"
+read -r progs emitted events < <(sed -n 's/.* compiled to BPF: \([0-9]*\) program(s) for \([0-9]*\) \(of \([0-9]*\) \)\{0,1\}events.*/\1 \2 \4/p' <<<"$line")
+events=${events:-$emitted}
+check "$what is emitted for at least $least of ${#selected[@]} events, in at least 30 programs (${progs:-0} for ${emitted:-0} of ${events:-0})" \
+	[ "${events:-0}" = "${#selected[@]}" -a "${emitted:-0}" -ge "$least" -a "${progs:-0}" -ge 30 ]
 : >"$INSTANCE/trace"	# start both sides at about the same moment
 
 timeout 120 bash "$HERE/tools/render_workload.sh" "$TMP/mnt" "$TMP" >/dev/null 2>&1 &
