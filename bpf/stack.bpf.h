@@ -54,8 +54,12 @@ static __always_inline __u32 ns_tgid(void)
 }
 
 /* Appends the stacks to the record in rec, end bytes long; returns its
- * new end. */
-static __attribute__((noinline)) __u64 take_stacks(void *ctx, const struct event_desc *d,
+ * new end. Inlined, as is every caller: the kernel's unwinder steps through
+ * each BPF frame between bpf_get_stack() and the tracepoint by its slow
+ * lookup (no ORC entry: the ftrace trampolines' list, then the BPF
+ * symbols), ~150 ns a frame here, so a subprogram frame cost every stack
+ * that much (bench/stack-floor.py; tests/unit/test_stacks.c checks). */
+static __always_inline __u64 take_stacks(void *ctx, const struct event_desc *d,
 						   struct event_stats *st, __u8 *rec, __u64 end)
 {
 	struct trace_stack_tail tail = {};

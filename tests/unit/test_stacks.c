@@ -4,10 +4,13 @@
  * dropped), the kernel trace's blocks with their marks for a cut or lost
  * walk, the journal's fields, and a user stack ending at its first zero.
  * Symbols come from a table here (as a store file's KSYMS give them), so
- * no kernel is needed. */
+ * no kernel is needed; nor for where the class program walks a stack from,
+ * read from its object file. */
+#include <gelf.h>
 #include <stdlib.h>
 #include "kernel-events/stack_skip.h"
 #include "render/render_stack.h"
+#include "tracerd.skel.h"
 #include "test.h"
 
 static const struct { uint64_t addr; const char *text; } syms[] = {
@@ -148,11 +151,64 @@ static void the_skip_rule(void)
 	EXPECT(stack_skip(kframes + 1, 3, name_of, NULL) == 0, "the caller kept");
 }
 
+/* The stack helpers' calls in the object's executable sections: in
+ * subprograms (.text), in the programs (every other). */
+static void stack_calls(Elf *e, unsigned *in_prog, unsigned *in_sub)
+{
+	size_t shstrndx;
+	Elf_Scn *scn = NULL;
+
+	*in_prog = *in_sub = 0;
+	if (elf_getshdrstrndx(e, &shstrndx))
+		return;
+	while ((scn = elf_nextscn(e, scn))) {
+		GElf_Shdr sh;
+		Elf_Data *d;
+		const char *name;
+
+		if (!gelf_getshdr(scn, &sh) || !(sh.sh_flags & SHF_EXECINSTR) ||
+		    !(name = elf_strptr(e, shstrndx, sh.sh_name)) || !(d = elf_getdata(scn, NULL)))
+			continue;
+		for (size_t i = 0; i < d->d_size / sizeof(struct bpf_insn); i++) {
+			const struct bpf_insn *in = (const struct bpf_insn *)d->d_buf + i;
+
+			if (in->code == (BPF_JMP | BPF_CALL) && in->src_reg == 0 &&
+			    (in->imm == BPF_FUNC_get_stack || in->imm == BPF_FUNC_get_stackid))
+				(*(strcmp(name, ".text") ? in_prog : in_sub))++;
+		}
+	}
+}
+
+/* Stacks are walked from the program's own frame, never from a BPF
+ * subprogram: the kernel's unwinder steps through every BPF frame between
+ * the helper and the tracepoint by its slow lookup (no ORC entry: the
+ * ftrace trampolines' list, then the BPF symbols), ~150 ns a frame on
+ * 6.18 (bench/stack-floor.py). A subprogram returns before the walk, so
+ * only a call of the helper in one is such a frame. */
+static void walks_from_the_program_frame(void)
+{
+	size_t sz;
+	const void *obj = tracerd_bpf__elf_bytes(&sz);
+	unsigned in_prog, in_sub;
+	Elf *e;
+
+	EXPECT(elf_version(EV_CURRENT) != EV_NONE, "libelf");
+	e = elf_memory((char *)obj, sz);
+	EXPECT(e, "the object: %s", elf_errmsg(-1));
+	if (!e)
+		return;
+	stack_calls(e, &in_prog, &in_sub);
+	elf_end(e);
+	EXPECT(in_prog >= 2, "StackTrace= and Aggregate='s walks in the programs: %u", in_prog);
+	EXPECT(in_sub == 0, "%u walks from a subprogram", in_sub);
+}
+
 int main(void)
 {
 	RUN(split_and_text);
 	RUN(fields_and_marks);
 	RUN(unresolved_frames_are_hashed);
 	RUN(the_skip_rule);
+	RUN(walks_from_the_program_frame);
 	return TEST_EXIT();
 }
