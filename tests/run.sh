@@ -10,7 +10,7 @@ export LSAN_OPTIONS=${LSAN_OPTIONS:-suppressions=$PWD/tests/lsan.supp}
 # Substrings of test names, space-separated: the tests that contain one; a
 # substring ending in $ must end the name ("store$": not store_diff).
 ONLY=${TESTS:-}
-passed=0 failed=0 log=$(mktemp)
+passed=0 failed=0 log=$(mktemp) times=$(mktemp)
 # ThreadSanitizer (make test SANITIZE=thread) writes its reports here, from
 # every process of a test, also those whose stderr the test keeps to itself.
 tsan=$(mktemp -d)
@@ -30,8 +30,10 @@ run_one() {
 	local name=$1; shift
 	selected "$name" || return
 	echo "## $name"
+	local t0=$SECONDS
 	"$@" 2>&1 | tee -a "$log" | sed 's/^/  /'
 	local rc=${PIPESTATUS[0]}
+	local secs=$((SECONDS - t0))
 	local p f r
 	for r in "$tsan"/report.*; do
 		[ -e "$r" ] || continue
@@ -52,6 +54,8 @@ run_one() {
 	fi
 	passed=$((passed + p))
 	failed=$((failed + f))
+	echo "# $name: ${secs}s"
+	echo "$secs $name" >>"$times"
 	: >"$log"
 }
 
@@ -64,6 +68,8 @@ done
 for t in tests/integration/*.sh; do
 	run_one "integration/$(basename "$t" .sh)" bash "$t"
 done
-rm -rf "$log" "$tsan"
+echo "# slowest:"
+sort -rn "$times" | head -10 | sed 's/^\([0-9]*\) \(.*\)/#   \1s \2/'
+rm -rf "$log" "$tsan" "$times"
 echo "$passed passed, $failed failed"
 [ "$failed" = 0 ] && [ "$passed" -gt 0 ]
