@@ -1,42 +1,19 @@
 // SPDX-License-Identifier: GPL-2.0
 /* The filter parser and compiler on events of this kernel (the captured
  * formats), and the bytecode they emit run by the BPF interpreter itself:
- * bpf/filter.bpf.h built for userspace with the three helpers it calls. */
+ * bpf/filter.bpf.h built for userspace, as --read runs it (store_filter.c). */
 #include <linux/types.h>
 #include <stdbool.h>
 #include "filter/filter.h"
+#include "store/store_filter.h"
 #include "kernel-events/symbols.h"
 #include "tracerd_record.h"
 #include "fixtures.h"
 #include "test.h"
 
-static char cur_comm[TRACERD_COMM_LEN] = "bash";
-static __u32 cur_cpu = 1;
-
-static long bpf_loop(__u32 n, long (*fn)(__u32, void *), void *ctx, __u64 flags)
-{
-	(void)flags;
-	for (__u32 i = 0; i < n; i++)
-		if (fn(i, ctx))
-			return i + 1;
-	return n;
-}
-
-static long bpf_get_current_comm(void *buf, __u32 size)
-{
-	memcpy(buf, cur_comm, size);
-	return 0;
-}
-
-static __u32 bpf_get_smp_processor_id(void)
-{
-	return cur_cpu;
-}
-
-#ifndef __always_inline
-#define __always_inline inline __attribute__((always_inline))
-#endif
-#include "../../bpf/filter.bpf.h"
+static const __u32 TID = 4242;
+/* The task the filter runs in: its comm, cpu and pid. */
+static struct trace_rec_hdr task = { .cpu = 1, .pid = TID, .tid = TID, .comm = "bash" };
 
 /* A record as the BPF program has it in its scratch buffer. */
 struct rec {
@@ -46,7 +23,6 @@ struct rec {
 };
 
 static struct rec rec;
-static const __u32 TID = 4242;
 
 static void rec_init(const struct tp_event *e)
 {
@@ -96,7 +72,7 @@ static int compile(const char *expr, struct event_desc *d, struct diag *dg)
 
 /* The class program runs a filter of nonzero filter_span on that prefix of
  * the record alone: what lies past it must not change the outcome. */
-static int eval_prefix(const struct event_desc *d, struct filter_scratch *fs)
+static int eval_prefix(const struct event_desc *d)
 {
 	static __u8 prefix[2 * TRACERD_MAX_RECORD] __attribute__((aligned(8)));
 
@@ -104,13 +80,12 @@ static int eval_prefix(const struct event_desc *d, struct filter_scratch *fs)
 	       "filter_span %u: not within 8..%u", d->filter_span, rec.e->fixed_size);
 	memset(prefix, 0xa5, sizeof(prefix));
 	memcpy(prefix, rec.data, d->filter_span);
-	return filter_match(d, prefix, d->filter_span, (__u64)TID << 32 | TID, fs);
+	return store_filter_run(d, &task, prefix, d->filter_span);
 }
 
 /* 1 if the record passes, 0 if not, -1 if expr does not compile. */
 static int eval(const char *expr)
 {
-	static struct filter_scratch fs;
 	struct event_desc d;
 	struct diag dg;
 	int r;
@@ -121,9 +96,9 @@ static int eval(const char *expr)
 	}
 	if (!d.n_insns)
 		return 1;
-	r = filter_match(&d, rec.data, rec.len, (__u64)TID << 32 | TID, &fs);
+	r = store_filter_run(&d, &task, rec.data, rec.len);
 	if (d.filter_span)
-		EXPECT(eval_prefix(&d, &fs) == r, "'%s' on its prefix of %u bytes: %d, not %d",
+		EXPECT(eval_prefix(&d) == r, "'%s' on its prefix of %u bytes: %d, not %d",
 		       expr, d.filter_span, !r, r);
 	return r;
 }
@@ -352,7 +327,7 @@ static void strings(void)
 	MATCH("prev_comm == \"0123456789abcde\"", 1);
 	MATCH("prev_comm ~ \"*e\"", 1);
 	/* comm: the current task's, not a record field */
-	memcpy(cur_comm, "tracerd\0\0\0\0\0\0\0\0", 16);
+	memcpy(task.comm, "tracerd\0\0\0\0\0\0\0\0", 16);
 	MATCH("comm == tracerd && COMM ~ \"tr*\"", 1);
 	MATCH("comm ~ \"*d\" && !(comm ~ \"*e\")", 1);
 	x = ev("sched:sched_process_exec");	/* __data_loc char[] filename */
