@@ -112,7 +112,7 @@ $(BUILD)/libtracerd.a: $(LIB_OBJS)
 $(BUILD)/tracerd: $(BUILD)/daemon/main.o $(BUILD)/libtracerd.a
 	$(CC) $(LDFLAGS) -o $@ $^ $(LIBS)
 
-$(BUILD)/tests/%: tests/%.c $(BUILD)/libtracerd.a $(HDRS) tests/unit/test.h tests/unit/fixtures.h tests/unit/fx_events.h $(TOOL_SKELS)
+$(BUILD)/tests/%: tests/%.c $(BUILD)/libtracerd.a $(HDRS) tests/unit/test.h tests/unit/fixtures.h $(TOOL_SKELS)
 	@mkdir -p $(@D)
 	$(CC) $(CFLAGS) -Itests/unit $(LDFLAGS) -o $@ $< $(BUILD)/libtracerd.a $(LIBS)
 
@@ -127,7 +127,7 @@ bench-render: $(BUILD)/bench/render-bench
 FUZZ_SRCS := $(wildcard tests/fuzz/*.c)
 FUZZERS := $(FUZZ_SRCS:tests/%.c=$(BUILD)/tests/%)
 
-$(BUILD)/tests/fuzz/%: tests/fuzz/%.c tests/unit/fx_events.h $(BUILD)/libtracerd.a $(HDRS)
+$(BUILD)/tests/fuzz/%: tests/fuzz/%.c tests/unit/fixtures.h $(BUILD)/libtracerd.a $(HDRS)
 	@mkdir -p $(@D)
 	$(CC) $(CFLAGS) -fsanitize=fuzzer -Itests/unit $(LDFLAGS) -o $@ $< $(BUILD)/libtracerd.a $(LIBS)
 

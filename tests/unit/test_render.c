@@ -15,11 +15,10 @@ static const struct render_opts raw = { .raw_pointers = true }, hashed = { .raw_
 
 static struct tp_event *event_of(size_t i)
 {
-	struct tp_event *e = NULL;
+	struct tp_event *e = fixture_parse(i);
 
-	if (tp_format_parse(fixtures[i].text, &e, NULL) < 0)
+	if (!e)
 		return NULL;
-	e->system = strndup(fixtures[i].name, strchr(fixtures[i].name, ':') - fixtures[i].name);
 	EXPECT(render_prepare(e) == 0, "render_prepare %s", fixtures[i].name);
 	EXPECT(render_prepare(e) == 0, "render_prepare twice %s", fixtures[i].name);
 	return e;

@@ -13,7 +13,7 @@
 #include "render/render.h"
 #include "sink/sink.h"
 #include "store/store_filter.h"
-#include "fx_events.h"
+#include "fixtures.h"
 #include "test.h"
 
 static const struct render_opts raw = { .raw_pointers = true };
