@@ -6,7 +6,6 @@
 # every record accounted for: delivered + lost + suppressed + sink errors == N.
 . "$(dirname "$0")/../lib.sh"
 need_root loss_stalled_sink
-FIRE=${FIRE:-$PWD/${BUILD:-build}/tests/tools/fire_syscall}
 EVENT=syscalls:sys_enter_sysfs
 N=100000
 

@@ -20,7 +20,6 @@ done
 [ -x /lib/systemd/systemd-journal-remote ] && [ -x /lib/systemd/systemd-journal-upload ] ||
 	{ not_ok "remote: systemd-journal-remote is not installed (make deps)"; exit 0; }
 
-FIRE=$PWD/$BUILD/tests/tools/fire_syscall
 BULK=${REMOTE_BULK:-50000}	# events of the throughput burst
 DOWN=${REMOTE_DOWN:-5000}	# events fired while the collector is down
 LOCKS=10			# fcntl lock/unlock pairs: 2 * LOCKS filelock:fcntl_setlk events
