@@ -31,10 +31,13 @@ ONCE="breadth stop kernel_skips class_oracle man completion valgrind"
 # The tests that mostly wait for the kernel's RCU grace periods (a detach
 # costs one, one after another under the kernel's event_mutex) while their
 # BPF programs stay on events that only they fire (sysfs(2) under a comm of
-# their own, a fork): each may run beside one of COMPUTES, which neither
-# fires sysfs(2) nor compares with ftrace nor counts what the kernel skips.
+# their own, a fork): they run one after another beside those of COMPUTES,
+# which compare nothing with ftrace, count nothing the kernel skips, touch no
+# state of the machine's (pointer key, journald, containers) and count their
+# own sysfs(2) calls by pid or comm. Every other test runs alone.
 WAITS="churn reload_drain reload_counts duplicate_selections"
-COMPUTES="unit/* layers bad_input man completion class_oracle cmdline pointer_key units"
+COMPUTES="layers unit/* man completion class_oracle bad_input exec syscall_strings trace_dat
+	store_lock store_follow stdout_closed no_journal units"
 
 in_list() { # in_list NAME LIST: NAME (without integration/) matches a pattern of LIST
 	local - s
