@@ -15,6 +15,7 @@ export BUILD
 export LSAN_OPTIONS=${LSAN_OPTIONS:-suppressions=$PWD/tests/lsan.supp}
 ONLY=${TESTS:-}
 KERNEL_TESTS=${KERNEL_TESTS:-yes}
+export KERNEL_TESTS
 JOBS=${JOBS:-2}
 # ThreadSanitizer (make test SANITIZE=thread) writes its reports into the
 # test's directory here, from every process of a test, also those whose
@@ -26,7 +27,8 @@ trap 'rm -rf "$dir"' EXIT
 # every event at once (breadth), what the kernel drops (kernel_skips), BTF's
 # classes against the kernel's map (class_oracle), stopping under systemd
 # with a grace period per event (stop), the man pages, bash completion,
-# valgrind (always the plain build). They run in the plain `make test`.
+# valgrind (always the plain build); and remote.sh's HTTPS part. They run
+# in the plain `make test`.
 ONCE="breadth stop kernel_skips class_oracle man completion valgrind"
 # The tests that mostly wait for the kernel's RCU grace periods (a detach
 # costs one, one after another under the kernel's event_mutex) while their
