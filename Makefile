@@ -10,9 +10,14 @@ BPFTOOL ?= bpftool
 VERSION := 0.1.0
 
 ifeq ($(SANITIZE),1)
+# ASan+UBSan: tracerd's own code, so not the tests bound to the kernel or the
+# environment (tests/run.sh, ONCE), which the plain `make test` runs, unless
+# KERNEL_TESTS=yes or TESTS= names them.
 BUILD ?= build-san
 CC := clang
 SAN := -fsanitize=address,undefined -fno-sanitize-recover=all -fno-omit-frame-pointer
+KERNEL_TESTS ?= no
+export KERNEL_TESTS
 else ifeq ($(SANITIZE),thread)
 # ThreadSanitizer: the tests that run tracerd's threads (the sink queue's
 # writer, the store's file thread, the detach workers), unless TESTS= says;
@@ -63,8 +68,9 @@ help:
 	@echo "make deps      install the Debian packages needed to build and test"
 	@echo "make           build tracerd and the test programs"
 	@echo "make run       deps + build + run in the foreground on conf/tracerd.conf"
-	@echo "make test      all tests (root: real BPF, tracefs, journald, systemd)"
-	@echo "make test SANITIZE=1   the same under ASan+UBSan"
+	@echo "make test      all tests (root: real BPF, tracefs, journald, systemd); TESTS=name... a few"
+	@echo "make test SANITIZE=1   the same under ASan+UBSan, but the tests bound to the kernel"
+	@echo "               or the environment (KERNEL_TESTS=yes: those too)"
 	@echo "make test SANITIZE=thread   the tests of the threads (store, journal, reload, loss) under TSan"
 	@echo "make check-layers   no stage includes a header of a later stage; no call circle between files"
 	@echo "make fuzz      every libFuzzer harness for FUZZ_SECONDS (default 600) each"
@@ -113,7 +119,7 @@ $(BUILD)/libtracerd.a: $(LIB_OBJS)
 $(BUILD)/tracerd: $(BUILD)/daemon/main.o $(BUILD)/libtracerd.a
 	$(CC) $(LDFLAGS) -o $@ $^ $(LIBS)
 
-$(BUILD)/tests/%: tests/%.c $(BUILD)/libtracerd.a $(HDRS) tests/unit/test.h tests/unit/fixtures.h tests/unit/fx_events.h $(TOOL_SKELS)
+$(BUILD)/tests/%: tests/%.c $(BUILD)/libtracerd.a $(HDRS) tests/unit/test.h tests/unit/fixtures.h tests/unit/records.h $(TOOL_SKELS)
 	@mkdir -p $(@D)
 	$(CC) $(CFLAGS) -Itests/unit $(LDFLAGS) -o $@ $< $(BUILD)/libtracerd.a $(LIBS)
 
@@ -128,7 +134,7 @@ bench-render: $(BUILD)/bench/render-bench
 FUZZ_SRCS := $(wildcard tests/fuzz/*.c)
 FUZZERS := $(FUZZ_SRCS:tests/%.c=$(BUILD)/tests/%)
 
-$(BUILD)/tests/fuzz/%: tests/fuzz/%.c tests/unit/fx_events.h $(BUILD)/libtracerd.a $(HDRS)
+$(BUILD)/tests/fuzz/%: tests/fuzz/%.c tests/unit/fixtures.h $(BUILD)/libtracerd.a $(HDRS)
 	@mkdir -p $(@D)
 	$(CC) $(CFLAGS) -fsanitize=fuzzer -Itests/unit $(LDFLAGS) -o $@ $< $(BUILD)/libtracerd.a $(LIBS)
 

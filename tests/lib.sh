@@ -3,6 +3,8 @@
 set -u
 TRACERD=${TRACERD:-$PWD/${BUILD:-build}/tracerd}
 TRACEFS=/sys/kernel/tracing
+# The workload that fires syscalls:sys_enter_sysfs N times (tests/tools/fire_syscall.c).
+FIRE=${FIRE:-$PWD/${BUILD:-build}/tests/tools/fire_syscall}
 TMP=$(mktemp -d /tmp/tracerd-test.XXXXXX)
 CLEANUP=()
 
@@ -13,6 +15,11 @@ cleanup() {
 }
 trap cleanup EXIT
 on_exit() { CLEANUP+=("$*"); }
+
+# fire_as COMM: $FIRE becomes a copy of it named COMM (its comm, cut to 15
+# characters), so that a filter on comm or a grep on the output finds this
+# test's records alone.
+fire_as() { cp "$FIRE" "$TMP/${1:0:15}" && FIRE=$TMP/${1:0:15}; }
 
 ok() { echo "ok - $*"; }
 not_ok() { echo "not ok - $*"; }
@@ -47,12 +54,18 @@ run_tracerd() {
 	"$TRACERD" "$@" >"$out" 2>"$out.err" &
 	TRACERD_PID=$!
 	on_exit "kill -INT $TRACERD_PID; wait $TRACERD_PID"
-	for ((i = 0; i < 300; i++)); do
+	# Up to 60 s: attaching thousands of events on a loaded machine takes
+	# long (speed is the benchmark's to measure, not a test's).
+	for ((i = 0; i < 1200; i++)); do
 		grep -q "attached" "$out.err" 2>/dev/null && return 0
 		kill -0 "$TRACERD_PID" 2>/dev/null || break
 		sleep 0.05
 	done
 	cat "$out.err" >&2
+	# Not attached: gone, also when called in $(...), whose on_exit
+	# would never run.
+	kill -KILL "$TRACERD_PID" 2>/dev/null
+	wait "$TRACERD_PID" 2>/dev/null
 	return 1
 }
 

@@ -33,13 +33,23 @@ static __u32 bpf_get_smp_processor_id(void)
 #endif
 #include "bpf/filter.bpf.h"
 
+bool store_filter_run(const struct event_desc *d, const struct trace_rec_hdr *h,
+		      const uint8_t *buf, size_t len)
+{
+	static __thread struct filter_scratch fs;
+
+	if (!d->n_insns)
+		return true;
+	cur = h;
+	return filter_match(d, buf, len, (__u64)h->pid << 32 | h->tid, &fs);
+}
+
 bool store_filter_match(const struct event_desc *d, const struct trace_rec_hdr *h,
 			const uint8_t *rec, size_t len)
 {
 	/* The interpreter may look past len by as much as the kernel's copy
 	 * allows: a scratch buffer as large as the BPF side's. */
 	static __thread __u8 buf[2 * TRACERD_MAX_RECORD] __attribute__((aligned(8)));
-	static __thread struct filter_scratch fs;
 
 	if (!d->n_insns)
 		return true;
@@ -47,6 +57,5 @@ bool store_filter_match(const struct event_desc *d, const struct trace_rec_hdr *
 		len = TRACERD_MAX_RECORD;
 	memcpy(buf, rec, len);
 	memset(buf + len, 0, TRACERD_MAX_RECORD - len);
-	cur = h;
-	return filter_match(d, buf, len, (__u64)h->pid << 32 | h->tid, &fs);
+	return store_filter_run(d, h, buf, len);
 }

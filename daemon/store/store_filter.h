@@ -12,5 +12,10 @@
 
 bool store_filter_match(const struct event_desc *d, const struct trace_rec_hdr *h,
 			const uint8_t *rec, size_t len);
+/* The same on buf as it is, which holds 2 * TRACERD_MAX_RECORD bytes (as far
+ * as the interpreter may look, as the BPF side's scratch buffer): for tests
+ * that put something past len on purpose. */
+bool store_filter_run(const struct event_desc *d, const struct trace_rec_hdr *h,
+		      const uint8_t *buf, size_t len);
 
 #endif

@@ -11,7 +11,7 @@
 #include <unistd.h>
 #include "filter/filter.h"
 #include "filter/filter_emit.h"
-#include "fx_events.h"
+#include "fixtures.h"
 
 /* The maps the emitted code refers to; -1 without privileges: emit only. */
 static struct filter_emit_maps maps = { .stats_fd = -2, .rec_fd = -1 };

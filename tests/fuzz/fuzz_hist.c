@@ -6,7 +6,7 @@
  * compiles also formats an all-zero entry. */
 #include <stdint.h>
 #include "aggregate/hist.h"
-#include "fx_events.h"
+#include "fixtures.h"
 
 static void check(const struct hist *h)
 {

@@ -5,7 +5,7 @@
  * never read past len, whatever __data_loc words or lengths say. */
 #include <stdint.h>
 #include "render/render.h"
-#include "fx_events.h"
+#include "fixtures.h"
 
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 {

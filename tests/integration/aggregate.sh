@@ -301,7 +301,6 @@ EOF2
 # (the first event inserts the key through the accept program, the others
 # are counted in the emitted program), and the summary says all were
 # aggregated.
-FIRE=${FIRE:-$PWD/${BUILD:-build}/tests/tools/fire_syscall}
 cat >"$TMP/nf.conf" <<EOF2
 [Daemon]
 Output=stdout

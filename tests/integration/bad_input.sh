@@ -6,7 +6,6 @@
 # one keeps tracing.
 . "$(dirname "$0")/../lib.sh"
 need_root bad_input
-FIRE=${FIRE:-$PWD/${BUILD:-build}/tests/tools/fire_syscall}
 SEL=$'[Selection]\nName=s\nEvents=sched:sched_switch\n'
 n=0
 

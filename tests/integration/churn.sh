@@ -6,7 +6,6 @@
 # and it still delivers every event afterwards.
 . "$(dirname "$0")/../lib.sh"
 need_root churn
-FIRE=${FIRE:-$PWD/${BUILD:-build}/tests/tools/fire_syscall}
 CYCLES=${CHURN_CYCLES:-200}
 
 A=$'[Daemon]\nFlushIntervalMSec=10\nStatsIntervalSec=0\n[Selection]\nName=base\nEvents=syscalls:sys_enter_sysfs\n'

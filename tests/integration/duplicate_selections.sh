@@ -9,8 +9,7 @@
 need_root duplicate_selections
 # The workload under a comm of its own: other suites fire sysfs(2) too.
 COMM=dupsel$$
-cp "${FIRE:-$PWD/${BUILD:-build}/tests/tools/fire_syscall}" "$TMP/${COMM:0:15}"
-FIRE=$TMP/${COMM:0:15}
+fire_as "$COMM"
 N=500
 
 conf() { # FILTER-OF-B

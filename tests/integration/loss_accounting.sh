@@ -14,8 +14,7 @@
 need_root loss_accounting
 EVENT=syscalls:sys_enter_sysfs
 COMM=fire$$
-cp "${FIRE:-$PWD/${BUILD:-build}/tests/tools/fire_syscall}" "$TMP/$COMM"
-FIRE=$TMP/$COMM
+fire_as "$COMM"
 
 # run_case NAME N RING DELAY_US [RATE] [EXTRA-SELECTION-LINES]
 # Sets D L S E (delivered, lost, suppressed, sink errors) and LINES.

@@ -12,8 +12,7 @@
 need_root no_journal
 EVENT=syscalls:sys_enter_sysfs
 COMM=nojr$$
-cp "${FIRE:-$PWD/${BUILD:-build}/tests/tools/fire_syscall}" "$TMP/$COMM"
-FIRE=$TMP/$COMM
+fire_as "$COMM"
 N=700
 
 # tracerd with the journal's socket hidden (the namespace goes with it).

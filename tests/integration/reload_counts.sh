@@ -15,8 +15,7 @@
 need_root reload_counts
 EVENT=syscalls:sys_enter_sysfs
 COMM=rlc$$
-cp "${FIRE:-$PWD/${BUILD:-build}/tests/tools/fire_syscall}" "$TMP/$COMM"
-FIRE=$TMP/$COMM
+fire_as "$COMM"
 N1=3000 N2=2000 N3=1000
 
 # conf OUTPUT STAGE: the config of stage 0 (start), 1 or 2 (after reloads).

@@ -15,8 +15,7 @@
 need_root reload_drain
 EVENT=syscalls:sys_enter_sysfs
 COMM=rdr$$
-cp "${FIRE:-$PWD/${BUILD:-build}/tests/tools/fire_syscall}" "$TMP/$COMM"
-FIRE=$TMP/$COMM
+fire_as "$COMM"
 CHUNK=150 RATE=1500	# 0.1 s a chunk; a record is 104 bytes: 256 KiB hold 1.7 s
 
 conf() { # conf WITH_BIG

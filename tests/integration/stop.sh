@@ -16,7 +16,6 @@ for tool in systemd-nspawn nsenter jq; do
 	command -v "$tool" >/dev/null || { not_ok "stop: $tool is not installed (make deps)"; exit 0; }
 done
 
-FIRE=$PWD/$BUILD/tests/tools/fire_syscall
 CONF=/etc/tracerd/tracerd.conf
 STORE=/var/lib/private/tracerd	# the dynamic user's StateDirectory=
 N=5000

@@ -12,8 +12,7 @@ need_root store
 HERE=$(cd "$(dirname "$0")/.." && pwd)
 EVENT=syscalls:sys_enter_sysfs
 COMM=fire$$
-cp "${FIRE:-$PWD/${BUILD:-build}/tests/tools/fire_syscall}" "$TMP/$COMM"
-FIRE=$TMP/$COMM
+fire_as "$COMM"
 LINE_RE='^ *[^ ].*-[0-9]+ +\[[0-9]{3}\] +[0-9]+\.[0-9]{6}: sys_sysfs\(option: 3, arg1: (0x[0-9a-f]+|[0-9]), arg2: 0\)$'
 
 # conf NAME DIR [STORE-LINES]

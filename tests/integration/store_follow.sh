@@ -12,8 +12,7 @@
 need_root store_follow
 EVENT=syscalls:sys_enter_sysfs
 COMM=fire$$
-cp "${FIRE:-$PWD/${BUILD:-build}/tests/tools/fire_syscall}" "$TMP/$COMM"
-FIRE=$TMP/$COMM
+fire_as "$COMM"
 DIR=$(mktemp -d /dev/shm/tracerd-store-follow.XXXXXX)
 on_exit "rm -rf $DIR"
 printf '[Daemon]\nOutput=store\nRingBufferSize=64M\nFlushIntervalMSec=50\nStatsIntervalSec=0\n[Store]\nDirectory=%s\nMaxUse=3M\nMaxFileSize=1M\nCompression=none\n[Selection]\nName=st\nEvents=%s\nFilter=comm == "%s"\n' \

@@ -9,8 +9,7 @@
 need_root store_lock
 EVENT=syscalls:sys_enter_sysfs
 COMM=fire$$
-cp "${FIRE:-$PWD/${BUILD:-build}/tests/tools/fire_syscall}" "$TMP/$COMM"
-FIRE=$TMP/$COMM
+fire_as "$COMM"
 DIR=$(mktemp -d /dev/shm/tracerd-store-lock.XXXXXX)
 on_exit "rm -rf $DIR"
 

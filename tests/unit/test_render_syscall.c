@@ -4,7 +4,7 @@
  * "sys_openat(dfd: 0xffffff9c, ..., mode: 0)" and "sys_openat -> 0x3".
  * Expected lines are copied from this machine's trace (kernel 6.18). */
 #include <stdlib.h>
-#include "fx_events.h"
+#include "fixtures.h"
 #include "render/render.h"
 #include "test.h"
 

@@ -8,7 +8,7 @@
 #include <stdint.h>
 #include <time.h>
 #include "consume/consumer.h"
-#include "fx_events.h"
+#include "fixtures.h"
 #include "render/render.h"
 #include "test.h"
 

@@ -8,7 +8,7 @@
 #include "render/render.h"
 #include "store/store.h"
 #include "store/store_format.h"
-#include "fx_events.h"
+#include "fixtures.h"
 #include "test.h"
 
 #define N_PER_BLOCK 500

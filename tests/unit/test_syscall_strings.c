@@ -3,8 +3,8 @@
  * strings (kernel-events/field_source.c), how a record carrying them renders
  * (the string after its pointer, "(unreadable)", "..." when cut), the
  * journal's fields for them, and Filter= on them run by the BPF interpreter
- * itself (bpf/filter.bpf.h built for userspace). Records are built in the
- * layout bpf/user_str.bpf.h writes (tracerd_ustr_words). */
+ * itself (bpf/filter.bpf.h built for userspace, store_filter.c). Records
+ * are built in the layout bpf/user_str.bpf.h writes (tracerd_ustr_words). */
 #include <linux/types.h>
 #include <stdbool.h>
 #include <stdlib.h>
@@ -12,33 +12,9 @@
 #include "kernel-events/field_source.h"
 #include "render/render.h"
 #include "sink/sink.h"
-#include "fx_events.h"
+#include "store/store_filter.h"
+#include "fixtures.h"
 #include "test.h"
-
-static long bpf_loop(__u32 n, long (*fn)(__u32, void *), void *ctx, __u64 flags)
-{
-	(void)flags;
-	for (__u32 i = 0; i < n; i++)
-		if (fn(i, ctx))
-			return i + 1;
-	return n;
-}
-
-static long bpf_get_current_comm(void *buf, __u32 size)
-{
-	memset(buf, 0, size);
-	return 0;
-}
-
-static __u32 bpf_get_smp_processor_id(void)
-{
-	return 0;
-}
-
-#ifndef __always_inline
-#define __always_inline inline __attribute__((always_inline))
-#endif
-#include "../../bpf/filter.bpf.h"
 
 static const struct render_opts raw = { .raw_pointers = true };
 
@@ -252,11 +228,10 @@ static void journal_fields(void)
 /* 1 if the record passes, 0 if not, -1 if expr does not compile. */
 static int eval(const struct tp_event *e, const struct rec *r, const char *expr, bool strings)
 {
-	static struct filter_scratch fs;
 	static const struct conf_pos pos = { .file = "t.conf", .line = 1, .col = 8 };
+	static const struct trace_rec_hdr task;
 	struct event_desc d = { 0 };
 	struct diag dg = { 0 };
-	static __u8 buf[2 * TRACERD_MAX_RECORD] __attribute__((aligned(8)));
 
 	if (strings)
 		event_desc_user_strings(e, &d);
@@ -265,8 +240,7 @@ static int eval(const struct tp_event *e, const struct rec *r, const char *expr,
 		return -1;
 	}
 	EXPECT(!d.filter_span || !strstr(expr, "\""), "'%s': filter_span %u", expr, d.filter_span);
-	memcpy(buf, r->data, sizeof(buf));
-	return filter_match(&d, buf, r->len, 0, &fs);
+	return store_filter_run(&d, &task, r->data, r->len);
 }
 
 static void filters(void)

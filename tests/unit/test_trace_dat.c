@@ -9,7 +9,7 @@
 #include <unistd.h>
 #include "export/trace_dat.h"
 #include "export/trace_dat_priv.h"
-#include "fx_events.h"
+#include "fixtures.h"
 #include "test.h"
 
 static uint32_t get32(const uint8_t *p) { uint32_t v; memcpy(&v, p, 4); return v; }
