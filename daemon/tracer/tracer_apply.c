@@ -487,18 +487,25 @@ static int check_hist_room(struct tracer *t, struct sel_build *b, size_t n, stru
 	return 0;
 }
 
+/* Each selection built as the daemon would build it; what runs where is
+ * said only of a config without an error, which alone is printed then. */
 int tracer_check(struct registry *reg, const struct config *cfg, struct diag *d)
 {
+	_cleanup_free_ struct sel_build *b = calloc(cfg->n_sels ? cfg->n_sels : 1, sizeof(*b));
+	size_t n = 0;
 	int r = 0;
 
-	for (size_t i = 0; i < cfg->n_sels && r >= 0; i++) {
+	if (!b)
+		return -ENOMEM;
+	for (; n < cfg->n_sels && r >= 0; n++) {
 		struct filter_emit_maps m = FILTER_EMIT_CHECK_MAPS;
-		struct sel_build b = { 0 };
 
-		r = build_selection(reg, NULL, 0, &cfg->sels[i], &m, &b, d);
+		r = build_selection(reg, NULL, 0, &cfg->sels[n], &m, &b[n], d);
+	}
+	for (size_t i = 0; i < n; i++) {
 		if (r >= 0)
-			sel_emit_log(&b.emit, &cfg->sels[i]);
-		build_free(&b);
+			sel_emit_log(&b[i].emit, &cfg->sels[i]);
+		build_free(&b[i]);
 	}
 	return r;
 }
