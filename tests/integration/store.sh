@@ -144,8 +144,11 @@ if start_tracerd_store "$TMP/kill.conf" "$TMP/kill.out"; then
 	rc=$?
 	note "killed: $(wc -l <"$TMP/kill.txt") records read back; --read: rc=$rc $(head -2 "$TMP/kill.err")"
 	check "killed: records read back" [ "$(wc -l <"$TMP/kill.txt")" -gt 0 ]
+	# Ring losses are reported, not corruption: a slow writer (TSan) loses
+	# some of the burst, counted, and --read says how many.
 	check "killed: nothing corrupt, at most a torn tail" \
-		[ "$(grep -vc -e 'torn chunk' -e 'damaged chunks skipped' "$TMP/kill.err")" = 0 ]
+		[ "$(grep -vc -e 'torn chunk' -e 'damaged chunks skipped' \
+			-e 'records were lost in the ring buffer while these were written' "$TMP/kill.err")" = 0 ]
 	check "killed: every line well-formed" [ "$(grep -cEv "$LINE_RE" "$TMP/kill.txt")" = 0 ]
 	check "killed: in the order fired, no gap" in_order "$TMP/kill.txt" 0
 else
