@@ -192,6 +192,22 @@ static void write_lost(struct emitter *e, int pass)
 	jump(&e->a, pass);
 }
 
+/* flags = BPF_RB_FORCE_WAKEUP when the record, size bytes (in a register),
+ * carries the ring's unread bytes (FP_AVAIL, read before the write) across
+ * WakeupBytes, else BPF_RB_NO_WAKEUP, as the class program decides; then
+ * to submit. Clobbers R1 and thresh. */
+static void wake_flags(struct emitter *e, int flags, int thresh, int size, int submit)
+{
+	mov_imm(&e->a, flags, BPF_RB_NO_WAKEUP);
+	ld_imm64(&e->a, thresh, 0, e->m->wakeup_bytes);
+	ldx(&e->a, BPF_DW, R1, R_FP, FP_AVAIL);
+	jmp_reg(&e->a, BPF_JGE, R1, thresh, submit);
+	alu_reg(&e->a, BPF_ADD, R1, size);
+	jmp_reg(&e->a, BPF_JLT, R1, thresh, submit);
+	mov_imm(&e->a, flags, BPF_RB_FORCE_WAKEUP);
+	label_place(&e->a, submit);
+}
+
 /* class_accept() for a record of fixed size: reserve, fill, submit, and
  * wake the consumer only when this record carries the ring across
  * WakeupBytes, as the class program does. */
@@ -212,14 +228,8 @@ static void write_here(struct emitter *e, int pass)
 	mov_reg(&e->a, R_REC, R0);
 	write_record(e);
 	write_header(e);
-	mov_imm(&e->a, R2, BPF_RB_NO_WAKEUP);
-	ld_imm64(&e->a, R3, 0, e->m->wakeup_bytes);
-	ldx(&e->a, BPF_DW, R1, R_FP, FP_AVAIL);
-	jmp_reg(&e->a, BPF_JGE, R1, R3, submit);
-	alu_imm(&e->a, BPF_ADD, R1, size);
-	jmp_reg(&e->a, BPF_JLT, R1, R3, submit);
-	mov_imm(&e->a, R2, BPF_RB_FORCE_WAKEUP);
-	label_place(&e->a, submit);
+	mov_imm(&e->a, R4, size);
+	wake_flags(e, R2, R3, R4, submit);
 	mov_reg(&e->a, R1, R_REC);
 	call(&e->a, BPF_FUNC_ringbuf_submit);
 	jump(&e->a, pass);
@@ -296,14 +306,7 @@ static void write_dyn(struct emitter *e, int pass)
 	ldx(&e->a, BPF_W, R3, R_REC, HDR(len));
 	jmp_imm(&e->a, BPF_JGT, R3, TRACERD_MAX_RECORD, lost);	/* for the verifier */
 	alu_imm(&e->a, BPF_ADD, R3, REC);
-	mov_imm(&e->a, R4, BPF_RB_NO_WAKEUP);
-	ld_imm64(&e->a, R5, 0, e->m->wakeup_bytes);
-	ldx(&e->a, BPF_DW, R1, R_FP, FP_AVAIL);
-	jmp_reg(&e->a, BPF_JGE, R1, R5, submit);
-	alu_reg(&e->a, BPF_ADD, R1, R3);
-	jmp_reg(&e->a, BPF_JLT, R1, R5, submit);
-	mov_imm(&e->a, R4, BPF_RB_FORCE_WAKEUP);
-	label_place(&e->a, submit);
+	wake_flags(e, R4, R5, R3, submit);
 	ld_imm64(&e->a, R1, BPF_PSEUDO_MAP_FD, (uint32_t)e->m->rb_fd);
 	mov_reg(&e->a, R2, R_REC);
 	call(&e->a, BPF_FUNC_ringbuf_output);
