@@ -35,16 +35,24 @@ ONCE="breadth stop kernel_skips class_oracle man completion valgrind"
 # BPF programs stay on events that only they fire (sysfs(2) under a comm of
 # their own, a fork): they run one after another beside those of COMPUTES,
 # which compare nothing with ftrace, count nothing the kernel skips, touch no
-# state of the machine's (pointer key, journald, containers) and count their
-# own sysfs(2) calls by pid or comm. Every other test runs alone; so does
-# test_ksym, which compares kallsyms with the kernel's %pS: a BPF program
-# loaded or unloaded meanwhile (a reload) changes both. Not trace_dat
-# either: it records the whole machine, and what the others do (a notify
-# socket gone: sock_send_length error=-2) shows in what it compares.
-WAITS="churn reload_drain reload_counts duplicate_selections"
+# state of the machine's (pointer key, journald) and count their own
+# sysfs(2) calls by pid or comm. Last of them breadth (plain only), whose
+# programs on every event run on the others' events too: that costs them
+# time, not records (a program beside another on one event is not skipped).
+# Every other test runs alone; so does test_ksym, which compares kallsyms
+# with the kernel's %pS: a BPF program loaded or unloaded meanwhile (a
+# reload) changes both. Not trace_dat either: it records the whole machine,
+# and what the others do (a notify socket gone: sock_send_length
+# error=-2) shows in what it compares.
+WAITS="churn reload_drain reload_counts duplicate_selections breadth"
 COMPUTES="layers unit/* !unit/test_ksym man completion class_oracle bad_input cmdline exec
 	syscall_strings store_lock store_follow stdout_closed no_journal units reload_journal
 	loss_stalled_sink"
+# The tests in a booted container (tests/nspawn.sh), a third lane beside
+# those two: each boots its own, in cgroups of its own, counts its own
+# processes' events and reads the container's journal. They mostly wait
+# too: for the boot, and stop for the detach of 720 events.
+CONTAINERS="systemd systemd_units systemd_units_unified ustack_pidns stop"
 
 # in_list NAME LIST: NAME (without integration/) matches a pattern of LIST
 # and none of its !patterns.
@@ -110,25 +118,34 @@ run_one() {
 tests=("layers scripts/check-layers.py")
 for t in "$BUILD"/tests/unit/*; do [ -x "$t" ] && tests+=("unit/${t##*/} $t"); done
 for t in tests/integration/*.sh; do tests+=("integration/$(basename "$t" .sh) bash $t"); done
-# run_all LIST: the selected tests that match LIST ("*": any), one by one;
-# no: those that match neither WAITS nor COMPUTES.
+# run_all LIST: the selected tests that match LIST, one by one, in the
+# order of its patterns ("*": all, in name order); no: those that match
+# none of WAITS, COMPUTES and CONTAINERS.
 run_all() {
-	local - list=$1 t
+	local - list=$1 t p
 	set -f
-	for t in "${tests[@]}"; do
-		set -- $t
-		selected "$1" || continue
-		if [ "$list" = no ]; then in_list "$1" "$WAITS" || in_list "$1" "$COMPUTES" && continue
-		elif ! in_list "$1" "$list"; then continue; fi
-		run_one "$@"
+	[ "$list" = no ] && p="*" || p=$list
+	for p in $p; do
+		[[ $p == !* ]] && continue
+		for t in "${tests[@]}"; do
+			set -- $t
+			selected "$1" || continue
+			if [ "$list" = no ]; then
+				in_list "$1" "$WAITS" || in_list "$1" "$COMPUTES" || in_list "$1" "$CONTAINERS" && continue
+			# this pattern, and none of the list's !patterns
+			elif ! in_list "$1" "$p" || ! in_list "$1" "$p $list"; then continue; fi
+			run_one "$@"
+		done
 	done
 }
-# The tests that wait, one after another in the background, beside those
-# that compute; then the others, alone. The layering first of all (no stage
-# includes or calls a later one, no call circle: make check-layers).
+# The tests that wait and those in containers, one after another in two
+# background lanes, beside those that compute; then the others, alone. The
+# layering first of all (no stage includes or calls a later one, no call
+# circle: make check-layers).
 : >"$dir/results"
 if [ "$JOBS" -gt 1 ]; then
 	run_all "$WAITS" &
+	run_all "$CONTAINERS" &
 	run_all "$COMPUTES"
 	wait
 	run_all no

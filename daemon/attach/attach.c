@@ -56,19 +56,18 @@ static int attach_any(struct loader *l, const struct tp_event *e, unsigned id,
 		      struct attachment *a)
 {
 	for (unsigned k = 0; k < TRACERD_PROG_INSTANCES; k++) {
-		struct bpf_program *prog = l->skel->progs.trace_event_class;
+		struct bpf_program *prog;
 		int r = 0;
 
-		if (k > 0 && !(prog = loader_instance(l, k, &r)))
+		if (!(prog = loader_instance(l, k, &r)))
 			return r;
 		r = attach_tracepoint(bpf_program__fd(prog), e, id, a);
 		if (r >= 0) {
-			a->instance = k;
-			if (k > 0)
-				l->extra_users[k]++;
+			a->instance = k + 1;
+			l->extra_users[k]++;
 			return 0;
 		}
-		if (k > 0 && !l->extra_users[k])	/* loaded for nothing */
+		if (!l->extra_users[k])	/* loaded for nothing */
 			loader_instance_destroy(l, k);
 		if (r != -EEXIST)
 			return r;
@@ -112,5 +111,6 @@ void loader_detach(struct loader *l, struct attachment *a)
 	if (!a->attached)
 		return;
 	attachment_close(a);
-	loader_instance_unuse(l, a->instance);
+	if (a->instance)
+		loader_instance_unuse(l, a->instance - 1);
 }

@@ -78,7 +78,7 @@ void loader_detach_many(struct loader *l, struct attachment **atts, size_t n,
 			loader_idle_fn idle, void *userdata)
 {
 	struct detach_work w = { .atts = atts, .n = n, .lock = PTHREAD_MUTEX_INITIALIZER };
-	unsigned drops[TRACERD_PROG_INSTANCES] = { 0 };
+	unsigned drops[TRACERD_PROG_INSTANCES + 1] = { 0 };	/* by instance: [0] emitted */
 	pthread_t th[DETACH_THREADS];
 	pthread_condattr_t ca;
 	size_t started = 0, want;
@@ -105,7 +105,7 @@ void loader_detach_many(struct loader *l, struct attachment **atts, size_t n,
 		pthread_join(th[i], NULL);
 	pthread_cond_destroy(&w.cond);
 	/* copies of the class program go once their links have */
-	for (unsigned k = 1; k < TRACERD_PROG_INSTANCES; k++)
-		while (drops[k]--)
+	for (unsigned k = 0; k < TRACERD_PROG_INSTANCES; k++)
+		while (drops[k + 1]--)
 			loader_instance_unuse(l, k);
 }

@@ -115,6 +115,8 @@ static int load_bpf(struct loader *l, uint64_t ring_size, uint64_t wakeup_bytes,
 		diag_set(d, NULL, 0, 0, "cannot open the BPF object: %s", strerror(-r));
 		return r;
 	}
+	/* Loaded by its copies (loader_instance()), when a selection needs it. */
+	bpf_program__set_autoload(l->skel->progs.trace_event_class, false);
 	bpf_map__set_max_entries(l->skel->maps.rb, ring_size);
 	bpf_map__set_max_entries(l->skel->maps.agg_stacks, stack_ids());
 	bpf_map__set_max_entries(l->skel->maps.unit_verdicts, unit_cgroups());
@@ -160,7 +162,7 @@ void loader_free(struct loader *l)
 {
 	if (!l)
 		return;
-	for (unsigned k = 1; k < TRACERD_PROG_INSTANCES; k++)
+	for (unsigned k = 0; k < TRACERD_PROG_INSTANCES; k++)
 		tracerd_bpf__destroy(l->extra[k]);
 	tracerd_bpf__destroy(l->skel);
 	free(l->snap);
@@ -329,23 +331,23 @@ int loader_lost_by_cpu(struct loader *l, uint64_t *v, size_t n)
 void loader_stop_programs(struct loader *l)
 {
 	__atomic_store_n(&l->skel->bss->stopped, 1, __ATOMIC_RELEASE);
-	for (unsigned k = 1; k < TRACERD_PROG_INSTANCES; k++)
+	for (unsigned k = 0; k < TRACERD_PROG_INSTANCES; k++)
 		if (l->extra[k])
 			__atomic_store_n(&l->extra[k]->bss->stopped, 1, __ATOMIC_RELEASE);
 }
 
 int loader_prog_count(struct loader *l)
 {
-	/* The class program (its accept half is one with it), its copies,
-	 * and the compiled filters. */
-	int n = bpf_program__fd(l->skel->progs.trace_event_class) >= 0;
+	/* The accept program, the class program's copies, and the compiled
+	 * filters. */
+	int n = 1;
 
-	for (unsigned k = 1; k < TRACERD_PROG_INSTANCES; k++)
+	for (unsigned k = 0; k < TRACERD_PROG_INSTANCES; k++)
 		n += l->extra[k] != NULL;
 	return n + l->n_filter_progs;
 }
 
-/* Copy k of the class program, sharing every map with the first. */
+/* Copy k of the class program, sharing every map with the skeleton. */
 struct bpf_program *loader_instance(struct loader *l, unsigned k, int *err)
 {
 	struct tracerd_bpf *s = l->extra[k];
@@ -404,16 +406,16 @@ void loader_instance_destroy(struct loader *l, unsigned k)
 
 void loader_instance_unuse(struct loader *l, unsigned k)
 {
-	if (k == 0 || --l->extra_users[k])
+	if (--l->extra_users[k])
 		return;
 	loader_instance_destroy(l, k);
 }
 
 uint64_t loader_skipped(struct loader *l)
 {
-	uint64_t n = l->skipped_retired + prog_skipped(l->skel);
+	uint64_t n = l->skipped_retired;
 
-	for (unsigned k = 1; k < TRACERD_PROG_INSTANCES; k++)
+	for (unsigned k = 0; k < TRACERD_PROG_INSTANCES; k++)
 		n += prog_skipped(l->extra[k]);
 	for (unsigned i = 0; i < l->n_filter_progs; i++)
 		n += prog_fd_skipped(l->filter_fds[i]);

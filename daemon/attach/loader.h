@@ -18,7 +18,7 @@ struct bpf_link;
 struct loader;
 
 /* One event's attachment: its BPF link and perf event, and through which
- * copy of the class program (0 also for an emitted filter). */
+ * copy of the class program: 1 + its index, 0 for an emitted filter. */
 struct attachment {
 	int link_fd, perf_fd;
 	bool attached;

@@ -25,12 +25,14 @@ note "available: $avail, attached: $attached, refused: $refused, attach time: $m
 check "every available event attached or refused with a reason" [ "$attached" -gt 0 -a $((attached + refused)) = "$avail" ]
 check "syscalls: events attached" [ "$(bpf_ids_of "$TRACERD_PID" link_id)" -ge "$attached" ]
 # Emitted programs (issue 30), one per record layout, not per event; the
-# class program besides (the count leaves out its accept half).
+# accept program besides, and the class program if it runs some events (it
+# is loaded only then).
 emitted=$(sed -n 's/.*Events= (no Filter=) compiled to BPF: \([0-9]*\) program(s) for .*/\1/p' "$TMP/out.err")
+class=$(grep -c "selection all: .*the class program runs the others" "$TMP/out.err")
 progs=$(sed -E 's/.* ([0-9]+) BPF program\(s\).*/\1/' <<<"$line")
 note "$(grep "selection all:" "$TMP/out.err" | cut -c1-160)"
-check "programs per layout, not per event: ${emitted:-none} emitted and the class program for $attached events ($progs)" \
-	[ "${emitted:-0}" -ge 1 -a "${emitted:-0}" -lt $((attached / 4)) -a "$progs" = $((${emitted:-0} + 1)) ]
+check "programs per layout, not per event: ${emitted:-none} emitted, the accept program and $class class program for $attached events ($progs)" \
+	[ "${emitted:-0}" -ge 1 -a "${emitted:-0}" -lt $((attached / 4)) -a "$progs" = $((${emitted:-0} + 1 + class)) ]
 
 # A few seconds of mixed workload: processes, files, sockets, signals, timers.
 (

@@ -26,7 +26,8 @@ check "--check-config accepts two selections naming one event" "$TRACERD" --chec
 start_tracerd "$TMP/c.conf" "$TMP/out" || { not_ok "tracerd starts"; exit 0; }
 progs=$(bpf_progs_of "$TRACERD_PID")
 note "selection b: $nb events; BPF programs: $progs"
-# The class program, its accept half, and one copy for the shared event.
+# The accept program, and two copies of the class program: the shared
+# event takes a program once.
 check "three programs for one shared event, not one per event ($nb)" [ "$progs" = 3 ]
 
 read -r pid _ _ < <("$FIRE" $N)
@@ -57,8 +58,8 @@ check "a's summary: every record, nothing lost" grep -Eq "summary: selection a: 
 # program's place, so the shared event needs no copy. Their code differs
 # only by layout: b's filter reads no field, and its 71 events have 7 record
 # sizes (0-6 arguments); those with user strings (SyscallStrings=) hand their
-# records to the accept half, one more. So at most 2 (the class program and
-# its accept half) + 1 (a) + 8 (b): programs grow with layouts, not events.
+# records to the accept half, one more. So at most 2 (the accept program,
+# a class program) + 1 (a) + 8 (b): programs grow with layouts, not events.
 unset TRACERD_TEST_INTERPRET
 conf 'common_pid != 1'
 start_tracerd "$TMP/c.conf" "$TMP/out2" || { not_ok "tracerd starts (emitted)"; exit 0; }

@@ -333,7 +333,10 @@ stop_ms=$(ms_since "$t")
 status=$(ct systemctl show -P ExecMainStatus tracerd) result=$(ct systemctl show -P Result tracerd)
 check "stop: exit status 0, result success ($stop_ms ms)" [ "$status" = 0 -a "$result" = success ]
 [ "$status" = 0 ] || ct journalctl -u tracerd -o cat --no-pager | grep -vE '^(sched|signal|inet|sys)_' | tail -25 | sed 's/^/#   /'
-check "stop: well inside TimeoutStopSec=90s" [ "$stop_ms" -lt 5000 ]
+# Not a speed limit (tests beside this one detach too, and each detach
+# waits its turn under the kernel's event_mutex): a stop that waits for
+# nothing but its own detach ends long before the timeout.
+check "stop: well inside TimeoutStopSec=90s ($stop_ms ms < 30000)" [ "$stop_ms" -lt 30000 ]
 n=$(entries TRACE_STATS=1 TRACE_STATS_FINAL=1 | jq -r .TRACE_SELECTION | sort -u | wc -l)
 check "stop: a final summary entry for each of the 9 selections ($n)" [ "$n" = 9 ]
 # The kernel's skips are the daemon's figure (one shared program): the same in
