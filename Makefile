@@ -220,7 +220,7 @@ $(BUILD)/bench/ring-drain: bench/ring-drain.c $(BUILD)/libtracerd.a $(HDRS)
 	@mkdir -p $(@D)
 	$(CC) $(CFLAGS) $(LDFLAGS) -o $@ $< $(BUILD)/libtracerd.a $(LIBS)
 
-$(BUILD)/bench/reject-floor-loader: bench/reject-floor-loader.c
+$(BUILD)/bench/reject-floor-loader: bench/reject-floor-loader.c bench/attach_disabled.h
 	@mkdir -p $(@D)
 	$(CC) $(CFLAGS) -o $@ $< -lbpf -lelf -lz
 

@@ -4,17 +4,14 @@
  * and drains its ring buffer every millisecond until SIGINT; then prints the
  * stack the "frames" program saw, if any. "tail:PROG" attaches the "tail"
  * program with PROG as the target of its tail call. Not part of tracerd. */
-#include <linux/perf_event.h>
-#include <pthread.h>
 #include <signal.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <sys/ioctl.h>
-#include <sys/syscall.h>
 #include <unistd.h>
 #include <bpf/bpf.h>
 #include <bpf/libbpf.h>
+#include "attach_disabled.h"
 
 static volatile sig_atomic_t done;
 static unsigned long records;
@@ -34,16 +31,13 @@ static int count(void *ctx, void *data, size_t len)
 
 int main(int argc, char **argv)
 {
-	struct perf_event_attr a = { .type = PERF_TYPE_TRACEPOINT, .size = sizeof(a) };
-	LIBBPF_OPTS(bpf_perf_event_opts, po, .bpf_cookie = 3);
 	struct { long long len; unsigned long long ips[96]; } ts;
 	struct bpf_program *p, *t = NULL;
 	struct ring_buffer *rb;
 	struct bpf_object *o;
 	struct bpf_link *l;
-	char path[512], *name;
-	int id = -1, pfd, zero = 0;
-	FILE *f;
+	char *name;
+	int zero = 0;
 
 	if (argc != 5) {
 		fprintf(stderr, "usage: %s OBJ PROG|tail:PROG SYSTEM EVENT\n", argv[0]);
@@ -65,14 +59,7 @@ int main(int argc, char **argv)
 	}
 	if (!(p = bpf_object__find_program_by_name(o, name)))
 		return 1;
-	snprintf(path, sizeof(path), "/sys/kernel/tracing/events/%s/%s/id", argv[3], argv[4]);
-	if (!(f = fopen(path, "r")) || fscanf(f, "%d", &id) != 1)
-		return 1;
-	fclose(f);
-	a.config = id;
-	pfd = syscall(__NR_perf_event_open, &a, -1, 0, -1, PERF_FLAG_FD_CLOEXEC);
-	if (pfd < 0 || !(l = bpf_program__attach_perf_event_opts(p, pfd, &po)) ||
-	    ioctl(pfd, PERF_EVENT_IOC_DISABLE, 0))
+	if (!(l = attach_disabled(p, argv[3], argv[4])))
 		return 1;
 	rb = ring_buffer__new(bpf_object__find_map_fd_by_name(o, "rb"), count, NULL, NULL);
 	if (!rb)
