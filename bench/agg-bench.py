@@ -33,20 +33,11 @@ import bench  # noqa: E402
 def in_program_once(c, a, evname):
     """ns per run inside the consumer's BPF programs, one start of it
     (kernel.bpf_stats_enabled, which adds its own two clock reads to all)."""
-    path = "/proc/sys/kernel/bpf_stats_enabled"
-    old = bench.read(path).strip()
     c.start()
     try:
-        bench.write(path, "1")
-        try:
-            t0, n0 = bench.prog_stats(c.proc.p.pid)
-            bench.run_workload(a.build, evname, a.count // 4)
-            t1, n1 = bench.prog_stats(c.proc.p.pid)
-        finally:
-            bench.write(path, old)
+        return bench.ns_per_run([c.proc.p.pid], lambda: bench.run_workload(a.build, evname, a.count // 4))[0]
     finally:
         c.stop()
-    return (t1 - t0) / (n1 - n0) if n1 > n0 else None
 
 
 def in_program(cons, a, evname):

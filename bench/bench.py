@@ -27,6 +27,9 @@ import sys
 import tempfile
 import time
 
+sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
+from bpfstats import ns_per_run  # noqa: E402
+
 TRACEFS = "/sys/kernel/tracing"
 ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
 
@@ -694,24 +697,11 @@ def bench_sustained(evname, args, tmp, out, skipped):
     return res
 
 
-def prog_stats(pid):
-    """(run_time_ns, run_cnt) summed over the BPF programs process pid holds."""
-    t = c = 0
-    for i in bpf_footprint(pid, ids_only=True):
-        j = json.loads(subprocess.run(["bpftool", "-j", "prog", "show", "id", str(i)],
-                                      capture_output=True, text=True).stdout or "{}")
-        t += j.get("run_time_ns", 0)
-        c += j.get("run_cnt", 0)
-    return t, c
-
-
 def in_program_pass(ev, evname, confs, args, tmp, per):
     """One pass of bench_bpf_runtime: every configuration of confs attached
     at once, in that order; each round's ns per run appended to
     per[(label, the pass's first label)].
     Returns {label: why not measured}."""
-    path = "/proc/sys/kernel/bpf_stats_enabled"
-    old = read(path).strip()
     running, why = [], {}
     try:
         for label, filt, unit, aggregate, build in confs:
@@ -722,16 +712,11 @@ def in_program_pass(ev, evname, confs, args, tmp, per):
             c.start()
             running.append((label, c))
         for _ in range(args.rounds):
-            write(path, "1")
-            try:
-                before = [prog_stats(c.proc.p.pid) for _, c in running]
-                run_workload(args.build, evname, args.count // 4)
-                after = [prog_stats(c.proc.p.pid) for _, c in running]
-            finally:
-                write(path, old)
-            for (label, _), (t0, n0), (t1, n1) in zip(running, before, after):
-                if n1 > n0:
-                    per.setdefault((label, confs[0][0]), []).append((t1 - t0) / (n1 - n0))
+            ns = ns_per_run([c.proc.p.pid for _, c in running],
+                            lambda: run_workload(args.build, evname, args.count // 4))
+            for (label, _), v in zip(running, ns):
+                if v is not None:
+                    per.setdefault((label, confs[0][0]), []).append(v)
     finally:
         for _, c in running:
             try:

@@ -34,7 +34,7 @@ import sys
 import tempfile
 import time
 
-from bpfstats import prog_stats
+from bpfstats import ns_per_run
 
 TRACEFS = "/sys/kernel/tracing"
 EVENTS = {"fcntl_setlk": ("filelock", "fcntl_setlk", "type == 1"),
@@ -123,21 +123,11 @@ def run_loop(tmp, cpu, count, event):
 
 def inside_once(c, tmp, cpus, count, event):
     """ns per run inside c's BPF programs, one start of it."""
-    path = "/proc/sys/kernel/bpf_stats_enabled"
-    old = open(path).read()
     c.start()
     try:
-        open(path, "w").write("1\n")
-        try:
-            t0, n0 = prog_stats(c.p.pid)
-            for cpu in cpus:
-                run_loop(tmp, cpu, count, event)
-            t1, n1 = prog_stats(c.p.pid)
-        finally:
-            open(path, "w").write(old)
+        return ns_per_run([c.p.pid], lambda: [run_loop(tmp, cpu, count, event) for cpu in cpus])[0]
     finally:
         c.stop()
-    return (t1 - t0) / (n1 - n0) if n1 > n0 else None
 
 
 def inside_only(configs, args, tmp, cpus):
@@ -214,8 +204,6 @@ def main():
         # Time inside tracerd's program, from the kernel's statistics: on
         # only here, as they add two clock reads to every BPF program run.
         inside = {}
-        path = "/proc/sys/kernel/bpf_stats_enabled"
-        old = open(path).read()
         for name, c in configs.items():
             if not isinstance(c, (Tracerd, Prog)):
                 continue
@@ -223,16 +211,10 @@ def main():
             c.start()
             try:
                 for r in range(args.rounds):
-                    open(path, "w").write("1\n")
-                    try:
-                        t0, n0 = prog_stats(c.p.pid)
-                        for cpu in cpus:
-                            run_loop(tmp, cpu, args.count // 4, args.event)
-                        t1, n1 = prog_stats(c.p.pid)
-                    finally:
-                        open(path, "w").write(old)
-                    if n1 > n0:
-                        per.append((t1 - t0) / (n1 - n0))
+                    v = ns_per_run([c.p.pid], lambda: [run_loop(tmp, cpu, args.count // 4, args.event)
+                                                       for cpu in cpus])[0]
+                    if v is not None:
+                        per.append(v)
             finally:
                 c.stop()
             inside[name] = (statistics.median(per), min(per)) if per else (float("nan"),) * 2

@@ -38,7 +38,7 @@ import time
 
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
 import bench  # noqa: E402
-from bpfstats import prog_stats  # noqa: E402
+from bpfstats import ns_per_run  # noqa: E402
 
 HERE = os.path.dirname(os.path.abspath(__file__))
 SYSTEM, EVENT = "filelock", "fcntl_setlk"
@@ -78,21 +78,11 @@ def pid_of(c):
 
 
 def inside_once(c, tmp, cpus, count):
-    path = "/proc/sys/kernel/bpf_stats_enabled"
-    old = bench.read(path).strip()
     c.start()
     try:
-        bench.write(path, "1")
-        try:
-            t0, n0 = prog_stats(pid_of(c))
-            for cpu in cpus:
-                run_loop(tmp, cpu, count)
-            t1, n1 = prog_stats(pid_of(c))
-        finally:
-            bench.write(path, old)
+        return ns_per_run([pid_of(c)], lambda: [run_loop(tmp, cpu, count) for cpu in cpus])[0]
     finally:
         c.stop()
-    return (t1 - t0) / (n1 - n0) if n1 > n0 else None
 
 
 def symbolize(addrs):
