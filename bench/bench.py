@@ -697,56 +697,22 @@ def bench_sustained(evname, args, tmp, out, skipped):
     return res
 
 
-def in_program_pass(ev, evname, confs, args, tmp, per):
-    """One pass of bench_bpf_runtime: every configuration of confs attached
-    at once, in that order; each round's ns per run appended to
-    per[(label, the pass's first label)].
-    Returns {label: why not measured}."""
-    running, why = [], {}
-    try:
-        for label, filt, unit, aggregate, build in confs:
-            c = Tracerd(ev, filt, tmp, f"tracerd bpf {label}", build, unit=unit, aggregate=aggregate)
-            if c.check():
-                why[label] = c.check()
-                continue
-            c.start()
-            running.append((label, c))
-        for _ in range(args.rounds):
-            ns = ns_per_run([c.proc.p.pid for _, c in running],
-                            lambda: run_workload(args.build, evname, args.count // 4))
-            for (label, _), v in zip(running, ns):
-                if v is not None:
-                    per.setdefault((label, confs[0][0]), []).append(v)
-    finally:
-        for _, c in running:
-            try:
-                c.stop()
-            except Exception as e:
-                log(f"   {c.name}: {e}")
-    return why
-
-
 def bench_bpf_runtime(evname, args, tmp, out, skipped):
-    """ns per run of tracerd's class program, from the kernel's own BPF
+    """ns per run of tracerd's programs, from the kernel's own BPF
     statistics. They cost two clock reads per run of every BPF program on the
-    machine, so they are on only here, not in the rounds above. Every
-    configuration runs at once, each tracerd its own program on the same
-    events, so that their ratios come from the same workload runs: a loaded
-    machine slows them all alike. Position matters too: a program that runs
-    after others on the same event finds their cache lines warm (the last
-    attached ran 9-12% faster than the same program attached first, either
-    build). With --compare, a second pass attaches in the reverse order and
-    each median is over both."""
+    machine, so they are on only here, not in the rounds above. One
+    configuration at a time, interleaved round by round (a start takes
+    0.1 s): programs attached together run on each other's warm cache lines,
+    the last attached 9-12% faster than the first (aggregate accept: 1.127x
+    with this build attached first, 0.917x with it last), while a machine
+    whose speed drifts slows every configuration alike across the rounds."""
     ev = EVENTS[evname]
     p = lambda *a: print(*a, file=out)
     p(f"\ntracerd's BPF program, ns per event it ran for (kernel.bpf_stats_enabled, "
-      f"median of {args.rounds} runs of {args.count // 4} events"
-      f"{' in each order of attaching, then their mean' if args.compare else ''}, every configuration "
-      f"attached at once; includes the statistics' own clock reads):")
-    # No StackTrace= row here: of several programs that walk the same
-    # stack, the first pays the cold unwind (~900 ns more than the next on
-    # fcntl_setlk), so their ratio says which was attached first. One at a
-    # time, interleaved: bench/agg-bench.py's in_program_once().
+      f"median of {args.rounds} runs of {args.count // 4} events, one configuration at a time, "
+      f"interleaved; includes the statistics' own clock reads):")
+    # No StackTrace= row here: the walk's cost depends on what ran before
+    # it (the cold unwind: ~900 ns more on fcntl_setlk); bench/stack-floor.py.
     agg = ev["hist"]
     confs = [("no filter", None, None, None, args.build), ("reject", ev["reject"], None, None, args.build),
              ("unit reject", None, "tracerd-bench-nothing.service", None, args.build),
@@ -757,27 +723,38 @@ def bench_bpf_runtime(evname, args, tmp, out, skipped):
                   ("accept (B)", ev["accept"], None, None, args.compare),
                   ("agg accept (B)", ev["accept"], None, agg, args.compare)]
     why = {c[0]: skipped[f"tracerd {c[0]}"] for c in confs if f"tracerd {c[0]}" in skipped}
-    confs = [c for c in confs if c[0] not in why]
-    per = {}
-    why.update(in_program_pass(ev, evname, confs, args, tmp, per))
-    if args.compare:
-        why.update(in_program_pass(ev, evname, confs[::-1], args, tmp, per))
+    cons = []
+    for label, filt, unit, aggregate, build in confs:
+        if label in why:
+            continue
+        c = Tracerd(ev, filt, tmp, f"tracerd bpf {label}", build, unit=unit, aggregate=aggregate)
+        if c.check():
+            why[label] = c.check()
+        else:
+            cons.append((label, c))
+    per = {label: [] for label, _ in cons}
+    for _ in range(args.rounds):
+        for label, c in cons:
+            c.start()
+            try:
+                v = ns_per_run([c.proc.p.pid], lambda: run_workload(args.build, evname, args.count // 4))[0]
+            finally:
+                c.stop()
+            if v is not None:
+                per[label].append(v)
     for label, reason in why.items():
         p(f"  {label:<14} not measured: {reason}")
     res = {}
-    for label, *_ in confs:  # the mean of the passes' medians
-        runs = [v for (lab, _), v in per.items() if lab == label]
-        if runs:
-            res[label] = sum(median(v) for v in runs) / len(runs)
-            p(f"  {label:<14} {fmt(res[label])} ns (min {fmt(min(min(v) for v in runs))})")
-    if "accept (B)" in res and res["accept (B)"] > 0:
-        p(f"  accept / accept (B): {res['accept'] / res['accept (B)']:.3f}x "
-          f"(the cgroup id in every record; target <= 1.05x)")
-    if res.get("agg accept (B)", 0) > 0 and "agg accept" in res:
-        p(f"  agg accept / agg accept (B): {res['agg accept'] / res['agg accept (B)']:.3f}x")
-    if res.get("reject", 0) > 0 and "unit reject" in res:
-        p(f"  unit reject / reject: {res['unit reject'] / res['reject']:.3f}x "
-          f"(rejected by Unit= against rejected by Filter=; target <= 1)")
+    for label, v in per.items():
+        if v:
+            res[label] = median(v)
+            p(f"  {label:<14} {fmt(res[label])} ns (min {fmt(min(v))})")
+    ratio = lambda a, b, what: (res.get(b, 0) > 0 and a in res and
+                                p(f"  {a} / {b}: {res[a] / res[b]:.3f}x{what}"))
+    ratio("no filter", "accept", " (no Filter= against one that keeps every event; target <= 1.1x)")
+    ratio("accept", "accept (B)", " (target <= 1.05x)")
+    ratio("agg accept", "agg accept (B)", "")
+    ratio("unit reject", "reject", " (rejected by Unit= against rejected by Filter=; target <= 1)")
     return res
 
 
