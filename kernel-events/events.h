@@ -98,6 +98,18 @@ enum tp_record_damage {
 };
 enum tp_record_damage tp_record_check(const struct tp_event *e, const void *rec, size_t len);
 
+/* synthetic.c: a synthetic event (issue 31) from its definition in the
+ * kernel's synthetic_events syntax, "NAME TYPE FIELD; ...": the text of the
+ * format file the kernel would give it, or that text parsed (system
+ * "synthetic"; free it with tp_event_free). On -EINVAL, err says where in
+ * def and what was expected there. */
+struct tp_synth_error {
+	int off;		/* byte offset in def */
+	const char *expected;
+};
+int tp_synthetic_format(const char *def, int id, char **text, struct tp_synth_error *err);
+int tp_synthetic_parse(const char *def, int id, struct tp_event **ret, struct tp_synth_error *err);
+
 /* event.c */
 int tp_event_load(const char *system, const char *name, struct tp_event **ret);
 void tp_event_free(struct tp_event *e);
