@@ -62,10 +62,27 @@ static const char *skip_space(const char *p)
 	return p;
 }
 
+/* The names so far, the common fields' first: a name is one field's. */
+struct synth_names {
+	const char *name[4 + SYNTH_FIELDS_MAX];
+	size_t len[4 + SYNTH_FIELDS_MAX], n;
+};
+
+static bool synth_name_taken(struct synth_names *names, const char *name, size_t len)
+{
+	for (size_t i = 0; i < names->n; i++)
+		if (names->len[i] == len && !strncmp(names->name[i], name, len))
+			return true;
+	names->name[names->n] = name;
+	names->len[names->n++] = len;
+	return false;
+}
+
 /* One field, "TYPE NAME" or "char NAME[N]", from p up to ';' or the end.
  * Appends its format line and print fmt parts; *slot is the next free byte. */
-static int synth_field(const char *def, const char **pp, unsigned *slot, struct strbuf *fields,
-		       struct strbuf *fmt, struct strbuf *args, struct tp_synth_error *err)
+static int synth_field(const char *def, const char **pp, unsigned *slot, struct synth_names *names,
+		       struct strbuf *fields, struct strbuf *fmt, struct strbuf *args,
+		       struct tp_synth_error *err)
 {
 	const char *p = skip_space(*pp), *end = p + strcspn(p, ";"), *name, *q;
 	const struct synth_type *t = NULL;
@@ -114,6 +131,12 @@ static int synth_field(const char *def, const char **pp, unsigned *slot, struct 
 		err->expected = "a field name: letters, digits and _";
 		return -EINVAL;
 	}
+	if (synth_name_taken(names, name, name_len)) {
+		err->off = (int)(name - def);
+		err->expected = "a field name not taken yet (common_type, common_flags, "
+				"common_preempt_count, common_pid and the fields before)";
+		return -EINVAL;
+	}
 	if (t) {
 		sb_printf(fields, "\tfield:%.*s %.*s;\toffset:%u;\tsize:%u;\tsigned:%d;\n",
 			  (int)(type_end - p), p, (int)name_len, name, *slot, t->size,
@@ -135,6 +158,10 @@ int tp_synthetic_format(const char *def, int id, char **text, struct tp_synth_er
 {
 	_cleanup_(sb_free) struct strbuf fields = { 0 }, fmt = { 0 }, args = { 0 }, out = { 0 };
 	const char *p = skip_space(def), *name_end = p;
+	struct synth_names names = {
+		.name = { "common_type", "common_flags", "common_preempt_count", "common_pid" },
+		.len = { 11, 12, 20, 10 }, .n = 4,
+	};
 	unsigned slot = 8, n = 0;
 	int r;
 
@@ -153,7 +180,7 @@ int tp_synthetic_format(const char *def, int id, char **text, struct tp_synth_er
 			err->expected = "at most 64 fields";
 			return -EINVAL;
 		}
-		r = synth_field(def, &q, &slot, &fields, &fmt, &args, err);
+		r = synth_field(def, &q, &slot, &names, &fields, &fmt, &args, err);
 		if (r < 0)
 			return r;
 	}

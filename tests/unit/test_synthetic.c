@@ -101,7 +101,8 @@ static void types_and_slots(void)
 	tp_event_free(e);
 }
 
-/* A bad definition: where, and what was expected there. */
+/* A bad definition: where, and what was expected there. A name is one
+ * field's: Filter= and the print fmt name fields by it. */
 static void bad_definitions(void)
 {
 	static const struct { const char *def; int off; const char *expected; } cases[] = {
@@ -114,6 +115,8 @@ static void bad_definitions(void)
 		{ "lat u64", 4, "a field: TYPE NAME" },
 		{ "lat u64 x;; int y", 10, "a field: TYPE NAME" },
 		{ "lat u64 x-y", 4, "a type of the kernel's synthetic events" },
+		{ "lat u64 x; int y; s8 x", 21, "a field name not taken yet" },
+		{ "lat int common_pid", 8, "a field name not taken yet" },
 	};
 	for (size_t i = 0; i < ARRAY_SIZE(cases); i++) {
 		struct tp_synth_error err;
