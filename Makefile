@@ -134,7 +134,7 @@ bench-render: $(BUILD)/bench/render-bench
 FUZZ_SRCS := $(wildcard tests/fuzz/*.c)
 FUZZERS := $(FUZZ_SRCS:tests/%.c=$(BUILD)/tests/%)
 
-$(BUILD)/tests/fuzz/%: tests/fuzz/%.c tests/unit/fixtures.h $(BUILD)/libtracerd.a $(HDRS)
+$(BUILD)/tests/fuzz/%: tests/fuzz/%.c tests/fuzz/render_input.h tests/unit/fixtures.h $(BUILD)/libtracerd.a $(HDRS)
 	@mkdir -p $(@D)
 	$(CC) $(CFLAGS) -fsanitize=fuzzer -Itests/unit $(LDFLAGS) -o $@ $< $(BUILD)/libtracerd.a $(LIBS)
 

@@ -5,7 +5,7 @@
  * meet real bytes. */
 #include <stdint.h>
 #include "kernel-events/events.h"
-#include "render/render.h"
+#include "render_input.h"
 #include "util.h"
 
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
@@ -23,15 +23,6 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 	for (size_t i = 0; i < e->n_fields; i++)
 		if (!e->fields[i].name || !e->fields[i].type)
 			__builtin_trap();
-	{
-		struct strbuf sb = { 0 };
-
-		if (render_prepare(e) >= 0) {
-			render_event(e, NULL, data, size, &sb);
-			render_release(e);
-		}
-		sb_free(&sb);
-	}
-	tp_event_free(e);
+	render_input_and_free(e, data, size);
 	return 0;
 }

@@ -6,7 +6,7 @@
 #include <errno.h>
 #include <stdint.h>
 #include "kernel-events/events.h"
-#include "render/render.h"
+#include "render_input.h"
 #include "util.h"
 
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
@@ -14,7 +14,6 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 	_cleanup_free_ char *def = malloc(size + 1);
 	struct tp_synth_error err;
 	struct tp_event *e = NULL;
-	struct strbuf sb = { 0 };
 	int r;
 
 	if (!def)
@@ -32,11 +31,6 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 		if (!e->fields[i].name || e->fields[i].offset < 8 || e->fields[i].offset % 8 ||
 		    (i > 4 && e->fields[i].offset <= e->fields[i - 1].offset))
 			__builtin_trap();
-	if (render_prepare(e) >= 0) {
-		render_event(e, NULL, data, size, &sb);
-		render_release(e);
-	}
-	sb_free(&sb);
-	tp_event_free(e);
+	render_input_and_free(e, data, size);
 	return 0;
 }
