@@ -27,6 +27,7 @@ struct daemon {
 	uint64_t last_delivered, last_status_usec;
 	unsigned reloads;
 	bool stopping;
+	bool started;		/* READY=1 sent once: systemd's watchdog applies */
 	size_t busy_done, busy_total;	/* at the last on_busy() */
 };
 
@@ -95,7 +96,11 @@ static void notify_status(struct daemon *dm, const char *state)
  * 1500 events can outlast TimeoutStopSec on a loaded machine. As long as
  * events go, ping the watchdog and extend the timeout of the current state
  * (start, reload, stop); one that stops moving gets neither, and systemd's
- * timeouts apply. */
+ * timeouts apply. Not the watchdog before the first READY=1: a ping arms it,
+ * and one attach can wait seconds on the kernel's event_mutex behind another
+ * tracer's detach (8.5 s for one event, seen in a test's container, whose
+ * WatchdogSec=2s then killed the start); TimeoutStartSec, extended while
+ * events go, bounds the start. */
 static void on_busy(void *userdata, size_t done, size_t total)
 {
 	struct daemon *dm = userdata;
@@ -104,8 +109,8 @@ static void on_busy(void *userdata, size_t done, size_t total)
 		return;
 	dm->busy_done = done;
 	dm->busy_total = total;
-	sd_notifyf(false, "WATCHDOG=1\nEXTEND_TIMEOUT_USEC=%llu\nSTATUS=%s %zu of %zu events",
-		   BUSY_EXTEND_USEC, dm->stopping ? "stopping: final counts written, detached" :
+	sd_notifyf(false, "%sEXTEND_TIMEOUT_USEC=%llu\nSTATUS=%s %zu of %zu events",
+		   dm->started ? "WATCHDOG=1\n" : "", BUSY_EXTEND_USEC, dm->stopping ? "stopping: final counts written, detached" :
 		   "attaching or detaching:", done, total);
 }
 
@@ -537,6 +542,7 @@ int run_daemon(const struct run_opts *o)
 		return exit_status(r);
 	}
 	notify_status(&dm, "READY=1\n");
+	dm.started = true;
 	r = sd_event_loop(dm.event);
 	stop(&dm);
 	sd_event_source_unref(dm.cgroups);	/* its fd is the tracer's */

@@ -606,7 +606,8 @@ store_check() {
 	holder=$(ct cat /var/lib/tracerd/.lock)
 	check "store: the lock file names the service's main pid ($holder)" \
 		[ "$holder" = "$(ct systemctl show -p MainPID --value tracerd)" ]
-	ct tracerd --config "$CONF" >/dev/null 2>"$TMP/second.err"
+	# A hang guard: a second tracerd that took the directory would run on.
+	ct timeout 60 tracerd --config "$CONF" >/dev/null 2>"$TMP/second.err"
 	rc=$?
 	check "store: a second tracerd on the directory exits 78, naming the service ($rc: $(head -c 160 "$TMP/second.err"))" \
 		eval '[ $rc = 78 ] && grep -q "is written by another tracerd (pid $holder," "$TMP/second.err"'
