@@ -300,6 +300,9 @@ static struct tp_class *class_find(struct tp_classes *c, const char *name,
 	for (size_t i = 0; i < c->n; i++) {
 		struct tp_class *k = c->classes[i];
 
+		/* A synthetic event's class is its own, whatever its name or layout. */
+		if (!k->n_events || tp_event_is_synthetic(k->events[0]))
+			continue;
 		if (name ? !strcmp(k->name, name)
 			 : !k->from_btf && same_layout(k->events[0], e))
 			return k;
@@ -307,10 +310,14 @@ static struct tp_class *class_find(struct tp_classes *c, const char *name,
 	return NULL;
 }
 
+/* A synthetic event (issue 31) is a class of its own: no tracepoint's
+ * program serves it, and a kernel struct or event of its name or layout is
+ * not its. */
 int tp_classes_add(struct tp_classes *c, struct tp_event *e)
 {
-	const char *name = c->btf ? btf_class_of(c->btf, e) : NULL;
-	struct tp_class *k = class_find(c, name, e);
+	bool synthetic = tp_event_is_synthetic(e);
+	const char *name = c->btf && !synthetic ? btf_class_of(c->btf, e) : NULL;
+	struct tp_class *k = synthetic ? NULL : class_find(c, name, e);
 
 	if (!k) {
 		if (GROW(c->classes, c->cap, c->n) < 0 || !(k = calloc(1, sizeof(*k))))

@@ -109,6 +109,14 @@ struct tp_synth_error {
 };
 int tp_synthetic_format(const char *def, int id, char **text, struct tp_synth_error *err);
 int tp_synthetic_parse(const char *def, int id, struct tp_event **ret, struct tp_synth_error *err);
+/* Whether e is a synthetic event: its system is "synthetic". */
+bool tp_event_is_synthetic(const struct tp_event *e);
+/* The ids tracerd gives synthetic events, one each in config order: the top
+ * of common_type's u16 range. The kernel numbers its events from the bottom
+ * (ida_alloc_range() from __TRACE_LAST_TYPE, reusing freed numbers; ~2300
+ * here), so it would reach these only with some 63000 events registered. */
+#define TP_SYNTH_ID_FIRST	0xff00
+#define TP_SYNTH_MAX		256
 
 /* event.c */
 int tp_event_load(const char *system, const char *name, struct tp_event **ret);

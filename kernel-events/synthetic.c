@@ -219,3 +219,8 @@ int tp_synthetic_parse(const char *def, int id, struct tp_event **ret, struct tp
 	}
 	return 0;
 }
+
+bool tp_event_is_synthetic(const struct tp_event *e)
+{
+	return e->system && !strcmp(e->system, "synthetic");
+}

@@ -1,7 +1,8 @@
 // SPDX-License-Identifier: GPL-2.0
 /* Reading the configuration: the main file, then FILE.d/NAME.conf in name
  * order. [Daemon] keys set by a later file override earlier ones; every
- * [Selection] adds a selection, and two selections may not share a Name. */
+ * [Selection] adds a selection, and two selections may not share a Name;
+ * every [Synthetic] Event= adds a synthetic event, two not of one name. */
 #include <ctype.h>
 #include <dirent.h>
 #include <fcntl.h>
@@ -31,12 +32,6 @@ void config_init(struct config *c)
 	apply_defaults(c, "Store", c);
 }
 
-static void pos_free(struct conf_pos *p)
-{
-	free(p->file);
-	free(p->source);
-}
-
 static void selection_free(struct selection *s)
 {
 	free(s->name);
@@ -45,13 +40,13 @@ static void selection_free(struct selection *s)
 	free(s->event_cols);
 	free(s->events_file);
 	free(s->filter);
-	pos_free(&s->filter_pos);
+	config_pos_free(&s->filter_pos);
 	free(s->aggregate);
-	pos_free(&s->aggregate_pos);
-	pos_free(&s->stack_trace_pos);
+	config_pos_free(&s->aggregate_pos);
+	config_pos_free(&s->stack_trace_pos);
 	strv_free(s->units, s->n_units);
-	pos_free(&s->units_pos);
-	pos_free(&s->pos);
+	config_pos_free(&s->units_pos);
+	config_pos_free(&s->pos);
 }
 
 void config_free(struct config *c)
@@ -59,21 +54,11 @@ void config_free(struct config *c)
 	for (size_t i = 0; i < c->n_sels; i++)
 		selection_free(&c->sels[i]);
 	free(c->sels);
+	config_synth_reset(c);
 	strv_free(c->files, c->n_files);
-	pos_free(&c->wakeup_pos);
+	config_pos_free(&c->wakeup_pos);
 	free(c->store.directory);
 	memset(c, 0, sizeof(*c));
-}
-
-static int set_pos(struct config_parser *p, struct conf_pos *pos, int col)
-{
-	char src[512];
-
-	pos_free(pos);
-	config_locate(p, col, &pos->line, &pos->col, src, sizeof(src));
-	pos->file = strdup(p->file);
-	pos->source = strdup(src);
-	return pos->file && pos->source ? 0 : -ENOMEM;
 }
 
 static int begin_section(struct config_parser *p, const char *name, int col)
@@ -81,20 +66,23 @@ static int begin_section(struct config_parser *p, const char *name, int col)
 	struct config *c = p->c;
 	struct selection *s;
 
-	if (!strcmp(name, "Daemon") || !strcmp(name, "Store")) {
-		p->section = !strcmp(name, "Daemon") ? "Daemon" : "Store";
-		return 0;
-	}
+	static const char *const plain[] = { "Daemon", "Store", "Synthetic" };
+
+	for (size_t i = 0; i < ARRAY_SIZE(plain); i++)
+		if (!strcmp(name, plain[i])) {
+			p->section = plain[i];
+			return 0;
+		}
 	if (strcmp(name, "Selection"))
-		return config_error(p, col, "unknown section [%s], expected [Daemon], [Store] or [Selection]",
-				    name);
+		return config_error(p, col, "unknown section [%s], expected [Daemon], [Store], "
+				    "[Synthetic] or [Selection]", name);
 	if (GROW(c->sels, c->cap_sels, c->n_sels) < 0)
 		return -ENOMEM;
 	s = &c->sels[c->n_sels++];
 	memset(s, 0, sizeof(*s));
 	apply_defaults(c, "Selection", s);
 	p->section = "Selection";
-	return set_pos(p, &s->pos, col);
+	return config_pos_set(p, &s->pos, col);
 }
 
 /* What the keys of the current section write into. */
@@ -167,7 +155,7 @@ static int assign(struct config_parser *p, const char *key, const char *v, int v
 	r = it->type->parse(p, it, v, vcol, (char *)base + it->offset, base);
 	if (r < 0 || !it->pos_offset)
 		return r;
-	return set_pos(p, (struct conf_pos *)((char *)base + it->pos_offset), vcol);
+	return config_pos_set(p, (struct conf_pos *)((char *)base + it->pos_offset), vcol);
 }
 
 static int parse_assignment(struct config_parser *p, char *line, int indent)
@@ -433,32 +421,57 @@ int config_load(const char *path, struct config *c, struct diag *d)
 	return config_load_args(path, NULL, 0, c, d);
 }
 
+static bool is_selection_arg(const struct config_arg *a)
+{
+	return !strcmp(a->item->section, "Selection");
+}
+
 /* One argument as a line of its own: the option names it in diagnostics. */
 static int assign_arg(struct config *c, const struct config_arg *a, struct diag *d)
 {
 	char option[64];
 	struct config_parser p = { .c = c, .d = d, .file = option, .line = 1, .source = a->value,
-				   .section = "Selection", .n_seg = 1 };
+				   .section = a->item->section, .n_seg = 1 };
 
 	config_item_option(a->item, option, sizeof(option));
 	return assign(&p, a->item->key, a->value, 1, 1);
 }
 
-/* The command line's selection, in place of the file's. */
+/* The command line's selection, in place of the file's, if it has one;
+ * its synthetic events after the file's. */
 static int load_args(struct config *c, const struct config_arg *args, size_t n, struct diag *d)
 {
 	struct config_parser p = { .c = c, .d = d, .file = "command line", .line = 1, .source = "",
 				   .n_seg = 1 };
-	int r;
+	bool selection = false;
+	int r = 0;
 
-	for (size_t i = 0; i < c->n_sels; i++)
-		selection_free(&c->sels[i]);
-	c->n_sels = 0;
-	r = begin_section(&p, "Selection", 0);
-	if (r >= 0 && !(c->sels[0].name = strdup(CONFIG_ARGS_NAME)))
-		r = -ENOMEM;
+	for (size_t i = 0; i < n; i++)
+		selection |= is_selection_arg(&args[i]);
+	if (selection) {
+		for (size_t i = 0; i < c->n_sels; i++)
+			selection_free(&c->sels[i]);
+		c->n_sels = 0;
+		r = begin_section(&p, "Selection", 0);
+		if (r >= 0 && !(c->sels[0].name = strdup(CONFIG_ARGS_NAME)))
+			r = -ENOMEM;
+	}
 	for (size_t i = 0; i < n && r >= 0; i++)
 		r = assign_arg(c, &args[i], d);
+	return r;
+}
+
+int config_load_synthetic(const struct config_arg *args, size_t n_args, struct config *c,
+			  struct diag *d)
+{
+	int r = 0;
+
+	config_init(c);
+	for (size_t i = 0; i < n_args && r >= 0; i++)
+		if (!is_selection_arg(&args[i]))
+			r = assign_arg(c, &args[i], d);
+	if (r < 0)
+		config_free(c);
 	return r;
 }
 

@@ -58,6 +58,13 @@ struct selection {
 					 * that matches nothing running */
 };
 
+/* [Synthetic] Event=: a synthetic event's definition in the kernel's
+ * synthetic_events syntax (kernel-events/synthetic.c), checked as read. */
+struct synth_def {
+	char *def;		/* as written: "wakeup_latency u64 lat; pid_t pid" */
+	struct conf_pos pos;	/* of its first byte, for errors pointing into it */
+};
+
 struct config {
 	uint64_t ring_buffer_size;
 	uint64_t wakeup_bytes;
@@ -69,6 +76,8 @@ struct config {
 	struct store_config store;
 	struct selection *sels;
 	size_t n_sels, cap_sels;
+	struct synth_def *synth;	/* in the order written; event i's id is TP_SYNTH_ID_FIRST + i */
+	size_t n_synth, cap_synth;
 	char **files;		/* what was read, in order */
 	size_t n_files, cap_files;
 };
@@ -76,19 +85,25 @@ struct config {
 int config_load(const char *path, struct config *c, struct diag *d);
 
 /* A [Selection] key given on the command line (tracerd -e GLOB --filter
- * EXPR): item is the key, value its value as a file would hold it. */
+ * EXPR), or a [Synthetic] Event= (--synthetic DEF): item is the key, value
+ * its value as a file would hold it. */
 struct config_arg {
 	const struct config_item *item;
 	const char *value;
 };
 /* The name of the command line's selection unless --name gives one. */
 #define CONFIG_ARGS_NAME "cmdline"
-/* config_load, then (n_args > 0) one selection made of args in place of the
- * file's selections; the file's [Daemon] and [Store] stay. path NULL: no
+/* config_load, then (args of [Selection] keys given) one selection made of
+ * them in place of the file's selections; the file's [Daemon] and [Store]
+ * stay, and args' synthetic events are added to the file's. path NULL: no
  * file, every [Daemon] and [Store] key at its default. A diagnostic about an
  * argument names its option as the file, line 1: "--filter:1:12: ...". */
 int config_load_args(const char *path, const struct config_arg *args, size_t n_args,
 		     struct config *c, struct diag *d);
+/* args' [Synthetic] definitions alone, without a file or a selection: for
+ * --list-events and --describe. */
+int config_load_synthetic(const struct config_arg *args, size_t n_args, struct config *c,
+			  struct diag *d);
 /* Parses one file's text into c (applied on top of what c holds). */
 int config_parse_text(struct config *c, const char *file, const char *text, struct diag *d);
 int config_finish(struct config *c, struct diag *d);
@@ -121,13 +136,15 @@ struct config_type {
 extern const struct config_type config_type_uint, config_type_size, config_type_pow2,
 	config_type_bool, config_type_enum, config_type_priority, config_type_name,
 	config_type_events, config_type_filter, config_type_path, config_type_hist,
-	config_type_units;
+	config_type_units, config_type_synthetic;
 
 struct config_item {
-	const char *section;	/* "Daemon", "Store" or "Selection" */
+	const char *section;	/* "Daemon", "Store", "Synthetic" or "Selection" */
 	const char *key;
+	const char *option;	/* its command-line option, when not named after the key */
 	const struct config_type *type;
-	size_t offset;		/* of the field in struct config or struct selection */
+	size_t offset;		/* of the field in struct config ([Daemon], [Store],
+				 * [Synthetic]) or struct selection */
 	size_t pos_offset;	/* of a struct conf_pos to keep where it was written; 0: not kept */
 	uint64_t min, max;	/* numbers and sizes */
 	const char *const *names;	/* enums: NULL-terminated, the value is a name's index */
@@ -141,7 +158,8 @@ const struct config_item *config_table(size_t *n);
 const struct config_item *config_find(const char *section, const char *key);
 /* What a value of it must be, as the errors say after "expected". */
 void config_item_expects(const struct config_item *it, char *buf, size_t size);
-/* Its command-line option: "--rate-limit" for RateLimit=. */
+/* Its command-line option: "--rate-limit" for RateLimit=, "--synthetic" for
+ * [Synthetic] Event=. */
 void config_item_option(const struct config_item *it, char *buf, size_t size);
 
 #endif

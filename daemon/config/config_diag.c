@@ -41,3 +41,20 @@ void config_list_append(char *buf, size_t size, size_t i, size_t n, const char *
 
 	snprintf(buf + len, size - len, "%s%s", i == 0 ? "" : i + 1 < n ? ", " : " or ", word);
 }
+
+void config_pos_free(struct conf_pos *pos)
+{
+	free(pos->file);
+	free(pos->source);
+}
+
+int config_pos_set(const struct config_parser *p, struct conf_pos *pos, int col)
+{
+	char src[512];
+
+	config_pos_free(pos);
+	config_locate(p, col, &pos->line, &pos->col, src, sizeof(src));
+	pos->file = strdup(p->file);
+	pos->source = strdup(src);
+	return pos->file && pos->source ? 0 : -ENOMEM;
+}

@@ -5,6 +5,7 @@
 #include <ctype.h>
 #include <strings.h>
 #include "config_parser.h"
+#include "kernel-events/events.h"
 #include "kernel-events/unit_path.h"
 
 typedef unsigned long long ull;
@@ -369,3 +370,65 @@ static void expects_hist(_unused_ const struct config_item *it, char *buf, size_
 
 /* Kept as written too: compiled per event (aggregate/), at its position. */
 const struct config_type config_type_hist = { "hist trigger", parse_filter, expects_hist };
+
+void config_synth_reset(struct config *c)
+{
+	for (size_t i = 0; i < c->n_synth; i++) {
+		free(c->synth[i].def);
+		config_pos_free(&c->synth[i].pos);
+	}
+	free(c->synth);
+	c->synth = NULL;
+	c->n_synth = c->cap_synth = 0;
+}
+
+/* [Synthetic] Event=: checked here as kernel-events/synthetic.c builds the
+ * event, so that a bad definition is a config error at its byte; kept with
+ * where it was written, for later errors about it. An empty value resets
+ * the list, as in systemd. */
+static int parse_synthetic(struct config_parser *p, _unused_ const struct config_item *it,
+			   const char *v, int vcol, _unused_ void *field, void *section)
+{
+	struct config *c = section;
+	_cleanup_free_ char *text = NULL;
+	struct tp_synth_error err;
+	size_t at = strspn(v, " \t"), len = strcspn(v + at, " \t");
+	struct synth_def *def;
+	int r;
+
+	if (!*v)
+		return config_synth_reset(c), 0;
+	r = tp_synthetic_format(v, 0, &text, &err);
+	if (r == -EINVAL)
+		return config_error(p, vcol + err.off, "expected %s", err.expected);
+	if (r < 0)
+		return r;
+	for (size_t i = 0; i < c->n_synth; i++) {
+		const struct synth_def *o = &c->synth[i];
+		const char *name = o->def + strspn(o->def, " \t");
+
+		if (strcspn(name, " \t") == len && !strncmp(name, v + at, len))
+			return config_error(p, vcol + (int)at, "synthetic event '%.*s' is already defined "
+					    "at %s:%d; names must be unique", (int)len, v + at,
+					    o->pos.file, o->pos.line);
+	}
+	if (c->n_synth == TP_SYNTH_MAX)
+		return config_error(p, vcol, "more than %d synthetic events (their ids are the "
+				    "top %d of the kernel's 16-bit event ids)", TP_SYNTH_MAX, TP_SYNTH_MAX);
+	if (GROW(c->synth, c->cap_synth, c->n_synth) < 0)
+		return -ENOMEM;
+	def = &c->synth[c->n_synth];
+	*def = (struct synth_def){ .def = strdup(v) };
+	if (!def->def)
+		return -ENOMEM;
+	c->n_synth++;
+	return config_pos_set(p, &def->pos, vcol);
+}
+
+static void expects_synthetic(_unused_ const struct config_item *it, char *buf, size_t size)
+{
+	snprintf(buf, size, "a synthetic event: NAME TYPE FIELD; ... (wakeup_latency u64 lat; pid_t pid)");
+}
+
+const struct config_type config_type_synthetic = { "synthetic event", parse_synthetic,
+						   expects_synthetic };

@@ -20,12 +20,18 @@ struct config_parser {
 	int n_seg;
 };
 
+/* config_parse.c: [Synthetic]'s list emptied. */
+void config_synth_reset(struct config *c);
+
 /* config_diag.c */
 /* Sets the diagnostic at a 1-based column of the logical line; -EINVAL. */
 int config_error(struct config_parser *p, int col, const char *fmt, ...) _printf_(3, 4);
 /* Physical line, column and text for a 1-based column of the logical line. */
 void config_locate(const struct config_parser *p, int col, int *line, int *pcol, char *src,
 		   size_t size);
+/* Where a value written at column col of the current line is, kept. */
+int config_pos_set(const struct config_parser *p, struct conf_pos *pos, int col);
+void config_pos_free(struct conf_pos *pos);
 /* Appends word i of n to a list "a, b or c" in buf. */
 void config_list_append(char *buf, size_t size, size_t i, size_t n, const char *word);
 

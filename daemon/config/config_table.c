@@ -117,6 +117,14 @@ static const struct config_item table[] = {
 	  .names = compressions, .def = "zstd",
 	  .description = "how blocks of records are compressed: zstd, zlib or none" },
 
+	{ .section = "Synthetic", .key = "Event", .type = &config_type_synthetic,
+	  .option = "--synthetic",
+	  .offset = offsetof(struct config, synth),
+	  .def = "",
+	  .description = "a synthetic event in the kernel's synthetic_events syntax, NAME TYPE FIELD; "
+			 "...: the event synthetic:NAME, which an Aggregate= onmatch() action fires; "
+			 "repeatable, empty resets" },
+
 	{ .section = "Selection", .key = "Name", .type = &config_type_name,
 	  .offset = offsetof(struct selection, name),
 	  .description = "the selection's name, unique; required" },
@@ -192,10 +200,16 @@ void config_item_expects(const struct config_item *it, char *buf, size_t size)
 	it->type->expects(it, buf, size);
 }
 
-/* CamelCase to --camel-case. */
+/* CamelCase to --camel-case, unless the item names its option. */
 void config_item_option(const struct config_item *it, char *buf, size_t size)
 {
-	size_t n = snprintf(buf, size, "--");
+	size_t n;
+
+	if (it->option) {
+		snprintf(buf, size, "%s", it->option);
+		return;
+	}
+	n = snprintf(buf, size, "--");
 
 	for (const char *k = it->key; *k && n + 2 < size; k++) {
 		if (isupper((unsigned char)*k) && k != it->key)

@@ -15,7 +15,7 @@ static const struct bad {
 } bad[] = {
 	{ "Foo=bar\n", NULL,
 	  "t.conf:1:1: assignment outside a section, expected [Daemon] or [Selection] first" },
-	{ "[Bogus]\n", NULL, "t.conf:1:2: unknown section [Bogus], expected [Daemon], [Store] or [Selection]" },
+	{ "[Bogus]\n", NULL, "t.conf:1:2: unknown section [Bogus], expected [Daemon], [Store], [Synthetic] or [Selection]" },
 	{ "  [Daemon\n", NULL, "t.conf:1:10: expected ']' to end the section header" },
 	{ "[Daemon] x\n", NULL, "t.conf:1:11: expected ']' to end the section header" },
 	{ "[Daemon]\njust words\n", NULL, "t.conf:2:1: expected Key=Value or [Section]" },
@@ -94,6 +94,26 @@ static const struct bad {
 	{ SEL, "[Daemon]\nOutput=file\n", "t.conf.d/10.conf:2:8: expected 'journal', 'stdout' or 'store', got 'file'" },
 	{ "[Daemon]\n", NULL, "t.conf: no [Selection] configured: nothing to trace" },
 	{ "# only a comment\n", NULL, "t.conf: no [Selection] configured: nothing to trace" },
+	/* [Synthetic]: where the definition goes wrong, and what was expected there */
+	{ "[Synthetic]\nEvent=x u64 a; foo b\n" SEL, NULL,
+	  "t.conf:2:16: expected a type of the kernel's synthetic events: s64 u64 s32 u32 s16 u16 s8 u8 "
+	  "char, unsigned char, short, unsigned short, int, unsigned int, long, unsigned long, bool, "
+	  "pid_t, gfp_t, char[N]" },
+	{ "[Synthetic]\nEvent = lat u64 a; \\\n   char s[300]\n" SEL, NULL,
+	  "t.conf:3:10: expected a string length: char NAME[N], N from 1 to 256 (char NAME[], a dynamic "
+	  "string, is not taken yet)" },
+	{ "[Synthetic]\nEvent=9lives u64 a\n", NULL,
+	  "t.conf:2:7: expected a synthetic event's name, then its fields: NAME TYPE FIELD; ..." },
+	{ "[Synthetic]\nEvent=lonely\n", NULL,
+	  "t.conf:2:13: expected at least one field: NAME TYPE FIELD; ..." },
+	{ "[Synthetic]\nEvent=a u64 x\nEvent= a u32 y\n" SEL, NULL,
+	  "t.conf:3:8: synthetic event 'a' is already defined at t.conf:2; names must be unique" },
+	{ "[Synthetic]\nEvent=a u64 x\n" SEL, "[Synthetic]\nEvent=b u64 x\nEvent=a s64 y\n",
+	  "t.conf.d/10.conf:3:7: synthetic event 'a' is already defined at t.conf:2; names must be unique" },
+	{ "[Synthetic]\nColour=blue\n", NULL,
+	  "t.conf:2:1: unknown key 'Colour' in [Synthetic]; expected Event" },
+	{ "[Synthetic]\nEvents=a u64 x\n", NULL,
+	  "t.conf:2:1: unknown key 'Events' in [Synthetic]; did you mean 'Event'?" },
 	{ "[Daemon]\nRingBufferSize=8M\nWakeupBytes=8M\n" SEL, NULL,
 	  "t.conf:3:13: WakeupBytes= must be below RingBufferSize= (8388608 bytes)" },
 	{ "[Daemon]\nRingBufferSize=64K\n" SEL, "[Daemon]\nWakeupBytes=1M\n",
@@ -170,6 +190,36 @@ static void values_are_parsed(void)
 		EXPECT(c.sels[0].filter_pos.line == 12 && c.sels[0].filter_pos.col == 8, "filter pos");
 		EXPECT(c.sels[0].priority == LOG_WARNING, "priority");
 		EXPECT(c.sels[0].rate_limit == 10 && c.sels[0].rate_burst == 10, "burst defaults to the rate");
+	}
+	config_free(&c);
+}
+
+/* [Synthetic] Event=: each line one definition, kept as written with where
+ * it was written; an empty one resets the list; a drop-in adds to it. */
+static void synthetic_events_are_listed(void)
+{
+	struct diag d = { 0 };
+	struct config c;
+
+	config_init(&c);
+	EXPECT(config_parse_text(&c, "t.conf", "[Synthetic]\nEvent=gone u64 x\nEvent=\n"
+				 "Event=wakeup_latency u64 lat; pid_t pid; int prio\n"
+				 "  Event = gone char comm[16] # again, after the reset\n" SEL, &d) == 0,
+	       "%s", d.msg);
+	EXPECT(config_parse_text(&c, "t.conf.d/10.conf", "[Synthetic]\nEvent=third u8 b\n", &d) == 0,
+	       "%s", d.msg);
+	EXPECT(c.n_synth == 3, "%zu definitions", c.n_synth);
+	if (c.n_synth == 3) {
+		EXPECT_STREQ(c.synth[0].def, "wakeup_latency u64 lat; pid_t pid; int prio");
+		EXPECT_STREQ(c.synth[0].pos.file, "t.conf");
+		EXPECT(c.synth[0].pos.line == 4 && c.synth[0].pos.col == 7, "at %d:%d",
+		       c.synth[0].pos.line, c.synth[0].pos.col);
+		EXPECT_STREQ(c.synth[1].def, "gone char comm[16]");
+		EXPECT(c.synth[1].pos.line == 5 && c.synth[1].pos.col == 11, "at %d:%d",
+		       c.synth[1].pos.line, c.synth[1].pos.col);
+		EXPECT_STREQ(c.synth[1].pos.source, "  Event = gone char comm[16] # again, after the reset");
+		EXPECT_STREQ(c.synth[2].pos.file, "t.conf.d/10.conf");
+		EXPECT(c.n_sels == 1, "the selection after it");
 	}
 	config_free(&c);
 }
@@ -264,7 +314,9 @@ static void every_key_takes_a_valid_value_and_refuses_a_bad_one(void)
 
 		EXPECT(v, "no valid value for %s= to try", t[i].key);
 		EXPECT(!v || parse_one(t[i].section, t[i].key, v, &d) == 0, "%s=%s: %s", t[i].key, v, d.msg);
-		EXPECT(k || t[i].type == &config_type_filter || t[i].type == &config_type_hist, "no bad value for %s= to try", t[i].key);
+		/* [Synthetic]'s errors say what the definition lacks: every_error_message */
+		EXPECT(k || t[i].type == &config_type_filter || t[i].type == &config_type_hist ||
+		       t[i].type == &config_type_synthetic, "no bad value for %s= to try", t[i].key);
 		config_item_expects(&t[i], what, sizeof(what));
 		snprintf(want, sizeof(want), "expected %s", what);
 		for (size_t j = 0; j < k; j++, n_bad++) {
@@ -338,6 +390,7 @@ static void the_expected_keys_are_the_tables(void)
 	static const struct { const char *section, *pinned; } sections[] = {
 		{ "Daemon", "RingBufferSize, WakeupBytes, Output, FlushIntervalMSec, StatsIntervalSec or RawPointers" },
 		{ "Store", "Directory, MaxUse, MaxFileSize, MaxFileSec, SyncIntervalSec or Compression" },
+		{ "Synthetic", "Event" },
 		{ "Selection", "Name, Events, Filter, Unit, Priority, RateLimit, RateLimitBurst, Output, Aggregate, AggregateIntervalSec, SyscallStrings or StackTrace" },
 	};
 	size_t n;
@@ -377,7 +430,8 @@ static void the_table_is_complete(void)
 
 	for (size_t i = 0; i < n; i++) {
 		EXPECT(!strcmp(t[i].section, "Daemon") || !strcmp(t[i].section, "Store") ||
-		       !strcmp(t[i].section, "Selection"), "%s", t[i].key);
+		       !strcmp(t[i].section, "Synthetic") || !strcmp(t[i].section, "Selection"), "%s",
+		       t[i].key);
 		EXPECT(t[i].type && t[i].type->name && t[i].description && *t[i].description, "%s", t[i].key);
 		EXPECT(config_find(t[i].section, t[i].key) == &t[i], "%s is in the table twice", t[i].key);
 		EXPECT(t[i].type != &config_type_uint || t[i].max <= UINT_MAX, "%s", t[i].key);
@@ -385,7 +439,7 @@ static void the_table_is_complete(void)
 		       "%s", t[i].key);
 		EXPECT(t[i].min <= t[i].max, "%s", t[i].key);
 	}
-	EXPECT(n == 24, "%zu keys", n);
+	EXPECT(n == 25, "%zu keys", n);
 }
 
 /* The command line's selection: options named after the keys, parsed as
@@ -429,16 +483,74 @@ static void a_selection_from_the_command_line(void)
 	unlink(path);
 }
 
+/* --synthetic: added to the file's [Synthetic], whether or not a selection
+ * is given too (the file's selections stay without one); diagnosed as
+ * "--synthetic:1:COL"; alone (config_load_synthetic) for --describe. */
+static void synthetic_events_from_the_command_line(void)
+{
+	const struct config_item *ev = config_find("Synthetic", "Event");
+	const struct config_arg args[] = {
+		{ ev, "wakeup_latency u64 lat; pid_t pid" },
+	}, bad_arg[] = {
+		{ ev, "x u64 a; foo b" },
+	}, dup_arg[] = {
+		{ ev, "from_file u32 y" },
+	}, with_sel[] = {
+		{ config_find("Selection", "Events"), "synthetic:*" },
+		{ ev, "late s32 z" },
+	};
+	char path[] = "/tmp/tracerd-test-conf-XXXXXX", opt[64];
+	int fd = mkstemp(path);
+	static const char text[] = "[Synthetic]\nEvent=from_file u64 x\n" SEL;
+	struct diag d = { 0 };
+	struct config c;
+
+	config_item_option(ev, opt, sizeof(opt));
+	EXPECT_STREQ(opt, "--synthetic");
+	EXPECT(fd >= 0 && write(fd, text, sizeof(text) - 1) == (ssize_t)sizeof(text) - 1, "tmp file");
+	EXPECT(config_load_args(path, args, ARRAY_SIZE(args), &c, &d) == 0, "%s", d.msg);
+	if (!d.msg[0]) {
+		EXPECT(c.n_synth == 2 && !strcmp(c.synth[1].def, args[0].value), "the file's, then args'");
+		EXPECT(c.n_sels == 1 && !strcmp(c.sels[0].name, "s"), "the file's selection stays");
+		EXPECT(c.n_synth == 2 && !strcmp(c.synth[1].pos.file, "--synthetic") &&
+		       c.synth[1].pos.line == 1 && c.synth[1].pos.col == 1, "--synthetic's position");
+		config_free(&c);
+	}
+	EXPECT(config_load_args(path, with_sel, ARRAY_SIZE(with_sel), &c, &d) == 0, "%s", d.msg);
+	if (!d.msg[0]) {
+		EXPECT(c.n_synth == 2 && c.n_sels == 1 && !strcmp(c.sels[0].name, CONFIG_ARGS_NAME),
+		       "the command line's selection, both synthetic events");
+		config_free(&c);
+	}
+	EXPECT(config_load_args(path, bad_arg, ARRAY_SIZE(bad_arg), &c, &d) < 0, "a bad definition");
+	EXPECT_STREQ(d.file, "--synthetic");
+	EXPECT(d.line == 1 && d.col == 10 && !strcmp(d.source, "x u64 a; foo b"), "%d:%d '%s'",
+	       d.line, d.col, d.source);
+	memset(&d, 0, sizeof(d));
+	EXPECT(config_load_args(path, dup_arg, ARRAY_SIZE(dup_arg), &c, &d) < 0, "a name twice");
+	EXPECT(!strcmp(d.file, "--synthetic") &&
+	       strstr(d.msg, "'from_file' is already defined at /tmp/tracerd-test-conf-"), "%s: %s",
+	       d.file, d.msg);
+	EXPECT(config_load_synthetic(args, ARRAY_SIZE(args), &c, &d) == 0 && c.n_synth == 1 &&
+	       !c.n_sels, "--synthetic alone: %s", d.msg);
+	config_free(&c);
+	if (fd >= 0)
+		close(fd);
+	unlink(path);
+}
+
 int main(void)
 {
 	RUN(every_error_message);
 	RUN(the_caret_line_is_the_source_line);
 	RUN(values_are_parsed);
+	RUN(synthetic_events_are_listed);
 	RUN(a_byte_order_mark_is_skipped);
 	RUN(every_key_takes_a_valid_value_and_refuses_a_bad_one);
 	RUN(the_defaults_are_the_tables);
 	RUN(the_expected_keys_are_the_tables);
 	RUN(the_table_is_complete);
 	RUN(a_selection_from_the_command_line);
+	RUN(synthetic_events_from_the_command_line);
 	return TEST_EXIT();
 }
