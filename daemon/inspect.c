@@ -64,7 +64,8 @@ int inspect_list_classes(struct registry *reg, const char *glob)
 	for (size_t i = 0; i < reg->classes.n; i++) {
 		const struct tp_class *c = reg->classes.classes[i];
 
-		printf("%s%s (%zu event%s):", c->name, c->from_btf ? "" : " [by layout]",
+		printf("%s%s (%zu event%s):", c->name,
+		       c->from_btf ? "" : tp_event_is_synthetic(c->events[0]) ? " [synthetic]" : " [by layout]",
 		       c->n_events, c->n_events == 1 ? "" : "s");
 		for (size_t k = 0; k < c->n_events; k++)
 			printf(" %s:%s", c->events[k]->system, c->events[k]->name);
@@ -113,7 +114,8 @@ int inspect_describe(struct registry *reg, const char *sys_event)
 	}
 	printf("event:  %s:%s (id %d)\nclass:  %s%s\nsize:   %u bytes fixed\nfields:\n",
 	       e->system, e->name, e->id, e->class->name,
-	       e->class->from_btf ? "" : " (by layout)", e->fixed_size);
+	       e->class->from_btf ? "" : tp_event_is_synthetic(e) ? " (synthetic)" : " (by layout)",
+	       e->fixed_size);
 	for (size_t i = 0; i < e->n_fields; i++) {
 		const struct tp_field *f = &e->fields[i];
 

@@ -66,6 +66,8 @@ static void help(void)
 	       "     --filter EXPR        that selection's Filter=\n"
 	       "     --name NAME          that selection's Name= (default " CONFIG_ARGS_NAME ")\n");
 	help_selection_keys();
+	printf("     --synthetic DEF       a synthetic event, as [Synthetic] Event= (added to the\n"
+	       "                           file's); repeatable; also for --list-events, --describe\n");
 	printf("     --check-config [FILE] check the config against this kernel and exit\n"
 	       "     --list-events [GLOB]  list events, e.g. 'sched:*'\n"
 	       "     --list-classes [GLOB] list event classes with their events\n"
@@ -91,6 +93,7 @@ static void help(void)
 enum {
 	ARG_CHECK = 0x100, ARG_LIST_EVENTS, ARG_LIST_CLASSES, ARG_DESCRIBE, ARG_VERSION,
 	ARG_READ, ARG_JSON, ARG_SINCE, ARG_UNTIL, ARG_FOLLOW, ARG_RAW_PTRS, ARG_TRACE_DAT,
+	ARG_SYNTHETIC,
 	ARG_SELECTION = 0x200,	/* + the key's index in the config table */
 };
 
@@ -114,6 +117,7 @@ static const struct option *options(void)
 		{ "follow", no_argument, NULL, ARG_FOLLOW },
 		{ "raw-pointers", no_argument, NULL, ARG_RAW_PTRS },
 		{ "trace-dat", required_argument, NULL, ARG_TRACE_DAT },
+		{ "synthetic", required_argument, NULL, ARG_SYNTHETIC },
 		{ "help", no_argument, NULL, 'h' },
 	};
 	static struct option all[MAX_OPTIONS];
@@ -141,10 +145,11 @@ static int events_option(void)
 	return ARG_SELECTION + (int)(config_find("Selection", "Events") - t);
 }
 
-/* The command line's selection: -e, --filter and the other [Selection] keys. */
+/* The command line's selection: -e, --filter and the other [Selection] keys;
+ * and its synthetic events (--synthetic), n_synth of v. */
 struct sel_args {
 	struct config_arg v[MAX_OPTIONS];
-	size_t n;
+	size_t n, n_synth;
 	const char *events[MAX_OPTIONS];	/* -e, for --read */
 	size_t n_events;
 	const char *filter;			/* --filter, for --read */
@@ -174,6 +179,18 @@ static int selection_option(int c, struct sel_args *a)
 	return 0;
 }
 
+/* --synthetic DEF: [Synthetic] Event=, beside the selection's keys. */
+static int synthetic_option(struct sel_args *a)
+{
+	if (a->n == MAX_OPTIONS) {
+		fprintf(stderr, "tracerd: more than %d options of a selection\n", MAX_OPTIONS);
+		return 2;
+	}
+	a->v[a->n++] = (struct config_arg){ config_find("Synthetic", "Event"), optarg };
+	a->n_synth++;
+	return 0;
+}
+
 /* The --read options; 0, or 2 for a bad one. */
 static int read_option(int c, struct read_opts *ro)
 {
@@ -200,7 +217,7 @@ static int check_config(const char *path, const struct sel_args *a)
 	int r = config_load_args(path, a->v, a->n, &cfg, &d);
 
 	if (r >= 0) {
-		r = registry_new(&reg, &d);
+		r = registry_new(&reg, cfg.synth, cfg.n_synth, &d);
 		if (r >= 0)
 			r = tracer_check(reg, &cfg, &d);
 		config_free(&cfg);
@@ -217,12 +234,18 @@ static int check_config(const char *path, const struct sel_args *a)
 	return 0;
 }
 
-static int inspect(int what, const char *arg)
+/* The registry alone, with the synthetic events of --synthetic. */
+static int inspect(int what, const char *arg, const struct sel_args *a)
 {
 	struct registry *reg = NULL;
 	struct diag d = { 0 };
-	int r = registry_new(&reg, &d);
+	struct config cfg;
+	int r = config_load_synthetic(a->v, a->n, &cfg, &d);
 
+	if (r >= 0) {
+		r = registry_new(&reg, cfg.synth, cfg.n_synth, &d);
+		config_free(&cfg);
+	}
 	if (r < 0) {
 		diag_print(&d, stderr);
 		return 1;
@@ -279,6 +302,11 @@ static int read_main(struct read_opts *ro, const struct sel_args *a, char **path
 			a->other);
 		return 2;
 	}
+	if (a->n_synth) {	/* the store has their formats */
+		fprintf(stderr, "tracerd: --read takes -e, --filter and --unit, not --synthetic: "
+			"the store keeps the formats of its synthetic events; see --help\n");
+		return 2;
+	}
 	for (size_t i = 0; i < a->n_events; i++) {
 		char *e = realloc(events, len + strlen(a->events[i]) + 2);
 
@@ -332,6 +360,10 @@ int main(int argc, char **argv)
 			arg = optarg ? optarg : optind < argc && argv[optind][0] != '-' ? argv[optind++] : NULL;
 			break;
 		case ARG_READ: action = c; break;
+		case ARG_SYNTHETIC:
+			if (synthetic_option(&sa))
+				return 2;
+			break;
 		default:
 			if (c >= ARG_SELECTION ? selection_option(c, &sa) : read_option(c, &ro))
 				return 2;
@@ -343,22 +375,22 @@ int main(int argc, char **argv)
 		fprintf(stderr, "tracerd: unexpected argument '%s'; see --help\n", argv[optind]);
 		return 2;
 	}
-	if (sa.n && !sa.n_events) {
+	if (sa.n > sa.n_synth && !sa.n_events) {
 		fprintf(stderr, "tracerd: a selection on the command line needs -e (its events); see --help\n");
 		return 2;
 	}
-	if (sa.n && action && action != ARG_CHECK) {
+	if (sa.n > sa.n_synth && action && action != ARG_CHECK) {
 		fprintf(stderr, "tracerd: -e and the selection's options go with tracing, --check-config or --read; see --help\n");
 		return 2;
 	}
 	/* Without -e, the default config; with -e, none unless -c names one. */
-	if (!o.config_path && !sa.n)
+	if (!o.config_path && sa.n == sa.n_synth)
 		o.config_path = DEFAULT_CONFIG;
 	o.sel_args = sa.v;
 	o.n_sel_args = sa.n;
 	if (action == ARG_CHECK)
 		return check_config(arg ? arg : o.config_path, &sa);
 	if (action)
-		return inspect(action, arg);
+		return inspect(action, arg, &sa);
 	return run_daemon(&o);
 }

@@ -18,7 +18,7 @@ int tracer_new(struct tracer **ret, const struct config *cfg, struct diag *d)
 	if (!t)
 		return -ENOMEM;
 	t->hist_maps = (struct hist_maps){ .sync_outer = -1, .sync_inner = -1 };
-	r = registry_new(&t->reg, d);
+	r = registry_new(&t->reg, cfg->synth, cfg->n_synth, d);
 	if (r >= 0)
 		r = loader_new(&t->ld, cfg->ring_buffer_size, cfg->wakeup_bytes, d);
 	if (r >= 0) {

@@ -112,7 +112,8 @@ static bool same_attachments(const struct selection *a, const struct selection *
 }
 
 /* Resolves and compiles one selection; touches nothing in the kernel.
- * An unchanged one of sels is kept instead. */
+ * An unchanged one of sels is kept instead, unless a synthetic event its
+ * globs name was defined anew. */
 static int build_selection(struct registry *reg, struct sel_state **sels, size_t n_sels,
 			   const struct selection *s, const struct filter_emit_maps *m,
 			   struct sel_build *b, struct diag *d)
@@ -121,7 +122,7 @@ static int build_selection(struct registry *reg, struct sel_state **sels, size_t
 
 	b->conf = s;
 	for (size_t i = 0; i < n_sels; i++)
-		if (same_attachments(sels[i]->conf, s)) {
+		if (same_attachments(sels[i]->conf, s) && !registry_synthetic_changed(reg, s)) {
 			b->keep = sels[i];
 			return 0;
 		}
@@ -550,6 +551,8 @@ int tracer_apply(struct tracer *t, struct config *cfg, struct diag *d)
 	tracer_apply_finish(t, NULL, NULL);	/* the last apply's, if its caller did not */
 	loader_filter_maps(t->ld, &m);
 	m.task_comm_off = t->task_comm_off;
+	if (r >= 0)	/* a reload's [Synthetic]: before the globs that name them */
+		r = registry_synthetic(t->reg, cfg->synth, cfg->n_synth, d);
 	for (size_t i = 0; i < n && r >= 0; i++)
 		r = build_selection(t->reg, t->sels, t->n_sels, &cfg->sels[i], &m, &b[i], d);
 	if (r >= 0)

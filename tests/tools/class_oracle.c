@@ -109,7 +109,7 @@ int main(void)
 	skel->rodata->stop_addr = stop;
 	if (class_oracle_bpf__load(skel) ||
 	    bpf_prog_test_run_opts(bpf_program__fd(skel->progs.collect), &run) ||
-	    registry_new(&t, &d) < 0)
+	    registry_new(&t, NULL, 0, &d) < 0)
 		return fprintf(stderr, "cannot run the oracle: %s\n", strerror(errno)), 2;
 	for (size_t i = 0; i < t->n_available; i++) {
 		const char *kc, *name = strchr(t->available[i], ':') + 1;

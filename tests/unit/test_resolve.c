@@ -5,8 +5,9 @@
  * tests/fixtures/formats-6.18.txt, named by TRACERD_TRACEFS. Checks exact
  * names, globs, an event named twice, the registry sharing one format
  * between selections, "did you mean" for names that match nothing, an
- * invalid glob's column, an unreadable format, and a tracefs that is not
- * there. Classes come from the running kernel's BTF, as in the daemon. */
+ * invalid glob's column, an unreadable format, a tracefs that is not
+ * there, and the config's synthetic events among tracefs's. Classes come
+ * from the running kernel's BTF, as in the daemon. */
 #include <fnmatch.h>
 #include <ftw.h>
 #include <sys/stat.h>
@@ -19,7 +20,9 @@
 static char root[] = "/dev/shm/tracerd-test-resolve-XXXXXX";
 static struct registry *reg;
 
-/* Writes the fake tracefs; "fake:missing" is listed but has no format. */
+/* Writes the fake tracefs; "fake:missing" is listed but has no format, and
+ * so is "synthetic:made_in_tracefs", a synthetic event of the kernel's,
+ * which the registry does not list. */
 static int build_tracefs(void)
 {
 	char p[512];
@@ -54,7 +57,7 @@ static int build_tracefs(void)
 		fclose(f);
 		fprintf(avail, "%s\n", fixtures[i].name);
 	}
-	fprintf(avail, "fake:missing\n");
+	fprintf(avail, "fake:missing\nsynthetic:made_in_tracefs\n");
 	fclose(avail);
 	return 0;
 }
@@ -121,7 +124,7 @@ static void no_tracefs_is_enomedium(void)
 	int ret;
 
 	setenv("TRACERD_TRACEFS", "/nonexistent/tracefs", 1);
-	ret = registry_new(&r, &d);
+	ret = registry_new(&r, NULL, 0, &d);
 	EXPECT(ret == -ENOMEDIUM && !r, "registry_new gave %d", ret);
 	EXPECT(strstr(d.msg, "tracefs is not mounted at /nonexistent/tracefs"), "message '%s'", d.msg);
 }
@@ -132,7 +135,7 @@ static void the_registry_lists_tracefs_sorted(void)
 	int r;
 
 	setenv("TRACERD_TRACEFS", root, 1);
-	r = registry_new(&reg, &d);
+	r = registry_new(&reg, NULL, 0, &d);
 	EXPECT(r == 0, "registry_new: %d %s", r, d.msg);
 	if (r < 0)
 		return;
@@ -285,6 +288,106 @@ static void an_unreadable_format_is_an_error(void)
 	       "message '%s'", d.msg);
 }
 
+static bool listed(const struct registry *r, const char *name)
+{
+	for (size_t i = 0; i < r->n_available; i++)
+		if (!strcmp(r->available[i], name))
+			return true;
+	return false;
+}
+
+/* [Synthetic]: the config's events are listed, sorted, as synthetic:NAME,
+ * built from their definitions with ids from TP_SYNTH_ID_FIRST in config
+ * order and a class each (sched_switch's name and BTF struct are not its);
+ * globs and suggestions find them. A reload keeps an unchanged
+ * definition's event and makes a changed one anew, and says which globs
+ * name a changed one. */
+static void synthetic_events_resolve(void)
+{
+	struct synth_def defs[] = {
+		{ .def = (char *)"wakeup_latency u64 lat; pid_t pid; int prio",
+		  .pos = { .file = (char *)"t.conf", .line = 2, .col = 7 } },
+		{ .def = (char *)"sched_switch u64 x",
+		  .pos = { .file = (char *)"t.conf", .line = 3, .col = 1 } },
+	}, changed[] = {
+		defs[0],
+		{ .def = (char *)"sched_switch u32 y", .pos = defs[1].pos },
+	};
+	const char *g[] = { "synthetic:*" }, *kernel[] = { "sched:sched_switch" },
+		   *typo[] = { "synthetic:wakeup_latancy" }, *wakeup[] = { "synthetic:wakeup*" };
+	struct tp_event **ev = NULL, **kev = NULL, *e, *kept;
+	struct registry *sr = NULL;
+	struct diag d = { 0 };
+	struct sel x;
+	size_t n = 0, k = 0;
+	int r = registry_new(&sr, defs, ARRAY_SIZE(defs), &d);
+
+	EXPECT(r == 0, "registry_new: %d %s", r, d.msg);
+	if (r < 0)
+		return;
+	EXPECT(sr->n_available == n_fixtures + 1 + 2, "%zu listed", sr->n_available);
+	EXPECT(listed(sr, "synthetic:wakeup_latency") && listed(sr, "synthetic:sched_switch") &&
+	       !listed(sr, "synthetic:made_in_tracefs"), "the config's synthetic events, not tracefs's");
+	for (size_t i = 1; i < sr->n_available; i++)
+		if (strcmp(sr->available[i - 1], sr->available[i]) >= 0) {
+			EXPECT(0, "not sorted at %zu: %s, %s", i, sr->available[i - 1], sr->available[i]);
+			break;
+		}
+	sel_init(&x, g, 1);
+	r = resolve_selection(sr, &x.s, &ev, &n, &d);
+	EXPECT(r == 0 && n == 2, "synthetic:* gave %zu events: %s", n, d.msg);
+	if (r == 0 && n == 2) {
+		/* in the list's order: sched_switch before wakeup_latency */
+		EXPECT(!strcmp(ev[0]->system, "synthetic") && !strcmp(ev[0]->name, "sched_switch") &&
+		       ev[0]->id == TP_SYNTH_ID_FIRST + 1, "%s:%s id %d", ev[0]->system, ev[0]->name,
+		       ev[0]->id);
+		EXPECT(!strcmp(ev[1]->name, "wakeup_latency") && ev[1]->id == TP_SYNTH_ID_FIRST,
+		       "%s id %d", ev[1]->name, ev[1]->id);
+		EXPECT(tp_event_is_synthetic(ev[1]) && tp_event_field(ev[1], "prio"), "its fields");
+		EXPECT(ev[0]->class && ev[0]->class->n_events == 1 && ev[1]->class &&
+		       ev[1]->class->n_events == 1 && ev[0]->class != ev[1]->class, "a class each");
+		sel_init(&x, kernel, 1);
+		EXPECT(resolve_selection(sr, &x.s, &kev, &k, &d) == 0 && k == 1 &&
+		       !tp_event_is_synthetic(kev[0]) && kev[0]->class != ev[0]->class &&
+		       kev[0]->id != ev[0]->id, "sched:sched_switch is the kernel's, in its own class");
+		free(kev);
+	}
+	EXPECT(registry_event(sr, "synthetic:made_in_tracefs", &e) == -ENOENT,
+	       "a kernel's synthetic event is not read from tracefs");
+	sel_init(&x, typo, 1);
+	EXPECT(resolve_selection(sr, &x.s, &kev, &k, &d) < 0, "a typo resolves");
+	EXPECT_STREQ(d.msg, "no event 'synthetic:wakeup_latancy'; did you mean synthetic:wakeup_latency");
+	EXPECT(d.line == 3 && d.col == 8, "at %d:%d", d.line, d.col);
+
+	kept = n == 2 ? ev[1] : NULL;
+	r = registry_synthetic(sr, changed, ARRAY_SIZE(changed), &d);
+	EXPECT(r == 0, "reload: %s", d.msg);
+	EXPECT(registry_event(sr, "synthetic:wakeup_latency", &e) == 0 && e == kept,
+	       "an unchanged definition keeps its event");
+	EXPECT(registry_event(sr, "synthetic:sched_switch", &e) == 0 && n == 2 && e != ev[0] &&
+	       tp_event_field(e, "y") && e->id == TP_SYNTH_ID_FIRST + 1, "a changed one is new");
+	sel_init(&x, g, 1);
+	EXPECT(registry_synthetic_changed(sr, &x.s), "synthetic:* names the changed one");
+	sel_init(&x, wakeup, 1);
+	EXPECT(!registry_synthetic_changed(sr, &x.s), "synthetic:wakeup* names none");
+	sel_init(&x, kernel, 1);
+	EXPECT(!registry_synthetic_changed(sr, &x.s), "sched:sched_switch is not synthetic");
+	r = registry_synthetic(sr, changed, 1, &d);
+	EXPECT(r == 0 && !listed(sr, "synthetic:sched_switch") && sr->n_available == n_fixtures + 2,
+	       "a removed one is not listed: %s", d.msg);
+	sel_init(&x, typo, 1);
+	x.globs[0] = (char *)"synthetic:sched_switch";
+	EXPECT(registry_synthetic_changed(sr, &x.s), "nor kept");
+	/* config_load() refused it already; a registry told still says where */
+	changed[1].def = (char *)"broken u64 a; foo b";
+	EXPECT(registry_synthetic(sr, changed, 2, &d) == -EINVAL && d.line == 3 && d.col == 15,
+	       "a bad definition: %d:%d %s", d.line, d.col, d.msg);
+	EXPECT(registry_event(sr, "synthetic:wakeup_latency", &e) == 0 && e == kept,
+	       "and changes nothing");
+	free(ev);
+	registry_free(sr, NULL);
+}
+
 int main(void)
 {
 	fixtures_load();
@@ -302,6 +405,7 @@ int main(void)
 		RUN(suggestions_are_near_or_nothing);
 		RUN(an_invalid_glob_points_at_its_bracket);
 		RUN(an_unreadable_format_is_an_error);
+		RUN(synthetic_events_resolve);
 	}
 	registry_free(reg, NULL);
 	nftw(root, rm_one, 16, FTW_DEPTH | FTW_PHYS);
