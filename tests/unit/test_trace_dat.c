@@ -81,9 +81,46 @@ static void test_left_out(void)
 	unlink(path);
 }
 
+/* A synthetic event (issue 31) goes to trace.dat with its format, in a
+ * system "synthetic" of its own, as the kernel's would. */
+static void test_synthetic_event(void)
+{
+	struct tp_synth_error err;
+	struct tp_event *e = NULL;
+	struct trace_dat *t = NULL;
+	struct trace_dat_stats s;
+	struct trace_rec_hdr h = { .ts_ns = 2000, .cpu = 0, .tid = 7, .comm = "x" };
+	uint8_t rec[32] = { 0 };
+	char path[] = "/tmp/test_trace_dat.XXXXXX", *text = NULL;
+	unsigned id;
+	int fd = mkstemp(path);
+	size_t len;
+
+	EXPECT(tp_synthetic_parse("wakeup_latency u64 lat; pid_t pid", TP_SYNTH_ID_FIRST, &e, &err) == 0 &&
+	       fd >= 0, "definition, temp file");
+	if (!e || fd < 0)
+		return;
+	EXPECT(trace_dat_new(&t, path) == 0, "new");
+	EXPECT(trace_dat_add_event(t, e, &id) == 0 && id == 1000, "the export's id");
+	EXPECT(trace_dat_add_record(t, id, &h, rec, sizeof(rec)) == 0, "a record");
+	EXPECT(trace_dat_finish(t, &s) == 0 && s.records == 1, "finish");
+	trace_dat_free(t);
+	len = (size_t)lseek(fd, 0, SEEK_END);
+	text = malloc(len ? len : 1);
+	EXPECT(text && pread(fd, text, len, 0) == (ssize_t)len, "read back");
+	EXPECT(text && memmem(text, len, "name: wakeup_latency\nID: 1000\n", 30) &&
+	       memmem(text, len, "print fmt: \"lat=%llu pid=%d\"", 28), "its format, renumbered");
+	EXPECT(text && memmem(text, len, "synthetic", 9), "its system");
+	free(text);
+	close(fd);
+	unlink(path);
+	tp_event_free(e);
+}
+
 int main(void)
 {
 	RUN(test_page_layout);
 	RUN(test_left_out);
+	RUN(test_synthetic_event);
 	return TEST_EXIT();
 }
