@@ -40,7 +40,12 @@ cc() { local name=$1 status=$2 msg=$3 caret=${4:-}; expect "$name" "$status" "$F
 conf outside $'Foo=bar\n'
 cc "assignment outside a section" 1 ":1:1: assignment outside a section, expected [Daemon] or [Selection] first" "    ^"
 conf section $'[Bogus]\n'
-cc "unknown section" 1 ":1:2: unknown section [Bogus], expected [Daemon], [Store] or [Selection]" "     ^"
+cc "unknown section" 1 ":1:2: unknown section [Bogus], expected [Daemon], [Store], [Synthetic] or [Selection]" "     ^"
+conf synthetic $'[Synthetic]\nEvent=wakeup_latency u64 lat; \\\n      pid_t pid; int64 prio\n'"$SEL"
+cc "a synthetic event's bad type, on a continued line" 1 ":3:18: expected a type of the kernel's synthetic events: s64 u64 s32 u32 s16 u16 s8 u8 char, unsigned char, short, unsigned short, int, unsigned int, long, unsigned long, bool, pid_t, gfp_t, char[N]" "                     ^"
+conf synthetic_twice $'[Synthetic]\nEvent=lat u64 a\n\n[Synthetic]\nEvent=  lat s64 b\n'"$SEL"
+cc "a synthetic event defined twice" 1 ":5:9: synthetic event 'lat' is already defined at $TMP/synthetic_twice.conf:2; names must be unique" "            ^"
+expect "a bad synthetic event, daemon start (EX_CONFIG)" 78 "$F:5:9: synthetic event 'lat' is already defined at $TMP/synthetic_twice.conf:2; names must be unique" "" -- "$TRACERD" --config "$F" --foreground
 conf unclosed $'[Daemon\n'
 cc "unclosed section header" 1 ":1:8: expected ']' to end the section header"
 conf junk $'[Daemon] x\n'
@@ -231,7 +236,8 @@ read -r pid1 _ < <("$FIRE" 100)
 bad_reloads=0
 for bad in $'[Daemon]\nOutput=syslog\n' $'[Selection]\nName=r\nEvents=sched:nosuch\n' $'Foo=1\n' \
 	$'[Selection]\nName=r\nEvents=syscalls:sys_enter_sysfs\n[Selection]\nName=r\nEvents=irq:*\n' \
-	$'[Selection]\nName=r\nEvents=syscalls:sys_enter_sysfs\nFilter=option ==\n'; do
+	$'[Selection]\nName=r\nEvents=syscalls:sys_enter_sysfs\nFilter=option ==\n' \
+	$'[Synthetic]\nEvent=lat u64 a; foo b\n[Selection]\nName=r\nEvents=syscalls:sys_enter_sysfs\n'; do
 	printf '%s' "$bad" >"$TMP/run.conf"
 	before=$(grep -c "reload failed" "$TMP/run.err")
 	kill -HUP "$TRACERD_PID"
@@ -242,8 +248,9 @@ for bad in $'[Daemon]\nOutput=syslog\n' $'[Selection]\nName=r\nEvents=sched:nosu
 	[ "$(grep -c "reload failed" "$TMP/run.err")" -gt "$before" ] && bad_reloads=$((bad_reloads + 1))
 done
 grep "reload failed" "$TMP/run.err" | sed 's/^/#   /'
-check "reload: 5 bad configs refused with their message" [ "$bad_reloads" = 5 ]
+check "reload: 6 bad configs refused with their message" [ "$bad_reloads" = 6 ]
 check "reload: the message names file:line:column" grep -qF "reload failed, keeping the running configuration: $TMP/run.conf:2:8: expected 'journal', 'stdout' or 'store', got 'syslog'" "$TMP/run.err"
+check "reload: a bad synthetic event's too" grep -qF "reload failed, keeping the running configuration: $TMP/run.conf:2:18: expected a type of the kernel's synthetic events" "$TMP/run.err"
 read -r pid2 _ < <("$FIRE" 100)
 sleep 0.2
 stop_tracerd

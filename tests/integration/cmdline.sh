@@ -87,6 +87,28 @@ bad "a bad aggregate" "--aggregate:1:11: unknown field 'nope' in sched:sched_swi
     hist:keys=nope
               ^" -e sched:sched_switch --aggregate hist:keys=nope
 
+bad "a bad synthetic event" "--synthetic:1:10: expected a type of the kernel's synthetic events: s64 u64 s32 u32 s16 u16 s8 u8 char, unsigned char, short, unsigned short, int, unsigned int, long, unsigned long, bool, pid_t, gfp_t, char[N]
+    x u64 a; foo b
+             ^" --synthetic 'x u64 a; foo b' -e sched:sched_switch
+bad "a misspelt synthetic event" "--events:1:1: no event 'synthetic:wakeup_latancy'; did you mean synthetic:wakeup_latency" \
+	--synthetic 'wakeup_latency u64 lat' -e synthetic:wakeup_latancy
+
+# --synthetic for --list-events and --describe: the event built from its
+# definition, not read from tracefs.
+got=$("$TRACERD" --synthetic 'wakeup_latency u64 lat; pid_t pid' --synthetic 'b char s[16]' \
+	--list-events 'synthetic:*' 2>&1 | paste -sd' ')
+check "--synthetic: --list-events 'synthetic:*' lists both (got: $got)" [ "$got" = "synthetic:b synthetic:wakeup_latency" ]
+"$TRACERD" --synthetic 'wakeup_latency u64 lat; pid_t pid' --describe synthetic:wakeup_latency >"$TMP/describe" 2>&1
+check "--synthetic: --describe synthetic:wakeup_latency exits 0" [ $? = 0 ]
+check "--synthetic: its id and class" grep -qxF $'event:  synthetic:wakeup_latency (id 65280)\nclass:  wakeup_latency (synthetic)' <(head -2 "$TMP/describe")
+check "--synthetic: its fields in u64 slots" grep -qE '^  pid +pid_t +offset 16 +size 4 +signed +scalar$' "$TMP/describe"
+check "--synthetic: its print fmt" grep -qxF 'print fmt: "lat=%llu pid=%d", REC->lat, REC->pid' "$TMP/describe"
+"$TRACERD" --synthetic 'x u64 a; foo b' --describe synthetic:x >/dev/null 2>"$TMP/err"
+check "--synthetic: a bad one before --describe fails (1) at its column" \
+	[ $? = 1 -a "$(head -1 "$TMP/err" | cut -d: -f1-3)" = "--synthetic:1:10" ]
+"$TRACERD" --synthetic 'x u64 a' --read "$TMP" >/dev/null 2>&1
+check "--synthetic with --read is a usage error (2): the store has the formats" [ $? = 2 ]
+
 # Usage errors: an option of a selection without -e, or beside --describe.
 "$TRACERD" --filter 'pid == 1' >/dev/null 2>&1
 check "--filter without -e is a usage error (2)" [ $? = 2 ]
