@@ -2,7 +2,8 @@
 # Bash completion (conf/bash-completion/tracerd, installed by make install):
 # options from --help (a [Selection] key's too), and this kernel's event
 # names after --describe, --list-events and -e, across the colon of
-# "sys:event"; the values of --output, --priority and --stack-trace.
+# "sys:event" (the line's --synthetic events too); the values of --output,
+# --priority and --stack-trace.
 . "$(dirname "$0")/../lib.sh"
 BC=/usr/share/bash-completion/bash_completion
 [ -r "$BC" ] || { not_ok "completion: $BC missing (scripts/deps.sh installs bash-completion)"; exit 0; }
@@ -36,5 +37,11 @@ got=$(complete_words tracerd -e sched:sched_process_exec --output s | sort | pas
 check "values: --output s offers stdout and store (got: $got)" [ "$got" = "stdout store" ]
 got=$(complete_words tracerd -e sched:sched_switch --stack-trace '' | sort | paste -sd' ')
 check "values: --stack-trace offers no, kernel, user and both (got: $got)" [ "$got" = "both kernel no user" ]
+got=$(complete_words tracerd --synth)
+check "options: --synth completes to --synthetic (got: $got)" [ "$got" = --synthetic ]
+got=$(complete_words tracerd --synthetic '')
+check "values: --synthetic offers nothing, it takes a definition (got: $got)" [ -z "$got" ]
+got=$(complete_words tracerd --synthetic "'wakeup_latency u64 lat; pid_t pid'" -e synthetic:wak)
+check "events: the line's --synthetic event completes (got: $got)" [ "$got" = wakeup_latency -o "$got" = synthetic:wakeup_latency ]
 got=$(complete_words tracerd --config conf/tracerd.c)
 check "files: --config completes a path (got: $got)" [ "$got" = conf/tracerd.conf ]
