@@ -10,6 +10,7 @@
 #include "tracerd_record.h"
 #include "filter.bpf.h"
 #include "aggregate.bpf.h"
+#include "hist_trigger.bpf.h"
 #include "user_str.bpf.h"
 #include "stack.bpf.h"
 #include "unit.bpf.h"
@@ -79,6 +80,7 @@ struct scratch {
 	__u8 data[2 * TRACERD_MAX_RECORD];
 	struct agg_scratch agg;		/* last: the record path's layout as it was */
 	struct unit_memo unit;		/* Unit='s last answer on this CPU */
+	struct trigger_scratch trig;	/* an inter-event trigger's (hist_trigger.bpf.h) */
 };
 
 struct {
@@ -280,6 +282,116 @@ static __always_inline __u64 class_copy(const struct event_desc *d, struct event
 	return len;
 }
 
+/* Hands the synthetic record in s->trig to the selections of its event,
+ * one a tail call, from the next one on (hist_trigger.bpf.h). */
+static __always_inline void synth_next(void *ctx, struct scratch *s, __u32 next)
+{
+	s->trig.next = next;
+	s->trig.pending = 1;
+	bpf_tail_call(ctx, &accept_prog, TRACERD_ACCEPT_PROG);
+	s->trig.pending = 0;
+}
+
+/* One selection of a synthetic event: its hit, Unit=, its filter (the
+ * interpreter: the record is not in ctx), then written or aggregated as
+ * any event's. ctx stays the event's that fired the action: a stack key
+ * or StackTrace= is its stack, as in the kernel. */
+static __always_inline void synth_step(void *ctx, struct scratch *s, __u64 pid_tgid)
+{
+	struct trigger_scratch *t = &s->trig;
+	__u32 i = t->next, slot, flags = 0, synth = t->synth;
+	struct synth_subs *subs = bpf_map_lookup_elem(&synth_subs, &synth);
+	struct event_desc *d;
+	struct event_stats *st;
+	__u64 len = t->len;
+
+	if (!subs || i >= subs->n || i >= TRACERD_SYNTH_SUBS)
+		return;
+	slot = subs->slots[i];
+	d = bpf_map_lookup_elem(&events, &slot);
+	st = bpf_map_lookup_elem(&stats, &slot);
+	if (d && st && len <= TRACERD_SYNTH_REC) {
+		st->hits++;
+		bpf_probe_read_kernel(s->data, len, t->rec_out);
+		if (class_unit_rejects(d, st, s, &flags))
+			;
+		else if (d->n_insns && !filter_match(d, s->data, len, pid_tgid, &s->filter))
+			st->filtered++;
+		else
+			class_accept(ctx, slot, d, st, s, pid_tgid, len, flags, false);
+	}
+	if (i + 1 < subs->n)
+		synth_next(ctx, s, i + 1);
+}
+
+/* The onmatch() action: the synthetic record from the params, in the
+ * kernel's layout (common fields of the current task, a u64 slot a field),
+ * handed to the event's selections. */
+static __always_inline void trigger_fire(void *ctx, struct trigger_ctx *c, struct scratch *s,
+					 struct event_stats *st)
+{
+	const struct hist_trigger *tr = c->tr;
+	struct trigger_scratch *t = &s->trig;
+
+	*(__u64 *)t->rec_out = (__u64)tr->synth_id | (__u64)(__u32)t->pid_tgid << 32;
+	bpf_loop(tr->n_params, trigger_param_cb, c, 0);
+	t->len = tr->synth_size;
+	t->synth = tr->synth - 1;
+	synth_next(ctx, s, 0);
+	st->lost++;	/* only if the accept program is missing */
+}
+
+/* An inter-event trigger's event, its filter passed, its record in s->data:
+ * the key; the references read (all of them, or the event is not counted
+ * and nothing fires, as in the kernel); the variables computed; the
+ * histogram counted; the variables kept for whoever references them; the
+ * action. The key is the small map's: hist_vars.c allows no other. */
+static __always_inline void trigger_run(void *ctx, __u32 slot, struct event_stats *st,
+					struct scratch *s, __u64 pid_tgid)
+{
+	const struct agg_desc *ad = bpf_map_lookup_elem(&agg_descs, &slot);
+	const struct hist_trigger *tr = bpf_map_lookup_elem(&hist_triggers, &slot);
+	struct trigger_scratch *t = &s->trig;
+	struct trigger_ctx c = { .t = t, .tr = tr, .rec = s->data };
+	struct agg_scratch *a = &s->agg;
+	__u32 i;
+
+	if (!ad || !tr) {
+		st->agg_dropped++;
+		return;
+	}
+	a->hdr.slot = slot;
+	a->hdr.gen = ad->gen & 1;
+	__builtin_memset(a->data, 0, TRACERD_AGG_SMALL);
+	for (i = 0; i < TRACERD_AGG_KEYS; i++) {
+		if (i >= ad->n_keys)
+			break;
+		agg_key_part(&ad->keys[i], s->data, ctx, pid_tgid, a->data, false);
+	}
+	__builtin_memcpy(t->vk.key, a->data, TRACERD_VAR_KEY);
+	t->vk.pad = 0;
+	t->ts = bpf_ktime_get_ns();
+	t->pid_tgid = pid_tgid;
+	t->unresolved = 0;
+	if (tr->n_refs) {
+		bpf_loop(tr->n_refs, trigger_ref_cb, &c, 0);
+		if (t->unresolved) {
+			st->unmatched++;
+			return;
+		}
+	}
+	bpf_loop(tr->n_vars, trigger_var_cb, &c, 0);
+	if (!agg_count(&agg_small, a, ad, s->data)) {
+		st->agg_dropped++;
+		return;
+	}
+	st->aggregated++;
+	if (tr->store && tr->n_vars)
+		trigger_store(slot, tr, t, st);
+	if (tr->synth)
+		trigger_fire(ctx, &c, s, st);
+}
+
 SEC("tracepoint")
 int trace_event_class(void *ctx)
 {
@@ -312,6 +424,11 @@ int trace_event_class(void *ctx)
 		st->filtered++;
 		return PASS_ON;
 	}
+	if (d->agg == TRACERD_AGG_TRIGGER) {
+		bpf_tail_call(ctx, &accept_prog, TRACERD_ACCEPT_PROG);
+		st->lost++;	/* only if the accept program is missing */
+		return PASS_ON;
+	}
 	class_accept(ctx, slot, d, st, s, pid_tgid, len, flags, early);
 	return PASS_ON;
 }
@@ -326,15 +443,27 @@ int trace_event_accept(void *ctx)
 {
 	__u32 slot = bpf_get_attach_cookie(ctx), zero = 0, flags = 0;
 	__u64 pid_tgid = bpf_get_current_pid_tgid(), len;
-	struct event_desc *d = bpf_map_lookup_elem(&events, &slot);
-	struct event_stats *st = bpf_map_lookup_elem(&stats, &slot);
 	struct scratch *s = bpf_map_lookup_elem(&scratch, &zero);
+	struct event_desc *d;
+	struct event_stats *st;
 
-	if (!d || !st || !s)
+	if (!s)
+		return PASS_ON;
+	if (s->trig.pending) {	/* a synthetic event, to its next selection */
+		s->trig.pending = 0;
+		synth_step(ctx, s, pid_tgid);
+		return PASS_ON;
+	}
+	d = bpf_map_lookup_elem(&events, &slot);
+	st = bpf_map_lookup_elem(&stats, &slot);
+	if (!d || !st)
 		return PASS_ON;
 	if (class_unit_rejects(d, st, s, &flags))
 		return PASS_ON;
 	len = class_copy(d, st, s, ctx, pid_tgid, &flags, d->agg && d->filter_span);
-	class_accept(ctx, slot, d, st, s, pid_tgid, len, flags, false);
+	if (d->agg == TRACERD_AGG_TRIGGER)
+		trigger_run(ctx, slot, st, s, pid_tgid);
+	else
+		class_accept(ctx, slot, d, st, s, pid_tgid, len, flags, false);
 	return PASS_ON;
 }

@@ -295,7 +295,9 @@ struct event_desc {
 	__u32 filter_chain;
 	/* Nonzero: the slot aggregates (Aggregate=): its records go to the
 	 * histogram map described by its agg_desc, never to the ring buffer.
-	 * One branch on it keeps the other slots' path as it was. */
+	 * One branch on it keeps the other slots' path as it was.
+	 * TRACERD_AGG_TRIGGER: an inter-event trigger's, which only the accept
+	 * program runs (bpf/hist_trigger.bpf.h). */
 	__u32 agg;
 	/* Offsets of the syscall arguments whose user strings the class
 	 * program reads and appends (SyscallStrings=); 0 ends the list, so
@@ -357,6 +359,12 @@ struct event_stats {
 	/* Of filtered: an aggregating Unit= slot's events in a cgroup with no
 	 * verdict yet (a histogram cannot wait for the daemon's). */
 	__u64 unit_unjudged;
+	/* Inter-event triggers (bpf/hist_trigger.bpf.h): an event whose
+	 * $references found no start for its key, neither counted nor acted
+	 * on, as in the kernel; of aggregated: a start whose variables found
+	 * no room; events of a synthetic event fired by an action. */
+	__u64 unmatched;
+	__u64 vars_dropped;
 };
 
 /* Aggregation (Aggregate=, the kernel's hist trigger language): per slot an
@@ -447,6 +455,10 @@ struct agg_desc {
 	/* A large key with __data_loc strings: the bytes of its compact
 	 * layout, which fits the small map (TRACERD_AGG_STR_SHORT); 0: none. */
 	__u32 short_size;
+	/* Nonzero: variables, references or an action, in hist_triggers at
+	 * this slot (bpf/hist_trigger.bpf.h); only the accept program runs it. */
+	__u32 trigger;
+	__u32 pad;
 	struct agg_key_src keys[TRACERD_AGG_KEYS];
 	struct agg_val_src vals[TRACERD_AGG_VALS];
 };
@@ -487,6 +499,106 @@ struct agg_value {
 struct agg_budget {
 	__u64 entries;
 	__u64 dropped;
+};
+
+/* Inter-event hist triggers (Documentation/trace/histogram.rst): a
+ * trigger's variables (name=EXPR), read by another event's trigger as
+ * $name for the same key, and its onmatch() action, which fires a
+ * synthetic event. daemon/aggregate/hist_vars.c compiles them; one
+ * hist_trigger per slot in the `hist_triggers` map. */
+#define TRACERD_AGG_TRIGGER	2	/* event_desc.agg */
+#define TRACERD_HIST_VARS	8	/* variables a trigger sets, and references it reads */
+#define TRACERD_HIST_TERMS	4	/* +/- terms of an expression */
+#define TRACERD_SYNTH_PARAMS	8	/* fields of a synthetic event an action fills */
+#define TRACERD_SYNTH_STR	256	/* a char[N] field's bytes (STR_VAR_LEN_MAX) */
+#define TRACERD_SYNTH_REC	1024	/* a synthetic record an action builds */
+#define TRACERD_SYNTH_SUBS	8	/* selections of one synthetic event */
+#define TRACERD_SYNTH_EVENTS	256	/* TP_SYNTH_ID_FIRST + index */
+#define TRACERD_HIST_TRIGGERS	256
+#define TRACERD_VAR_KEY		24	/* key bytes of a variables entry */
+#define TRACERD_VAR_ENTRIES	(1u << 16)
+
+enum hist_operand_kind {
+	HOP_CONST = 0,		/* the term's mul alone */
+	HOP_FIELD,		/* a number at off/size in the record */
+	HOP_TS,			/* common_timestamp: bpf_ktime_get_ns() */
+	HOP_TS_USECS,		/* common_timestamp.usecs, rounded as ns2usecs() */
+	HOP_VAR,		/* this trigger's variable idx, computed before */
+	HOP_REF,		/* reference idx: another trigger's variable */
+	HOP_PID,		/* common_pid */
+	HOP_CPU,
+	HOP_STR,		/* a param only: a char array at off, size bytes */
+	HOP_COMM,		/* a param only: the current comm */
+};
+
+struct hist_operand {
+	__u8 kind;		/* enum hist_operand_kind */
+	__u8 size;
+	__u8 is_signed;
+	__u8 idx;
+	__u16 off;
+	__u16 pad;
+};
+
+/* sign * operand * mul / div; div 0: none. */
+struct hist_term {
+	struct hist_operand op;
+	__u32 neg;
+	__u64 mul;
+	__u64 div;
+};
+
+struct hist_expr {
+	__u32 n_terms;
+	__u32 pad;
+	struct hist_term terms[TRACERD_HIST_TERMS];
+};
+
+/* A reference: variable var of the trigger at slot. */
+struct hist_ref {
+	__u32 slot;
+	__u32 var;
+};
+
+struct synth_param {
+	struct hist_operand src;	/* HOP_VAR, HOP_REF, HOP_FIELD, HOP_STR... */
+	__u16 off;			/* in the synthetic record */
+	__u16 size;			/* its field's bytes */
+	__u32 pad;
+};
+
+struct hist_trigger {
+	__u32 n_vars, n_refs;
+	__u32 store;		/* another trigger reads these variables: keep them */
+	__u32 synth;		/* an action: index into synth_subs, + 1; 0: none */
+	__u16 synth_id;		/* its common_type */
+	__u16 synth_size;	/* its record's bytes */
+	__u32 n_params;
+	struct hist_ref refs[TRACERD_HIST_VARS];
+	struct hist_expr vars[TRACERD_HIST_VARS];
+	struct synth_param params[TRACERD_SYNTH_PARAMS];
+};
+
+/* The slots of the selections of a synthetic event, which its action fires. */
+struct synth_subs {
+	__u32 n;
+	__u32 slots[TRACERD_SYNTH_SUBS];
+};
+
+struct hist_var_key {
+	__u32 slot;
+	__u32 pad;
+	__u8 key[TRACERD_VAR_KEY];
+};
+
+/* A trigger's variables for one key: set says which hold a value not read
+ * yet (a reference reads it once, as the kernel's read_once); stamp, when
+ * they were last set (CLOCK_MONOTONIC ns), for the daemon to age out starts
+ * whose end never came. */
+struct hist_var_val {
+	__u64 set;
+	__u64 stamp;
+	__u64 vals[TRACERD_HIST_VARS];
 };
 
 #endif

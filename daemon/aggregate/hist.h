@@ -39,6 +39,41 @@ struct hist_sortref {
 	bool descending;
 };
 
+/* Inter-event parts (hist_vars.c): an operand of an expression or an
+ * action's param as written. */
+struct hist_opnd_spec {
+	char *name;		/* a field, common_timestamp, a variable ($ dropped); NULL: a number */
+	int off;
+	bool is_var;		/* $name */
+	bool usecs;		/* common_timestamp.usecs */
+	uint64_t value;		/* a number */
+};
+
+struct hist_term_spec {
+	struct hist_opnd_spec op;
+	bool neg;
+	uint64_t mul, div;	/* op * mul / div; div 0: none */
+};
+
+/* name=EXPR */
+struct hist_var_spec {
+	char *name;
+	int off;
+	struct hist_term_spec terms[TRACERD_HIST_TERMS];
+	size_t n_terms;
+};
+
+/* onmatch(sys.event).synth(params) or .trace(synth,params) */
+struct hist_action_spec {
+	char *sys, *event;
+	int event_off;
+	char *synth;
+	int synth_off;
+	struct hist_opnd_spec params[TRACERD_SYNTH_PARAMS];
+	size_t n_params;
+	int params_off;
+};
+
 struct hist_spec {
 	struct hist_fref keys[TRACERD_AGG_KEYS];
 	size_t n_keys;
@@ -47,9 +82,16 @@ struct hist_spec {
 	struct hist_sortref sort[HIST_SORT_KEYS];
 	size_t n_sort;
 	uint32_t size;		/* entries: size= rounded up to a power of two */
+	struct hist_var_spec vars[TRACERD_HIST_VARS];
+	size_t n_vars;
+	struct hist_action_spec action;
+	bool has_action;
 };
 
 int hist_parse(const struct filter_text *src, struct hist_spec *spec);
+/* Where the trailing "if FILTER" of a trigger begins (the filter's first
+ * byte), or 0 when it has none; *end, where the trigger itself ends. */
+size_t hist_split_if(const char *expr, size_t *end);
 void hist_spec_done(struct hist_spec *spec);
 const char *hist_mod_name(enum hist_mod m);
 
@@ -95,12 +137,41 @@ struct hist {
 	struct agg_desc desc;	/* gen 0; the daemon flips it */
 	uint32_t span;		/* fixed record bytes that keys and sums read */
 	char *trigger;		/* "hist:keys=...:size=N", as the kernel prints its trigger */
+	/* Inter-event: variables or an action (hist_trigger.c); the slots
+	 * of refs and the action bound by hist_link.c. */
+	bool is_trigger;
+	struct hist_trigger trig;
+	const struct hist_opnd_spec *refs[TRACERD_HIST_VARS];	/* trig.refs[i] as written */
+	char *expr;		/* Aggregate= and where it is, for hist_link()'s errors */
+	struct conf_pos pos;
 };
 
 /* Parses expr and compiles it for e. Errors name pos's file:line:column. */
 int hist_compile(const char *expr, const struct tp_event *e, const struct conf_pos *pos,
 		 struct hist **ret, struct diag *d);
 void hist_free(struct hist *h);
+/* hist_link.c: a histogram of the config being applied, and its slot. */
+struct hist_link_item {
+	struct hist *h;			/* NULL: the event has none */
+	const struct tp_event *e;
+	uint32_t slot;
+};
+
+/* The synthetic event of a name, and its index among them (synth_subs). */
+struct hist_synth_finder {
+	const struct tp_event *(*find)(void *userdata, const char *name, unsigned *index);
+	void *userdata;
+};
+
+/* Binds every trigger's references to the slots and variables that set
+ * them, and its action to its synthetic event; a reference or an action
+ * that cannot be bound is a file:line:column error. */
+int hist_link(struct hist_link_item *items, size_t n, const struct hist_synth_finder *f,
+	      struct diag *d);
+
+/* hist_trigger.c: h's variables and action compiled for its event; *span
+ * grows to the record bytes they read. */
+int hist_trigger_compile(const struct filter_text *src, struct hist *h, uint32_t *span);
 /* Has h a common_stacktrace key (hist_stack.c)? */
 bool hist_has_stack(const struct hist *h);
 /* The prefix of the record that the class program must copy before it

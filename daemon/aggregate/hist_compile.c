@@ -289,6 +289,9 @@ static int compile(struct hcomp *c)
 	h->desc.n_keys = h->n_keys;
 	h->desc.n_vals = h->n_vals;
 	compact_layout(&h->desc);
+	r = hist_trigger_compile(c->src, h, &c->span);
+	if (r < 0)
+		return r;
 	h->span = c->span > 8 ? c->span : 8;
 	return trigger_text(h);
 }
@@ -305,7 +308,10 @@ int hist_compile(const char *expr, const struct tp_event *e, const struct conf_p
 	if (!h)
 		return -ENOMEM;
 	h->e = e;
-	r = hist_parse(&src, &h->spec);
+	h->expr = strdup(expr);
+	if (pos)
+		h->pos = *pos;
+	r = h->expr ? hist_parse(&src, &h->spec) : -ENOMEM;
 	if (r >= 0)
 		r = compile(&c);
 	if (r < 0) {
@@ -321,6 +327,7 @@ void hist_free(struct hist *h)
 	if (!h)
 		return;
 	hist_spec_done(&h->spec);
+	free(h->expr);
 	free(h->trigger);
 	free(h);
 }

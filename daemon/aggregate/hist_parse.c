@@ -5,19 +5,14 @@
  *
  *   hist:keys=FIELD[.MOD][,...][:vals=hitcount|FIELD[.hex][,...]]
  *        [:sort=NAME[.descending|.ascending][,NAME...]][:size=N]
+ *        [:VAR=EXPR[,...]][:onmatch(SYS.EVENT).ACTION] [if FILTER]
  *
- * keys=/key=, vals=/val=/values= as the kernel takes them. Filters are
- * Filter='s, not "if ..."; name=, clock=, pause, cont, clear, and
- * handlers (onmax(), onmatch()...) have no meaning here and are refused. */
-#include <ctype.h>
-#include "hist.h"
+ * keys=/key=, vals=/val=/values= as the kernel takes them; variables and
+ * onmatch() in hist_vars.c. The trailing "if FILTER" is the selection's
+ * Filter= (tracer_apply.c takes it); name=, clock=, pause, cont, clear
+ * have no meaning here and are refused. */
+#include "hist_priv.h"
 #include "util.h"
-
-struct hparser {
-	const struct filter_text *src;
-	const char *s;
-	int i;
-};
 
 static const char *const mod_names[] = {
 	[HM_NONE] = "", [HM_HEX] = "hex", [HM_SYM] = "sym", [HM_SYM_OFFSET] = "sym-offset",
@@ -32,6 +27,7 @@ const char *hist_mod_name(enum hist_mod m)
 
 void hist_spec_done(struct hist_spec *spec)
 {
+	hist_vars_done(spec);
 	for (size_t i = 0; i < spec->n_keys; i++)
 		free(spec->keys[i].name);
 	for (size_t i = 0; i < spec->n_vals; i++)
@@ -41,17 +37,12 @@ void hist_spec_done(struct hist_spec *spec)
 	*spec = (struct hist_spec){ 0 };
 }
 
-static bool is_word(char c)
-{
-	return isalnum((unsigned char)c) || c == '_';
-}
-
 /* A field name; *off is where it starts. */
-static int parse_name(struct hparser *p, char **ret, int *off, const char *what)
+int hist_parse_name(struct hparser *p, char **ret, int *off, const char *what)
 {
 	int start = p->i;
 
-	while (is_word(p->s[p->i]))
+	while (hist_is_word(p->s[p->i]))
 		p->i++;
 	if (p->i == start)
 		return filter_error(p->src, start, "expected %s", what);
@@ -87,7 +78,7 @@ static int parse_modifier(struct hparser *p, struct hist_fref *f)
 	if (p->s[p->i] != '.')
 		return 0;
 	start = ++p->i;
-	while (is_word(p->s[p->i]) || p->s[p->i] == '-')
+	while (hist_is_word(p->s[p->i]) || p->s[p->i] == '-')
 		p->i++;
 	n = p->i - start;
 	f->mod_off = start;
@@ -108,7 +99,7 @@ static int parse_frefs(struct hparser *p, struct hist_fref *v, size_t max, size_
 		struct hist_fref f = { 0 };
 		int r;
 
-		if (vals && !strncmp(p->s + p->i, "hitcount", 8) && !is_word(p->s[p->i + 8]) &&
+		if (vals && !strncmp(p->s + p->i, "hitcount", 8) && !hist_is_word(p->s[p->i + 8]) &&
 		    p->s[p->i + 8] != '.') {
 			p->i += 8;	/* always counted */
 			continue;
@@ -116,7 +107,7 @@ static int parse_frefs(struct hparser *p, struct hist_fref *v, size_t max, size_
 		if (*n >= max)
 			return filter_error(p->src, p->i, "too many %s: at most %zu", vals ?
 					    "values besides hitcount" : "keys", max);
-		r = parse_name(p, &f.name, &f.off, vals ? "a field to sum, or hitcount" : "a key field");
+		r = hist_parse_name(p, &f.name, &f.off, vals ? "a field to sum, or hitcount" : "a key field");
 		if (r < 0)
 			return r;
 		v[(*n)++] = f;
@@ -137,16 +128,16 @@ static int parse_sort(struct hparser *p, struct hist_spec *spec)
 			return filter_error(p->src, p->i, "too many sort keys: at most %d",
 					    HIST_SORT_KEYS);
 		k = &spec->sort[spec->n_sort];
-		r = parse_name(p, &k->name, &k->off, "a key or value to sort by");
+		r = hist_parse_name(p, &k->name, &k->off, "a key or value to sort by");
 		if (r < 0)
 			return r;
 		spec->n_sort++;
 		if (p->s[p->i] == '.') {
 			const char *m = p->s + ++p->i;
 
-			if (!strncmp(m, "descending", 10) && !is_word(m[10]))
+			if (!strncmp(m, "descending", 10) && !hist_is_word(m[10]))
 				k->descending = true, p->i += 10;
-			else if (!strncmp(m, "ascending", 9) && !is_word(m[9]))
+			else if (!strncmp(m, "ascending", 9) && !hist_is_word(m[9]))
 				p->i += 9;
 			else
 				return filter_error(p->src, p->i, "expected .descending or .ascending");
@@ -183,20 +174,25 @@ static int parse_assignment(struct hparser *p, struct hist_spec *spec, bool *hav
 			    bool *have_vals)
 {
 	static const char *const refused[] = { "name", "clock", "pause", "cont", "continue",
-					       "clear", "if", "onmax", "onmatch", "onchange" };
+					       "clear" };
 	int start = p->i, r;
 	size_t n;
 
-	while (is_word(p->s[p->i]))
+	while (hist_is_word(p->s[p->i]))
 		p->i++;
 	n = p->i - start;
 #define IS(w) (n == strlen(w) && !strncmp(p->s + start, w, n))
 	for (size_t k = 0; k < ARRAY_SIZE(refused); k++)
 		if (IS(refused[k]))
-			return filter_error(p->src, start, "'%s' is not supported here%s", refused[k],
-					    IS("if") ? ": use Filter=" : "");
+			return filter_error(p->src, start, "'%s' is not supported here", refused[k]);
+	if (IS("onmatch"))
+		return hist_parse_onmatch(p, spec, start);
+	if (IS("onmax") || IS("onchange"))
+		return filter_error(p->src, start, "%.*s() is not supported yet: onmatch() is",
+				    (int)n, p->s + start);
 	if (p->s[p->i] != '=')
-		return filter_error(p->src, p->i, "expected keys=, vals=, sort= or size=");
+		return filter_error(p->src, p->i, "expected keys=, vals=, sort=, size=, a variable "
+				    "(NAME=EXPR) or onmatch()");
 	p->i++;
 	if (IS("keys") || IS("key")) {
 		if (*have_keys)
@@ -213,18 +209,57 @@ static int parse_assignment(struct hparser *p, struct hist_spec *spec, bool *hav
 	} else if (IS("size")) {
 		r = parse_hist_size(p, spec);
 	} else {
-		r = filter_error(p->src, start, "unknown '%.*s=': expected keys=, vals=, sort= or size=",
-				 (int)n, p->s + start);
+		char *name = strndup(p->s + start, n);
+
+		r = name ? hist_parse_vars(p, spec, name, start) : -ENOMEM;
 	}
 #undef IS
 	return r;
+}
+
+/* " if " outside quotes and parentheses: the kernel's trigger filter. */
+size_t hist_split_if(const char *expr, size_t *end)
+{
+	int depth = 0;
+	char quote = 0;
+
+	for (size_t i = 0; expr[i]; i++) {
+		char c = expr[i];
+
+		if (quote) {
+			if (c == '\\' && expr[i + 1])
+				i++;
+			else if (c == quote)
+				quote = 0;
+		} else if (c == '"' || c == '\'') {
+			quote = c;
+		} else if (c == '(') {
+			depth++;
+		} else if (c == ')') {
+			depth--;
+		} else if (!depth && isspace((unsigned char)c) && !strncmp(expr + i + 1, "if", 2) &&
+			   expr[i + 3] && isspace((unsigned char)expr[i + 3])) {
+			size_t f = i + 3;
+
+			*end = i;
+			while (isspace((unsigned char)expr[f]))
+				f++;
+			return f;
+		}
+	}
+	*end = strlen(expr);
+	return 0;
 }
 
 int hist_parse(const struct filter_text *src, struct hist_spec *spec)
 {
 	struct hparser p = { .src = src, .s = src->expr };
 	bool have_keys = false, have_vals = false;
+	size_t end;
 	int r;
+
+	hist_split_if(src->expr, &end);
+	p.end = end;
 
 	*spec = (struct hist_spec){ .size = HIST_SIZE_DEFAULT };
 	while (isspace((unsigned char)p.s[p.i]))
@@ -238,7 +273,7 @@ int hist_parse(const struct filter_text *src, struct hist_spec *spec)
 			goto fail;
 		while (isspace((unsigned char)p.s[p.i]))
 			p.i++;
-		if (!p.s[p.i])
+		if (p.i >= p.end)
 			break;
 		if (p.s[p.i] != ':') {
 			r = filter_error(src, p.i, "expected ':' or ',' or the end");

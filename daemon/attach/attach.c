@@ -88,6 +88,9 @@ int loader_attach(struct loader *l, const struct tp_event *e, unsigned id, int p
 		  struct attachment *a)
 {
 	*a = (struct attachment){ 0 };
+	/* Fired by an action (bpf/hist_trigger.bpf.h), on no tracepoint. */
+	if (tp_event_is_synthetic(e))
+		return 0;
 	if (refuse_on_purpose(e))
 		return -EPERM;
 	if (prog_fd >= 0)	/* an emitted filter: loaded for this selection */

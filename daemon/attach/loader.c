@@ -382,6 +382,9 @@ struct bpf_program *loader_instance(struct loader *l, unsigned k, int *err)
 	    bpf_map__reuse_fd(s->maps.agg_stacks, bpf_map__fd(l->skel->maps.agg_stacks)) ||
 	    bpf_map__reuse_fd(s->maps.unit_verdicts, bpf_map__fd(l->skel->maps.unit_verdicts)) ||
 	    bpf_map__reuse_fd(s->maps.unit_gen, bpf_map__fd(l->skel->maps.unit_gen)) ||
+	    bpf_map__reuse_fd(s->maps.hist_triggers, bpf_map__fd(l->skel->maps.hist_triggers)) ||
+	    bpf_map__reuse_fd(s->maps.hist_vars, bpf_map__fd(l->skel->maps.hist_vars)) ||
+	    bpf_map__reuse_fd(s->maps.synth_subs, bpf_map__fd(l->skel->maps.synth_subs)) ||
 	    tracerd_bpf__load(s)) {
 		*err = -errno;
 		tracerd_bpf__destroy(s);

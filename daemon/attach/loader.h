@@ -43,6 +43,15 @@ void loader_progress(struct loader *l, size_t done, size_t total);
 int loader_set_slot(struct loader *l, unsigned id, const struct event_desc *desc);
 /* Aggregate='s maps, for hist_map.c. */
 int loader_hist_maps(struct loader *l, struct hist_maps *m);
+/* Inter-event triggers (bpf/hist_trigger.bpf.h): slot's trigger (NULL:
+ * none any more; its variables age out); the slots of the selections of
+ * synthetic event index. */
+int loader_set_trigger(struct loader *l, unsigned slot, const struct hist_trigger *t);
+int loader_set_synth_subs(struct loader *l, unsigned index, const struct synth_subs *subs);
+/* Deletes the variables not set for max_age_ns: starts whose end never
+ * came (*expired, by slot via cb) and read ones no longer used. */
+int loader_vars_sweep(struct loader *l, uint64_t now_ns, uint64_t max_age_ns,
+		      void (*expired)(void *userdata, unsigned slot), void *userdata);
 /* Reads the program's counters of slots [0, n) (one map read per report,
  * not per slot: see loader.c). Returns -errno. */
 int loader_read_stats(struct loader *l, unsigned n);

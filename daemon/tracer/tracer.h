@@ -78,6 +78,7 @@ struct tracer {
 		unsigned set;
 		uint64_t id;
 	} unit_last;
+	bool synth_written[TRACERD_SYNTH_EVENTS];	/* synth_subs entries with slots */
 	uint64_t *lost_seen;		/* per CPU: the ring buffer's losses passed to the sink */
 	size_t n_lost_seen;
 	/* task_struct's comm for emitted programs' headers, 0: the helper
@@ -172,8 +173,9 @@ struct sel_emit {
 	char why[400];
 };
 /* Emits every event's program with m's maps (fds -1 to check only). */
-int sel_emit_build(struct sel_emit *se, const struct selection *s, const struct event_desc *descs,
-		   struct hist **hists, size_t n, const struct filter_emit_maps *m);
+int sel_emit_build(struct sel_emit *se, const struct selection *s, struct tp_event **events,
+		   const struct event_desc *descs, struct hist **hists, size_t n,
+		   const struct filter_emit_maps *m);
 /* Loads each distinct program once; *progs, the fds, to close with
  * loader_filter_close(). A refusal logs the verifier's message and leaves
  * the selection to the interpreter: never an error. */
@@ -200,5 +202,12 @@ void tracer_apply_finish(struct tracer *t, loader_idle_fn idle, void *userdata);
 void tracer_retire(struct tracer *t);
 /* Detaches every slot of st, drains what they already wrote, frees st. */
 void sel_state_free(struct tracer *t, struct sel_state *st);
+
+/* tracer_link.c: the inter-event triggers of sels bound (hist_link()) and
+ * written, with each synthetic event's selections; tracer_link_check(),
+ * the same on what tracer_check() built, without slots. */
+int tracer_link(struct tracer *t, struct sel_state **sels, size_t n, struct diag *d);
+int tracer_link_check(struct registry *reg, struct hist ***hists, struct tp_event ***events,
+		      const size_t *n_events, size_t n, struct diag *d);
 
 #endif

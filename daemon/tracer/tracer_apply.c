@@ -28,6 +28,23 @@ _Static_assert(STACK_TRACE_KERNEL == TRACERD_STACK_KERNEL && STACK_TRACE_USER ==
 	       STACK_TRACE_BOTH == (TRACERD_STACK_KERNEL | TRACERD_STACK_USER),
 	       "StackTrace='s values are the descriptor's bits");
 
+/* Filter=, or the trailing "if FILTER" of an Aggregate= trigger, as the
+ * kernel takes it: the same filter, pointed at where it is written. */
+static int compile_filter(const struct tp_event *e, const struct selection *s,
+			  struct event_desc *desc, struct diag *d)
+{
+	struct conf_pos pos = s->aggregate_pos;
+	size_t end, f = s->aggregate ? hist_split_if(s->aggregate, &end) : 0;
+
+	if (!f)
+		return filter_compile(s->filter, e, &s->filter_pos, desc, d);
+	if (s->filter && *s->filter)
+		return diag_set(d, pos.file, pos.line, pos.col + f, "a filter is given twice: "
+				"as Filter= and as the trigger's \"if\"; expected one of them");
+	pos.col += f;
+	return filter_compile(s->aggregate + f, e, &pos, desc, d);
+}
+
 static int fill_desc(const struct tp_event *e, const struct selection *s,
 		     struct event_desc *desc, struct diag *d)
 {
@@ -54,7 +71,7 @@ static int fill_desc(const struct tp_event *e, const struct selection *s,
 	desc->stack = s->stack_trace;	/* enum stack_trace is TRACERD_STACK_* bits */
 	if (desc->stack)
 		desc->stack |= (knob_num(KNOB_TEST_STACK_DEPTH, 0) & 0xff) << TRACERD_STACK_DEPTH_SHIFT;
-	return filter_compile(s->filter, e, &s->filter_pos, desc, d);
+	return compile_filter(e, s, desc, d);
 }
 
 /* Aggregate=: the event's histogram; its records then go to the hash map,
@@ -71,7 +88,12 @@ static int fill_hist(const struct tp_event *e, const struct selection *s,
 	r = hist_compile(s->aggregate, e, &s->aggregate_pos, ret, d);
 	if (r < 0)
 		return r;
-	desc->agg = 1;
+	if ((*ret)->is_trigger && tp_event_is_synthetic(e))
+		return diag_set(d, s->aggregate_pos.file, s->aggregate_pos.line,
+				s->aggregate_pos.col, "a trigger with variables or an action on "
+				"a synthetic event is not supported yet: expected keys, values, "
+				"sort and size only");
+	desc->agg = (*ret)->is_trigger ? TRACERD_AGG_TRIGGER : 1;
 	desc->filter_span = hist_record_span(*ret, desc);
 	return 0;
 }
@@ -144,7 +166,7 @@ static int build_selection(struct registry *reg, struct sel_state **sels, size_t
 		if (r < 0)
 			return r;
 	}
-	return sel_emit_build(&b->emit, s, b->descs, b->hists, b->n_events, m);
+	return sel_emit_build(&b->emit, s, b->events, b->descs, b->hists, b->n_events, m);
 }
 
 /* The index of the Events= word naming e outright, or -1 if only globs matched it. */
@@ -159,10 +181,10 @@ static int named_explicitly(const struct selection *s, const struct tp_event *e)
 	return -1;
 }
 
-/* Returns -errno; *refused tells that the kernel refused the attachment. */
-static int slot_attach(struct tracer *t, struct sel_state *st, struct tp_event *e,
-		       const struct event_desc *desc, int filter_fd, struct hist **hist,
-		       bool *refused, struct diag *d)
+/* A slot for e: its id, its descriptors in the maps, in the consumer's
+ * table; attached by slot_attach() once every trigger is bound. */
+static int slot_prepare(struct tracer *t, struct sel_state *st, struct tp_event *e,
+			const struct event_desc *desc, struct hist **hist, struct diag *d)
 {
 	struct trace_slot *slot;
 	int id = consumer_slot_alloc(t->cons), r;
@@ -184,16 +206,22 @@ static int slot_attach(struct tracer *t, struct sel_state *st, struct tp_event *
 		trace_slot_free(slot);
 		return diag_set(d, NULL, 0, 0, "cannot write the BPF maps: %s", strerror(-r)), r;
 	}
-	r = loader_attach(t->ld, e, id, filter_fd, &slot->att);
-	if (r < 0) {
-		trace_slot_free(slot);
-		*refused = true;
-		return r;
-	}
 	slot->hist = TAKE_PTR(*hist);
 	consumer_slot_set(t->cons, slot);
 	st->slots[st->n_slots++] = slot;
 	return 0;
+}
+
+static void slot_drop(struct tracer *t, struct sel_state *st, size_t k)
+{
+	struct trace_slot *slot = st->slots[k];
+
+	if (slot->hist && slot->hist->is_trigger)
+		loader_set_trigger(t->ld, slot->id, NULL);
+	consumer_slot_clear(t->cons, slot->id);
+	trace_slot_free(slot);
+	memmove(st->slots + k, st->slots + k + 1, (st->n_slots - k - 1) * sizeof(*st->slots));
+	st->n_slots--;
 }
 
 static int note_refused(struct sel_state *st, const struct tp_event *e, int err)
@@ -208,8 +236,9 @@ static int note_refused(struct sel_state *st, const struct tp_event *e, int err)
 	return 0;
 }
 
-static int attach_selection(struct tracer *t, struct sel_build *b, struct sel_state **ret,
-			    struct diag *d)
+/* The selection's state and slots, nothing attached yet. */
+static int prepare_selection(struct tracer *t, struct sel_build *b, struct sel_state **ret,
+			     struct diag *d)
 {
 	struct sel_state *st = calloc(1, sizeof(*st));
 	const struct selection *s = b->conf;
@@ -228,25 +257,39 @@ static int attach_selection(struct tracer *t, struct sel_build *b, struct sel_st
 	if (r >= 0)
 		r = sel_emit_load(t->ld, &b->emit, s, &st->filter_progs, &st->n_filter_progs);
 	sel_emit_log(&b->emit, s);
+	for (size_t i = 0; i < b->n_events && r >= 0; i++)
+		r = slot_prepare(t, st, b->events[i], &b->descs[i], &b->hists[i], d);
+	return r;
+}
+
+static int attach_selection(struct tracer *t, struct sel_build *b, struct sel_state *st,
+			    struct diag *d)
+{
+	const struct selection *s = b->conf;
+	size_t k = 0;
+	int r = 0;
+
 	for (size_t i = 0; i < b->n_events && r >= 0; i++) {
-		struct tp_event *e = b->events[i];
-		bool refused = false;
+		struct trace_slot *slot = st->slots[k];
 		int gi;
 
 		loader_progress(t->ld, i, b->n_events);
-		r = slot_attach(t, st, e, &b->descs[i], b->emit.fd ? b->emit.fd[i] : -1,
-				&b->hists[i], &refused, d);
-		if (r >= 0 || !refused)
+		r = loader_attach(t->ld, slot->event, slot->id, b->emit.fd ? b->emit.fd[i] : -1,
+				  &slot->att);
+		if (r >= 0) {
+			k++;
 			continue;
+		}
 		/* An event a glob matched may be one the kernel keeps from BPF
 		 * (ftrace: internals): note it. One named outright must attach. */
-		gi = named_explicitly(s, e);
+		gi = named_explicitly(s, slot->event);
 		if (gi < 0)
-			r = note_refused(st, e, r);
+			r = note_refused(st, slot->event, r);
 		else
 			diag_set(d, s->events_file, s->event_lines[gi], s->event_cols[gi],
-				 "the kernel refused to attach to %s:%s: %s", e->system, e->name,
-				 strerror(-r));
+				 "the kernel refused to attach to %s:%s: %s", slot->event->system,
+				 slot->event->name, strerror(-r));
+		slot_drop(t, st, k);
 	}
 	return r;
 }
@@ -291,6 +334,8 @@ static void sel_state_finish(struct tracer *t, struct sel_state *st, unsigned id
 		loader_filter_close(t->ld, st->filter_progs[i]);
 	free(st->filter_progs);
 	for (size_t i = 0; i < st->n_slots; i++) {
+		if (st->slots[i]->hist && st->slots[i]->hist->is_trigger)
+			loader_set_trigger(t->ld, st->slots[i]->id, NULL);
 		hist_out_last(t, st, st->slots[i], "replaced");
 		consumer_slot_clear(t->cons, st->slots[i]->id);
 		/* records still in the sink queue hold their own reference */
@@ -488,6 +533,22 @@ static int check_hist_room(struct tracer *t, struct sel_build *b, size_t n, stru
 	return 0;
 }
 
+static int check_links(struct registry *reg, struct sel_build *b, size_t n, struct diag *d)
+{
+	_cleanup_free_ struct hist ***hists = calloc(n ? n : 1, sizeof(*hists));
+	_cleanup_free_ struct tp_event ***events = calloc(n ? n : 1, sizeof(*events));
+	_cleanup_free_ size_t *n_events = calloc(n ? n : 1, sizeof(*n_events));
+
+	if (!hists || !events || !n_events)
+		return -ENOMEM;
+	for (size_t i = 0; i < n; i++) {
+		hists[i] = b[i].hists;
+		events[i] = b[i].events;
+		n_events[i] = b[i].n_events;
+	}
+	return tracer_link_check(reg, hists, events, n_events, n, d);
+}
+
 /* Each selection built as the daemon would build it; what runs where is
  * said only of a config without an error, which alone is printed then. */
 int tracer_check(struct registry *reg, const struct config *cfg, struct diag *d)
@@ -503,6 +564,8 @@ int tracer_check(struct registry *reg, const struct config *cfg, struct diag *d)
 
 		r = build_selection(reg, NULL, 0, &cfg->sels[n], &m, &b[n], d);
 	}
+	if (r >= 0)
+		r = check_links(reg, b, n, d);
 	for (size_t i = 0; i < n; i++) {
 		if (r >= 0)
 			sel_emit_log(&b[i].emit, &cfg->sels[i]);
@@ -540,6 +603,30 @@ void tracer_retire(struct tracer *t)
 	tracer_apply_finish(t, drain_meanwhile, t);
 }
 
+/* The selections as they will run: kept ones and new ones. */
+static int link_new(struct tracer *t, struct sel_build *b, struct sel_state **fresh, size_t n,
+		    struct diag *d)
+{
+	_cleanup_free_ struct sel_state **run = calloc(n ? n : 1, sizeof(*run));
+
+	if (!run)
+		return -ENOMEM;
+	for (size_t i = 0; i < n; i++)
+		run[i] = b[i].keep ? b[i].keep : fresh[i];
+	return tracer_link(t, run, n, d);
+}
+
+/* A failed apply bound the running triggers to what it attached: back. */
+static void relink_running(struct tracer *t)
+{
+	struct diag d = { 0 };
+	int r = tracer_link(t, t->sels, t->n_sels, &d);
+
+	if (r < 0)
+		log_warning("cannot bind the running triggers again: %s", d.msg[0] ? d.msg :
+			    strerror(-r));
+}
+
 int tracer_apply(struct tracer *t, struct config *cfg, struct diag *d)
 {
 	size_t n = cfg->n_sels;
@@ -557,15 +644,24 @@ int tracer_apply(struct tracer *t, struct config *cfg, struct diag *d)
 		r = build_selection(t->reg, t->sels, t->n_sels, &cfg->sels[i], &m, &b[i], d);
 	if (r >= 0)
 		r = check_hist_room(t, b, n, d);
+	for (size_t i = 0; i < n && r >= 0; i++)
+		if (!b[i].keep)
+			r = prepare_selection(t, &b[i], &fresh[i], d);
+	/* Triggers bound before anything new fires: the kept selections and
+	 * the new ones, as they will run after the switch. */
+	if (r >= 0)
+		r = link_new(t, b, fresh, n, d);
 	/* New attachments first: an event in both old and new config is then
 	 * traced twice for a moment rather than not at all. */
 	for (size_t i = 0; i < n && r >= 0; i++)
 		if (!b[i].keep)
-			r = attach_selection(t, &b[i], &fresh[i], d);
+			r = attach_selection(t, &b[i], fresh[i], d);
 	if (r >= 0)
 		r = commit(t, cfg, b, n, fresh);
-	if (r < 0 && fresh)
+	if (r < 0 && fresh) {
 		rollback(t, fresh, n);
+		relink_running(t);
+	}
 	for (size_t i = 0; b && i < n; i++)
 		build_free(&b[i]);
 	free(b);

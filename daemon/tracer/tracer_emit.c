@@ -79,20 +79,29 @@ static bool all_aggregate_here(struct filter_emit_maps *m, struct hist **hists, 
 static const char *stays_shared(const struct sel_emit *se, const struct event_desc *d,
 				const struct filter_emit_maps *m)
 {
-	if (se->filter || filter_emit_aggregates(m))
+	/* A trigger's events go to the accept program alike, with no class
+	 * program to load for it. */
+	if (se->filter || filter_emit_aggregates(m) || (m->agg && m->agg->trigger))
 		return NULL;
 	return filter_emit_hands_on(d, m);
 }
 
-int sel_emit_build(struct sel_emit *se, const struct selection *s, const struct event_desc *descs,
-		   struct hist **hists, size_t n, const struct filter_emit_maps *maps)
+int sel_emit_build(struct sel_emit *se, const struct selection *s, struct tp_event **events,
+		   const struct event_desc *descs, struct hist **hists, size_t n,
+		   const struct filter_emit_maps *maps)
 {
 	struct filter_emit_maps m_sel = *maps, *m = &m_sel;
 	_cleanup_free_ struct bpf_insn *buf = NULL;
-	bool filter = s->filter && *s->filter;
+	bool filter = n && descs[0].n_insns;	/* Filter=, or a trigger's "if" */
 	int r = 0;
 
 	*se = (struct sel_emit){ .n = n, .filter = filter };
+	for (size_t i = 0; i < n; i++)
+		if (tp_event_is_synthetic(events[i])) {
+			snprintf(se->why, sizeof(se->why), "a synthetic event is fired by its action's "
+				 "program, on no tracepoint");
+			return 0;
+		}
 	if (forced_interpreted(s->name)) {
 		snprintf(se->why, sizeof(se->why), "TRACERD_TEST_INTERPRET names it");
 		return 0;

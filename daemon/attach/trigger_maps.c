@@ -1,0 +1,61 @@
+// SPDX-License-Identifier: GPL-2.0
+/* The maps of inter-event triggers (bpf/hist_trigger.bpf.h): each slot's
+ * trigger, the selections each synthetic event goes to, and the sweep of
+ * variables whose end never came. */
+#include <bpf/bpf.h>
+#include "loader_priv.h"
+#include "util.h"
+
+int loader_set_trigger(struct loader *l, unsigned slot, const struct hist_trigger *t)
+{
+	int fd = bpf_map__fd(l->skel->maps.hist_triggers);
+
+	if (t)
+		return bpf_map_update_elem(fd, &slot, t, BPF_ANY) < 0 ? -errno : 0;
+	if (bpf_map_delete_elem(fd, &slot) < 0 && errno != ENOENT)
+		return -errno;
+	return 0;
+}
+
+int loader_set_synth_subs(struct loader *l, unsigned index, const struct synth_subs *subs)
+{
+	int fd = bpf_map__fd(l->skel->maps.synth_subs);
+
+	return bpf_map_update_elem(fd, &index, subs, BPF_ANY) < 0 ? -errno : 0;
+}
+
+/* Reads every entry, then deletes the old ones (a key deleted during the
+ * walk would restart it). Each read is a bpf() call, which keeps the CPU's
+ * tracepoint programs from running meanwhile (the kernel skips them), so
+ * it runs seldom (tracer.c). A start set again between the read and the
+ * delete is lost with it: a window of one syscall after max_age_ns of
+ * quiet for that key. */
+int loader_vars_sweep(struct loader *l, uint64_t now_ns, uint64_t max_age_ns,
+		      void (*expired)(void *userdata, unsigned slot), void *userdata)
+{
+	int fd = bpf_map__fd(l->skel->maps.hist_vars);
+	_cleanup_free_ struct hist_var_key *old = NULL;
+	struct hist_var_key key, next;
+	struct hist_var_val v;
+	size_t n = 0, cap = 0;
+	void *prev = NULL;
+
+	while (bpf_map_get_next_key(fd, prev, &next) == 0) {
+		key = next;
+		prev = &key;
+		if (bpf_map_lookup_elem(fd, &key, &v) < 0 || now_ns - v.stamp < max_age_ns)
+			continue;
+		if (GROW(old, cap, n) < 0)
+			return -ENOMEM;
+		old[n] = key;
+		old[n++].pad = v.set != 0;	/* (the key's pad is 0 in the map) */
+	}
+	for (size_t i = 0; i < n; i++) {
+		bool set = old[i].pad;
+
+		old[i].pad = 0;
+		if (bpf_map_delete_elem(fd, &old[i]) == 0 && set && expired)
+			expired(userdata, old[i].slot);
+	}
+	return n;
+}

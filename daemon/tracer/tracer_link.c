@@ -1,0 +1,114 @@
+// SPDX-License-Identifier: GPL-2.0
+/* Inter-event triggers across selections: every histogram of the running
+ * selections bound by hist_link() (a $reference to the slot that sets it,
+ * an action to its synthetic event), each trigger written to its slot, and
+ * each synthetic event's selections to synth_subs, which its actions fire.
+ * Kept selections are bound again too: a changed selection that sets their
+ * variables has new slots. */
+#include "log.h"
+#include "tracer.h"
+#include "util.h"
+
+static const struct tp_event *find_synth(void *userdata, const char *name, unsigned *index)
+{
+	struct registry *reg = userdata;
+	char full[256];
+	struct tp_event *e;
+
+	snprintf(full, sizeof(full), "synthetic:%s", name);
+	if (registry_event(reg, full, &e) < 0 || !tp_event_is_synthetic(e))
+		return NULL;
+	*index = e->id - TP_SYNTH_ID_FIRST;
+	return e;
+}
+
+static int add_items(struct sel_state **sels, size_t n, struct hist_link_item **items,
+		     size_t *n_items, size_t *cap)
+{
+	for (size_t i = 0; i < n; i++)
+		for (size_t k = 0; sels[i] && k < sels[i]->n_slots; k++) {
+			struct trace_slot *s = sels[i]->slots[k];
+
+			if (GROW(*items, *cap, *n_items) < 0)
+				return -ENOMEM;
+			(*items)[(*n_items)++] = (struct hist_link_item){
+				.h = s->hist, .e = s->event, .slot = s->id,
+			};
+		}
+	return 0;
+}
+
+/* Every synthetic event's selections, in the order they are configured. */
+static int write_subs(struct tracer *t, struct hist_link_item *items, size_t n)
+{
+	static struct synth_subs subs[TRACERD_SYNTH_EVENTS];
+
+	memset(subs, 0, sizeof(subs));
+	for (size_t i = 0; i < n; i++) {
+		unsigned idx;
+		struct synth_subs *s;
+
+		if (!tp_event_is_synthetic(items[i].e))
+			continue;
+		idx = items[i].e->id - TP_SYNTH_ID_FIRST;
+		if (idx >= TRACERD_SYNTH_EVENTS)
+			continue;
+		s = &subs[idx];
+		if (s->n == TRACERD_SYNTH_SUBS) {
+			log_warning("synthetic:%s: more than %d selections: the action fires the "
+				    "first %d only", items[i].e->name, TRACERD_SYNTH_SUBS,
+				    TRACERD_SYNTH_SUBS);
+			continue;
+		}
+		s->slots[s->n++] = items[i].slot;
+	}
+	/* Only those that have or had selections: each write is a bpf()
+	 * call, during which the kernel skips this CPU's tracepoint programs. */
+	for (unsigned i = 0; i < TRACERD_SYNTH_EVENTS; i++) {
+		int r;
+
+		if (!subs[i].n && !t->synth_written[i])
+			continue;
+		r = loader_set_synth_subs(t->ld, i, &subs[i]);
+		if (r < 0)
+			return r;
+		t->synth_written[i] = subs[i].n > 0;
+	}
+	return 0;
+}
+
+int tracer_link(struct tracer *t, struct sel_state **sels, size_t n, struct diag *d)
+{
+	_cleanup_free_ struct hist_link_item *items = NULL;
+	struct hist_synth_finder f = { .find = find_synth, .userdata = t->reg };
+	size_t n_items = 0, cap = 0;
+	int r;
+
+	r = add_items(sels, n, &items, &n_items, &cap);
+	if (r >= 0)
+		r = hist_link(items, n_items, &f, d);
+	for (size_t i = 0; i < n_items && r >= 0; i++)
+		if (items[i].h && items[i].h->is_trigger)
+			r = loader_set_trigger(t->ld, items[i].slot, &items[i].h->trig);
+	if (r >= 0)
+		r = write_subs(t, items, n_items);
+	return r;
+}
+
+int tracer_link_check(struct registry *reg, struct hist ***hists, struct tp_event ***events,
+		      const size_t *n_events, size_t n, struct diag *d)
+{
+	_cleanup_free_ struct hist_link_item *items = NULL;
+	struct hist_synth_finder f = { .find = find_synth, .userdata = reg };
+	size_t n_items = 0, cap = 0;
+
+	for (size_t i = 0; i < n; i++)
+		for (size_t k = 0; hists[i] && k < n_events[i]; k++) {
+			if (GROW(items, cap, n_items) < 0)
+				return -ENOMEM;
+			items[n_items++] = (struct hist_link_item){
+				.h = hists[i][k], .e = events[i][k],
+			};
+		}
+	return hist_link(items, n_items, &f, d);
+}
