@@ -11,7 +11,7 @@ is done here, as trace_events_hist.c does it:
 The instance's trace is merged by time across CPUs, the order in which the
 kernel's map would have seen the records.
 
-  latency_pair.py wakeup OUT TRACE --misses N [--exclude TIDS] [--tol US] [--hist SEL]
+  latency_pair.py wakeup OUT TRACE --misses N [--exclude TIDS] [--tol US] [--hist SEL] [--across N]
   latency_pair.py block  OUT TRACE --misses N [--exclude TIDS] --dev DEV_T [--tol NS] [--hist SEL]
 
 OUT is tracerd's --foreground stdout, TRACE the instance's trace (trace_clock
@@ -19,10 +19,11 @@ mono, the clock of bpf_ktime_get_ns). --misses: the kernel's
 recursion_misses of tracerd's programs over the run. --exclude: tracerd's
 thread ids; tracerd leaves out what fires in its own threads, so the oracle
 does too. OUT also holds tracerd's plain records of the start and end
-events (selections with the triggers' filters): an instance record BPF
-never saw is counted like a miss (see main). --hist: a selection of the
+events (selections with the triggers' filters): the oracle pairs what BPF
+saw (as_bpf_saw). --hist: a selection of the
 synthetic event with Aggregate=hist:keys=lat.log2, whose dump must be the
-histogram of tracerd's own records. Prints TAP lines; exits 1 on a
+histogram of tracerd's own records. --across: at least N pairs must start
+and end on different CPUs. Prints TAP lines; exits 1 on a
 difference."""
 import argparse
 import re
@@ -82,11 +83,11 @@ def classify(ev, body, mode, dev_t):
 
 def kernel_pairs(recs, mode, dev_t, scale):
     """The synthetic events the kernel would fire: key -> [(ts_us, cpu, pid,
-    lat, extra, overwritten)]. ts is the kernel's common_timestamp.usecs
+    lat, extra, overwritten, across)]. ts is the kernel's common_timestamp.usecs
     (ns2usecs(): rounded, which is what the trace prints), so a block latency
     in ns is known to 1 us. overwritten: an earlier start of the key was
     overwritten, over 5 us before the last: 'the last start counts' decides
-    that pair's latency."""
+    that pair's latency. across: start and end on different CPUs."""
     ts0, first = {}, {}
     pairs = defaultdict(list)
     for ts, cpu, pid, ev, body in recs:
@@ -96,10 +97,10 @@ def kernel_pairs(recs, mode, dev_t, scale):
         kind, key, extra = c
         if kind == "start":
             first.setdefault(key, ts)
-            ts0[key] = ts
+            ts0[key] = (ts, cpu)
         elif key in ts0:
-            start = ts0.pop(key)
-            pairs[key].append((ts, cpu, pid, (ts - start) * scale, extra, start - first.pop(key) > 5))
+            start, scpu = ts0.pop(key)
+            pairs[key].append((ts, cpu, pid, (ts - start) * scale, extra, start - first.pop(key) > 5, scpu != cpu))
     return pairs
 
 
@@ -123,14 +124,43 @@ def tracerd_pairs(recs, mode):
     return pairs, bad
 
 
-def seen(recs, mode, dev_t):
-    """The start and end records as (kind, cpu, key, extra), a multiset."""
-    out = Counter()
-    for ts, cpu, pid, ev, body in recs:
-        c = classify(ev, body, mode, dev_t)
+def as_bpf_saw(krecs, trecs, mode, dev_t):
+    """The instance's records, made what BPF saw: tracerd's plain records of
+    the start and end events (selections with the triggers' filters) are
+    matched to the instance's by kind, cpu, key and time; an instance record
+    without its match is left out, a tracerd record without its match is put
+    in (at tracerd's timestamp). Returns (records, left out, put in)."""
+    kg, tg = defaultdict(list), defaultdict(list)
+    for i, r in enumerate(krecs):
+        c = classify(r[3], r[4], mode, dev_t)
         if c:
-            out[(c[0], cpu, c[1], c[2])] += 1
-    return out
+            kg[(c[0], r[1], c[1], c[2])].append(i)
+    for r in trecs:
+        c = classify(r[3], r[4], mode, dev_t)
+        if c:
+            tg[(c[0], r[1], c[1], c[2])].append(r)
+    drop, add = set(), []
+    for g in set(kg) | set(tg):
+        ks, ts = kg.get(g, []), tg.get(g, [])
+        if len(ks) == len(ts):
+            continue
+        i = j = 0
+        while i < len(ks) and j < len(ts):
+            d = krecs[ks[i]][0] - ts[j][0]
+            if abs(d) <= ALIGN_US:
+                i += 1
+                j += 1
+            elif d < 0:
+                drop.add(ks[i])
+                i += 1
+            else:
+                add.append(ts[j])
+                j += 1
+        drop.update(ks[i:])
+        add.extend(ts[j:])
+    out = [r for i, r in enumerate(krecs) if i not in drop] + add
+    out.sort(key=lambda r: r[0])  # stable: the instance's order at equal timestamps
+    return out, len(drop), len(add)
 
 
 def align(ks, ts):
@@ -190,6 +220,7 @@ def main():
     ap.add_argument("--dev", type=int, default=0)
     ap.add_argument("--tol", type=int)
     ap.add_argument("--hist")
+    ap.add_argument("--across", type=int, default=0)
     a = ap.parse_args()
     mode, dev_t = a.mode, a.dev
     exclude = frozenset(int(t) for t in a.exclude.replace(",", " ").split())
@@ -201,37 +232,44 @@ def main():
         tol, unit, name, scale = a.tol or 5000, "ns", "io_latency", 1000
     krecs = records(a.trace, exclude)
     trecs = records(a.out)
+    nplain = sum(1 for r in trecs if classify(r[3], r[4], mode, dev_t))
+    # What BPF never saw, the oracle leaves out: in some tasks' context no
+    # BPF program runs while ftrace records (uncounted: kernel_skips.sh's
+    # 'hidden'; 4 of 43k wakings here, in hardirqs over one task), and the
+    # kernel skips a tracepoint program while another BPF program runs on
+    # the CPU (recursion_misses); the instance may lack a record tracerd
+    # has, too. tracerd's plain records of the same events show them all, as
+    # long as the trigger's program and the plain one run or are skipped
+    # together (one tracepoint, one bpf_prog_active).
+    krecs, unseen, extra = as_bpf_saw(krecs, trecs, mode, dev_t)
     kern = kernel_pairs(krecs, mode, dev_t, scale)
     ours, unparsed = tracerd_pairs(trecs, mode)
     nk = sum(map(len, kern.values()))
     nt = sum(map(len, ours.values()))
-    # What BPF never saw: the kernel skips a tracepoint program while another
-    # BPF program runs on the CPU (recursion_misses), and in some tasks'
-    # context no BPF program runs at all while ftrace records (uncounted:
-    # kernel_skips.sh's 'hidden'); the instance may lack a record tracerd
-    # has, too. tracerd's plain records of the same events with the same
-    # filters show them: start and end records the instance has and they
-    # lack, or the reverse. Each costs at most two differences: a missed end
-    # leaves ts0 set, which a later end of the key (without a start between:
-    # a preempted task switched in again) reads while the kernel's had been
-    # consumed; a missed start leaves a pair out or pairs an older start.
-    ks, ts = seen(krecs, mode, dev_t), seen(trecs, mode, dev_t)
-    unseen, extra = sum((ks - ts).values()), sum((ts - ks).values())
-    allowed = 2 * (a.misses + unseen + extra)
+    # Should the kernel skip a trigger's program and not the plain one, each
+    # skip costs at most two differences: a missed end leaves ts0 set, which
+    # a later end of the key (without a start between: a preempted task
+    # switched in again) reads while the kernel's had been consumed; a missed
+    # start leaves a pair out or pairs an older start.
+    allowed = 2 * a.misses
     overwritten = sum(p[5] for evs in kern.values() for p in evs)
+    across = sum(p[6] for evs in kern.values() for p in evs)
     print(f"# {name}: {len(krecs)} instance records give {nk} pairs over {len(kern)} keys; "
           f"tracerd printed {nt} over {len(ours)} keys; {a.misses} skipped by the kernel "
           f"(recursion_misses); {unseen} instance start/end records BPF did not see, {extra} "
           f"the instance lacks; {len(exclude)} tracerd threads left out; {overwritten} pairs "
-          f"whose key's first start was overwritten (the last counts)")
-    good = tap(sum(ts.values()) > 0, f"{name}: tracerd's plain records of the start and end events "
-               f"({sum(ts.values())}; the instance {sum(ks.values())})")
+          f"whose key's first start was overwritten (the last counts), {across} with start and "
+          f"end on different CPUs")
+    good = tap(nplain > 0, f"{name}: tracerd's plain records of the start and end events ({nplain})")
+    good &= tap(unseen + extra <= max(20, nplain // 1000),
+                f"{name}: BPF saw the instance's start and end records, but for a few "
+                f"({unseen} unseen, {extra} the instance lacks)")
     good &= tap(not unparsed, f"{name}: every tracerd record parses ({len(unparsed)} do not)")
     for b in unparsed[:5]:
         print(f"#   {b!r}")
     good &= tap(abs(nk - nt) <= allowed,
                 f"{name}: tracerd fired as many as the kernel's rules pair ({nt} and {nk}; "
-                f"differences allowed by what BPF did not see: {allowed})")
+                f"differences allowed by the kernel's skips: {allowed})")
 
     diffs, beyond, unmatched, extra_bad, common_bad, over_bad, worst = Counter(), [], 0, 0, 0, 0, 0
     for key in sorted(set(kern) | set(ours), key=str):
@@ -271,6 +309,9 @@ def main():
     good &= tap(common_bad <= allowed,
                 f"{name}: common fields (cpu, pid) are those of the task the end fired on ({common_bad} differ)")
     good &= tap(nk >= 200, f"{name}: at least 200 pairs ({nk})")
+    if a.across:
+        # A start's ts0 is read on another CPU: the map is not per CPU.
+        good &= tap(across >= a.across, f"{name}: at least {a.across} pairs start and end on different CPUs ({across})")
     if a.hist:
         # The histogram against tracerd's own records: both come from the
         # same synthetic events, so bucket by bucket they are equal.
