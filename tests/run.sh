@@ -45,7 +45,7 @@ ONCE="breadth stop kernel_skips class_oracle man completion valgrind"
 # and what the others do (a notify socket gone: sock_send_length
 # error=-2) shows in what it compares.
 WAITS="churn reload_drain reload_counts duplicate_selections"
-COMPUTES="layers unit/* !unit/test_ksym man completion class_oracle bad_input cmdline exec
+COMPUTES="layers unit/* !unit/test_ksym man completion class_oracle bad_input latency_bad cmdline exec
 	syscall_strings store_lock store_follow stdout_closed no_journal units reload_journal
 	loss_stalled_sink"
 # The tests in a booted container (tests/nspawn.sh), a third lane beside
