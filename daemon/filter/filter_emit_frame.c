@@ -376,7 +376,8 @@ bool filter_emit_aggregates(const struct filter_emit_maps *m)
 {
 	const struct agg_desc *a = m->agg;
 
-	if (!a || m->verdict || m->unit)
+	/* A trigger's variables and action: the accept program's. */
+	if (!a || a->trigger || m->verdict || m->unit)
 		return false;
 	if (a->stack_ids)	/* by the stack's id: aggregate_by_stack_id() */
 		return agg_sums_here(a);

@@ -533,20 +533,39 @@ static int check_hist_room(struct tracer *t, struct sel_build *b, size_t n, stru
 	return 0;
 }
 
+/* The triggers of the selections built (a kept one's in its slots) bound
+ * without slots: a reference or action that cannot be is an error before
+ * anything is loaded or said. */
 static int check_links(struct registry *reg, struct sel_build *b, size_t n, struct diag *d)
 {
 	_cleanup_free_ struct hist ***hists = calloc(n ? n : 1, sizeof(*hists));
 	_cleanup_free_ struct tp_event ***events = calloc(n ? n : 1, sizeof(*events));
 	_cleanup_free_ size_t *n_events = calloc(n ? n : 1, sizeof(*n_events));
+	int r = -ENOMEM;
 
 	if (!hists || !events || !n_events)
 		return -ENOMEM;
 	for (size_t i = 0; i < n; i++) {
-		hists[i] = b[i].hists;
-		events[i] = b[i].events;
-		n_events[i] = b[i].n_events;
+		const struct sel_state *k = b[i].keep;
+
+		n_events[i] = k ? k->n_slots : b[i].n_events;
+		hists[i] = k ? calloc(k->n_slots + 1, sizeof(**hists)) : b[i].hists;
+		events[i] = k ? calloc(k->n_slots + 1, sizeof(**events)) : b[i].events;
+		if (!hists[i] || !events[i])
+			goto out;
+		for (size_t j = 0; k && j < k->n_slots; j++) {
+			hists[i][j] = k->slots[j]->hist;
+			events[i][j] = k->slots[j]->event;
+		}
 	}
-	return tracer_link_check(reg, hists, events, n_events, n, d);
+	r = tracer_link_check(reg, hists, events, n_events, n, d);
+out:
+	for (size_t i = 0; i < n; i++)
+		if (b[i].keep) {
+			free(hists[i]);
+			free(events[i]);
+		}
+	return r;
 }
 
 /* Each selection built as the daemon would build it; what runs where is
@@ -644,6 +663,8 @@ int tracer_apply(struct tracer *t, struct config *cfg, struct diag *d)
 		r = build_selection(t->reg, t->sels, t->n_sels, &cfg->sels[i], &m, &b[i], d);
 	if (r >= 0)
 		r = check_hist_room(t, b, n, d);
+	if (r >= 0)
+		r = check_links(t->reg, b, n, d);
 	for (size_t i = 0; i < n && r >= 0; i++)
 		if (!b[i].keep)
 			r = prepare_selection(t, &b[i], &fresh[i], d);

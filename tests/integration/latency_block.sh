@@ -34,11 +34,11 @@ Event=io_latency u32 dev; u64 sector; u64 lat
 [Selection]
 Name=issue
 Events=block:block_rq_issue
-Aggregate=hist:keys=dev,sector:ts0=common_timestamp if dev == $MAJ:$MIN
+Aggregate=hist:keys=dev,sector:ts0=common_timestamp:size=8192 if dev == $MAJ:$MIN
 [Selection]
 Name=complete
 Events=block:block_rq_complete
-Aggregate=hist:keys=dev,sector:lat=common_timestamp-\$ts0:onmatch(block.block_rq_issue).io_latency(dev,sector,\$lat) if dev == $MAJ:$MIN
+Aggregate=hist:keys=dev,sector:size=8192:lat=common_timestamp-\$ts0:onmatch(block.block_rq_issue).io_latency(dev,sector,\$lat) if dev == $MAJ:$MIN
 [Selection]
 Name=issue_seen
 Events=block:block_rq_issue
