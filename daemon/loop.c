@@ -57,6 +57,8 @@ static void format_losses(struct tracer *t, const struct sel_totals *sum, char *
 		{ sum->suppressed, "suppressed (rate limit)" },
 		{ sum->agg_dropped - sum->agg_nostack, "dropped (histogram full)" },
 		{ sum->agg_nostack, "dropped (no stack)" },
+		{ sum->vars_dropped, "trigger starts dropped (no room)" },
+		{ sum->vars_expired, "trigger starts aged out" },
 		{ tracer_skipped(t), "skipped by the kernel" },
 		{ t->unit_unwritten, "Unit= verdicts not written (map full)" },
 		{ tracer_record_counts(t)->malformed + tracer_record_counts(t)->late, "malformed" },
@@ -214,6 +216,7 @@ static int on_hist(sd_event_source *s, uint64_t usec, void *userdata)
 	struct daemon *dm = userdata;
 
 	hist_out_tick(dm->t, usec);
+	tracer_vars_tick(dm->t, usec);
 	return rearm(s, 1000000ULL);
 }
 

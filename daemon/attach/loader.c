@@ -291,6 +291,8 @@ void loader_slot_stats(struct loader *l, unsigned id, struct event_stats *sum)
 		sum->stack_lost += v->stack_lost;
 		sum->agg_compiled += v->agg_compiled;
 		sum->unit_unjudged += v->unit_unjudged;
+		sum->unmatched += v->unmatched;
+		sum->vars_dropped += v->vars_dropped;
 	}
 }
 

@@ -71,6 +71,7 @@ struct config {
 	struct conf_pos wakeup_pos;	/* where WakeupBytes= was set, if it was */
 	unsigned flush_interval_ms;
 	unsigned stats_interval_sec;
+	unsigned variable_max_age_sec;	/* inter-event triggers' starts age out */
 	enum output output;
 	bool raw_pointers;
 	struct store_config store;

@@ -84,6 +84,11 @@ static const struct config_item table[] = {
 	  .offset = offsetof(struct config, stats_interval_sec),
 	  .min = 0, .max = 86400, .def = "60",
 	  .description = "periodic statistics entries; 0 for none" },
+	{ .section = "Daemon", .key = "VariableMaxAgeSec", .type = &config_type_uint,
+	  .offset = offsetof(struct config, variable_max_age_sec),
+	  .min = 1, .max = 86400, .def = "60",
+	  .description = "an Aggregate= trigger's variables not set again for this long are "
+			 "deleted; a start not read yet (its end never came) is counted aged out" },
 	{ .section = "Daemon", .key = "RawPointers", .type = &config_type_bool,
 	  .offset = offsetof(struct config, raw_pointers),
 	  .def = "no",

@@ -60,6 +60,7 @@ void trace_slot_add_counts(const struct trace_slot *slot, struct sel_totals *tot
 	tot->unit_judged += slot->unit_judged;
 	tot->unit_rejected += slot->unit_rejected;
 	tot->filtered += slot->unit_rejected;
+	tot->vars_expired += slot->vars_expired;
 	tot->agg_stack_cut += out_slot_hist_cuts(slot->out);
 	out_slot_counts(slot->out, &tot->delivered, &tot->sink_errors, tot->errnos);
 }

@@ -29,6 +29,7 @@ struct trace_slot {
 	/* Records the consumer judged by Unit= (TRACERD_REC_UNIT_ASK), and
 	 * of them those it rejected. */
 	uint64_t unit_judged, unit_rejected;
+	uint64_t vars_expired;		/* starts aged out (tracer_link.c) */
 	struct attachment att;		/* set and cleared by tracer.c */
 	/* Aggregate=: the slot's histogram, NULL when it has records; its
 	 * desc.gen is the generation events go to (aggregate/hist_map.c). */
@@ -55,6 +56,11 @@ struct sel_totals {
 	 * daemon, and of them those it rejected (in filtered too); an
 	 * aggregating slot's, which BPF rejects (in filtered too), from BPF. */
 	uint64_t unit_judged, unit_rejected, unit_unjudged;
+	/* Inter-event triggers: events whose references found no start (not
+	 * counted, as in the kernel), starts that found no room for their
+	 * variables, from BPF; starts whose end never came, aged out by the
+	 * daemon. */
+	uint64_t unmatched, vars_dropped, vars_expired;
 	uint64_t delivered, suppressed, sink_errors;	/* from the daemon */
 	struct sink_errno_count errnos[TRACERD_SINK_ERRNOS];	/* sink_errors by errno */
 };

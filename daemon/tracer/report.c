@@ -31,6 +31,8 @@ static void add_bpf(const struct event_stats *bpf, struct sel_totals *tot)
 	tot->stack_cut += bpf->stack_cut;
 	tot->stack_lost += bpf->stack_lost;
 	tot->unit_unjudged += bpf->unit_unjudged;
+	tot->unmatched += bpf->unmatched;
+	tot->vars_dropped += bpf->vars_dropped;
 }
 
 void tracer_slot_totals(struct tracer *t, const struct trace_slot *slot, struct sel_totals *tot)
@@ -49,6 +51,7 @@ static void past_add(const struct slot_past *p, struct sel_totals *tot)
 	tot->unit_judged += p->unit_judged;
 	tot->unit_rejected += p->unit_rejected;
 	tot->filtered += p->unit_rejected;
+	tot->vars_expired += p->vars_expired;
 	tot->agg_stack_cut += out_slot_hist_cuts(p->out);
 	out_slot_counts(p->out, &tot->delivered, &tot->sink_errors, tot->errnos);
 }
@@ -100,7 +103,8 @@ int tracer_keep_counts(struct tracer *t, const struct sel_state *st, unsigned id
 		*p = (struct slot_past){ .event = slot->event, .out = out_slot_ref(slot->out),
 					 .suppressed = slot->suppressed,
 					 .unit_judged = slot->unit_judged,
-					 .unit_rejected = slot->unit_rejected };
+					 .unit_rejected = slot->unit_rejected,
+					 .vars_expired = slot->vars_expired };
 		loader_slot_stats(t->ld, slot->id, &p->bpf);
 	}
 	return 0;
@@ -140,6 +144,7 @@ void tracer_all_totals(struct tracer *t, struct sel_totals *sum)
 			loader_slot_stats(t->ld, slot->id, &bpf);
 			sum->agg_dropped += bpf.agg_dropped;
 			sum->agg_nostack += bpf.agg_nostack;
+			sum->vars_dropped += bpf.vars_dropped;
 		}
 		sel_past_totals(&t->sels[i]->past, sum);
 	}
@@ -164,8 +169,8 @@ const struct record_counts *tracer_record_counts(struct tracer *t)
 static void report_selection(struct tracer *t, const char *name, const struct sel_totals *tot,
 			     size_t n_events, bool final, bool removed, uint64_t skipped)
 {
-	char f[22][160], errs[128], units[160] = "";
-	const char *fields[22];
+	char f[25][160], errs[128], units[160] = "", trig[200] = "";
+	const char *fields[25];
 
 	sink_errnos_format(tot->errnos, errs, sizeof(errs));
 	snprintf(f[0], sizeof(f[0]), "TRACE_STATS=1");
@@ -202,6 +207,18 @@ static void report_selection(struct tracer *t, const char *name, const struct se
 		 (unsigned long long)tot->unit_rejected);
 	snprintf(f[21], sizeof(f[21]), "TRACE_STATS_UNIT_UNJUDGED=%llu",
 		 (unsigned long long)tot->unit_unjudged);
+	/* Inter-event triggers: every event counted once still (unmatched is
+	 * an outcome of its own); the starts are counted apart from events. */
+	snprintf(f[22], sizeof(f[22]), "TRACE_STATS_UNMATCHED=%llu", (unsigned long long)tot->unmatched);
+	snprintf(f[23], sizeof(f[23]), "TRACE_STATS_VARS_DROPPED=%llu",
+		 (unsigned long long)tot->vars_dropped);
+	snprintf(f[24], sizeof(f[24]), "TRACE_STATS_VARS_EXPIRED=%llu",
+		 (unsigned long long)tot->vars_expired);
+	if (tot->unmatched || tot->vars_dropped || tot->vars_expired)
+		snprintf(trig, sizeof(trig), "; triggers: %llu unmatched (no start for the key), "
+			 "%llu starts without room, %llu starts aged out",
+			 (unsigned long long)tot->unmatched, (unsigned long long)tot->vars_dropped,
+			 (unsigned long long)tot->vars_expired);
 	if (tot->unit_judged || tot->unit_unjudged)
 		snprintf(units, sizeof(units), "; Unit=: %llu judged by the daemon (%llu rejected), "
 			 "%llu not judged (Aggregate=)", (unsigned long long)tot->unit_judged,
@@ -209,7 +226,7 @@ static void report_selection(struct tracer *t, const char *name, const struct se
 	for (size_t i = 0; i < ARRAY_SIZE(f); i++)
 		fields[i] = f[i];
 	sink_message(t->sink, LOG_INFO, fields, ARRAY_SIZE(fields),
-		     "%s: selection %s%s: %llu delivered, %llu lost, %llu suppressed, %llu sink errors%s%s%s, %llu filtered out, %llu aggregated, %llu dropped (histogram full: %llu, no stack: %llu); %llu syscall strings unreadable; %llu stacks cut, %llu stacks lost; %llu aggregated under a cut stack%s",
+		     "%s: selection %s%s: %llu delivered, %llu lost, %llu suppressed, %llu sink errors%s%s%s, %llu filtered out, %llu aggregated, %llu dropped (histogram full: %llu, no stack: %llu); %llu syscall strings unreadable; %llu stacks cut, %llu stacks lost; %llu aggregated under a cut stack%s%s",
 		     final ? "summary" : "stats", name, removed ? " (removed by a reload)" : "",
 		     (unsigned long long)tot->delivered, (unsigned long long)tot->lost,
 		     (unsigned long long)tot->suppressed, (unsigned long long)tot->sink_errors,
@@ -219,7 +236,7 @@ static void report_selection(struct tracer *t, const char *name, const struct se
 		     (unsigned long long)(tot->agg_dropped - tot->agg_nostack),
 		     (unsigned long long)tot->agg_nostack, (unsigned long long)tot->unreadable,
 		     (unsigned long long)tot->stack_cut, (unsigned long long)tot->stack_lost,
-		     (unsigned long long)tot->agg_stack_cut, units);
+		     (unsigned long long)tot->agg_stack_cut, units, trig);
 }
 
 /* What became of the user stack frames (StackTrace=user): each is named,
@@ -315,7 +332,7 @@ static void event_line(FILE *out, const char *sel, const struct tp_event *e,
 {
 	if (!tot->hits && !tot->delivered)
 		return;
-	fprintf(out, "tracerd:   %-12s %s:%s delivered=%llu lost=%llu suppressed=%llu sink_errors=%llu filtered=%llu aggregated=%llu agg_dropped=%llu agg_no_stack=%llu agg_stack_cut=%llu unreadable=%llu stack_cut=%llu stack_lost=%llu agg_compiled=%llu unit_judged=%llu unit_rejected=%llu unit_unjudged=%llu\n",
+	fprintf(out, "tracerd:   %-12s %s:%s delivered=%llu lost=%llu suppressed=%llu sink_errors=%llu filtered=%llu aggregated=%llu agg_dropped=%llu agg_no_stack=%llu agg_stack_cut=%llu unreadable=%llu stack_cut=%llu stack_lost=%llu agg_compiled=%llu unit_judged=%llu unit_rejected=%llu unit_unjudged=%llu unmatched=%llu vars_dropped=%llu vars_expired=%llu\n",
 		sel, e->system, e->name,
 		(unsigned long long)tot->delivered, (unsigned long long)tot->lost,
 		(unsigned long long)tot->suppressed, (unsigned long long)tot->sink_errors,
@@ -324,7 +341,9 @@ static void event_line(FILE *out, const char *sel, const struct tp_event *e,
 		(unsigned long long)tot->agg_stack_cut, (unsigned long long)tot->unreadable,
 		(unsigned long long)tot->stack_cut, (unsigned long long)tot->stack_lost,
 		(unsigned long long)tot->agg_compiled, (unsigned long long)tot->unit_judged,
-		(unsigned long long)tot->unit_rejected, (unsigned long long)tot->unit_unjudged);
+		(unsigned long long)tot->unit_rejected, (unsigned long long)tot->unit_unjudged,
+		(unsigned long long)tot->unmatched, (unsigned long long)tot->vars_dropped,
+		(unsigned long long)tot->vars_expired);
 }
 
 /* Adds what p's entries for e counted to tot. */

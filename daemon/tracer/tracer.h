@@ -26,6 +26,7 @@ struct slot_past {
 	struct event_stats bpf;		/* the program's, final once detached */
 	uint64_t suppressed;
 	uint64_t unit_judged, unit_rejected;
+	uint64_t vars_expired;
 };
 
 struct sel_past {
@@ -78,7 +79,8 @@ struct tracer {
 		unsigned set;
 		uint64_t id;
 	} unit_last;
-	bool synth_written[TRACERD_SYNTH_EVENTS];	/* synth_subs entries with slots */
+	bool synth_written[TRACERD_SYNTH_EVENTS];
+	uint64_t vars_swept_usec;	/* the last tracer_vars_tick() sweep */	/* synth_subs entries with slots */
 	uint64_t *lost_seen;		/* per CPU: the ring buffer's losses passed to the sink */
 	size_t n_lost_seen;
 	/* task_struct's comm for emitted programs' headers, 0: the helper
@@ -207,6 +209,9 @@ void sel_state_free(struct tracer *t, struct sel_state *st);
  * written, with each synthetic event's selections; tracer_link_check(),
  * the same on what tracer_check() built, without slots. */
 int tracer_link(struct tracer *t, struct sel_state **sels, size_t n, struct diag *d);
+/* Ages out the triggers' variables (VariableMaxAgeSec=); now in usec of
+ * CLOCK_MONOTONIC, the clock of bpf_ktime_get_ns(). */
+void tracer_vars_tick(struct tracer *t, uint64_t now_usec);
 int tracer_link_check(struct registry *reg, struct hist ***hists, struct tp_event ***events,
 		      const size_t *n_events, size_t n, struct diag *d);
 

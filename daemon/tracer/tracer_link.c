@@ -112,3 +112,35 @@ int tracer_link_check(struct registry *reg, struct hist ***hists, struct tp_even
 		}
 	return hist_link(items, n_items, &f, d);
 }
+
+static void on_expired(void *userdata, unsigned slot)
+{
+	struct tracer *t = userdata;
+
+	if (slot < TRACERD_MAX_EVENTS && t->cons->slots[slot])
+		t->cons->slots[slot]->vars_expired++;
+}
+
+/* Called each second: every tenth of VariableMaxAgeSec= (at least a
+ * second), the variables not set for VariableMaxAgeSec= go. Only while a
+ * trigger keeps variables: the walk reads the map entry by entry. */
+void tracer_vars_tick(struct tracer *t, uint64_t now_usec)
+{
+	uint64_t age = t->cfg.variable_max_age_sec * 1000000ULL, every = age / 10;
+	bool any = false;
+
+	if (every < 1000000ULL)
+		every = 1000000ULL;
+	if (now_usec < t->vars_swept_usec + every)
+		return;
+	for (size_t i = 0; i < t->n_sels && !any; i++)
+		for (size_t k = 0; k < t->sels[i]->n_slots && !any; k++) {
+			const struct hist *h = t->sels[i]->slots[k]->hist;
+
+			any = h && h->is_trigger && h->trig.store;
+		}
+	if (!any && !t->vars_swept_usec)
+		return;
+	t->vars_swept_usec = now_usec;
+	loader_vars_sweep(t->ld, now_usec * 1000, age * 1000, on_expired, t);
+}
