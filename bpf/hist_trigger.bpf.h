@@ -29,6 +29,15 @@ struct {
 	__type(value, struct hist_var_val);
 } hist_vars SEC(".maps");
 
+/* onmax()/onchange(): by the histogram's own key (slot, generation, key),
+ * read out and deleted with its entry by the daemon's dump. */
+struct {
+	__uint(type, BPF_MAP_TYPE_HASH);
+	__uint(max_entries, TRACERD_TRACK_ENTRIES);
+	__type(key, struct agg_key_small);
+	__type(value, struct hist_track_val);
+} hist_track SEC(".maps");
+
 struct {
 	__uint(type, BPF_MAP_TYPE_ARRAY);
 	__uint(max_entries, TRACERD_SYNTH_EVENTS);
@@ -48,6 +57,7 @@ struct trigger_scratch {
 	__u64 pid_tgid;
 	__u32 pending, next, synth, len;
 	__u32 unresolved;
+	struct hist_track_val trk;	/* an onmax()/onchange() entry, being made */
 	__u8 rec_out[2 * TRACERD_SYNTH_REC];
 };
 
@@ -57,6 +67,7 @@ struct trigger_ctx {
 	struct trigger_scratch *t;
 	const struct hist_trigger *tr;
 	const __u8 *rec;
+	const struct synth_param *params;	/* the action's, or the saves */
 };
 
 #define HT_VAR_MASK (TRACERD_HIST_VARS - 1)
@@ -140,7 +151,7 @@ static long trigger_param_cb(__u32 i, void *data)
 {
 	struct trigger_ctx *c = data;
 	struct trigger_scratch *t = c->t;
-	const struct synth_param *p = &c->tr->params[i & (TRACERD_SYNTH_PARAMS - 1)];
+	const struct synth_param *p = &c->params[i & (TRACERD_SYNTH_PARAMS - 1)];
 	__u8 *dst = t->rec_out + (p->off & (TRACERD_SYNTH_REC - 1));
 	__u64 v;
 
@@ -198,6 +209,33 @@ static __always_inline void trigger_store(__u32 slot, const struct hist_trigger 
 	}
 	v->stamp = t->ts;
 	__sync_fetch_and_or(&v->set, mask);
+}
+
+/* onmax()/onchange(): the entry's tracked value, and the saved fields of
+ * the event that set it (built in rec_out, as a record is), as the
+ * kernel's ontrack_action(): a new maximum above, or any change from, the
+ * value so far (0 at first). */
+static __always_inline void trigger_track(struct trigger_ctx *c, struct agg_scratch *a,
+					  struct event_stats *st)
+{
+	const struct hist_trigger *tr = c->tr;
+	struct trigger_scratch *t = c->t;
+	struct hist_track_val *v = bpf_map_lookup_elem(&hist_track, &a->hdr);
+	__u64 val = t->vv.vals[tr->track_var & HT_VAR_MASK], old = v ? v->val : 0;
+
+	if (tr->track == TRACK_MAX ? val <= old : val == old)
+		return;
+	c->params = tr->saves;
+	bpf_loop(tr->n_saves, trigger_param_cb, c, 0);
+	if (v) {
+		v->val = val;
+		__builtin_memcpy(v->saved, t->rec_out, TRACERD_TRACK_BYTES);
+		return;
+	}
+	t->trk.val = val;
+	__builtin_memcpy(t->trk.saved, t->rec_out, TRACERD_TRACK_BYTES);
+	if (bpf_map_update_elem(&hist_track, &a->hdr, &t->trk, BPF_ANY))
+		st->vars_dropped++;
 }
 
 #endif

@@ -334,6 +334,7 @@ static __always_inline void trigger_fire(void *ctx, struct trigger_ctx *c, struc
 	struct trigger_scratch *t = &s->trig;
 
 	*(__u64 *)t->rec_out = (__u64)tr->synth_id | (__u64)(__u32)t->pid_tgid << 32;
+	c->params = tr->params;
 	bpf_loop(tr->n_params, trigger_param_cb, c, 0);
 	t->len = tr->synth_size;
 	t->synth = tr->synth - 1;
@@ -388,6 +389,8 @@ static __always_inline void trigger_run(void *ctx, __u32 slot, struct event_stat
 	st->aggregated++;
 	if (tr->store && tr->n_vars)
 		trigger_store(slot, tr, t, st);
+	if (tr->track)	/* before the action, which hands rec_out on */
+		trigger_track(&c, a, st);
 	if (tr->synth)
 		trigger_fire(ctx, &c, s, st);
 }

@@ -567,6 +567,20 @@ struct synth_param {
 	__u32 pad;
 };
 
+/* onmax($var).save(...) and onchange($var).save(...): per histogram entry,
+ * the tracked value and the saved fields of the event that set it, each in
+ * a cell of TRACERD_TRACK_CELL bytes (a number in 8, a string NUL-ended). */
+enum { TRACK_NONE = 0, TRACK_MAX, TRACK_CHANGE };
+#define TRACERD_TRACK_SAVES	8
+#define TRACERD_TRACK_CELL	32
+#define TRACERD_TRACK_BYTES	(TRACERD_TRACK_SAVES * TRACERD_TRACK_CELL)
+#define TRACERD_TRACK_ENTRIES	(1u << 13)
+
+struct hist_track_val {
+	__u64 val;
+	__u8 saved[TRACERD_TRACK_BYTES];
+};
+
 struct hist_trigger {
 	__u32 n_vars, n_refs;
 	__u32 store;		/* another trigger reads these variables: keep them */
@@ -577,6 +591,11 @@ struct hist_trigger {
 	struct hist_ref refs[TRACERD_HIST_VARS];
 	struct hist_expr vars[TRACERD_HIST_VARS];
 	struct synth_param params[TRACERD_SYNTH_PARAMS];
+	__u32 track;		/* TRACK_MAX, TRACK_CHANGE: of variable track_var */
+	__u32 track_var;
+	__u32 n_saves;
+	__u32 pad2;
+	struct synth_param saves[TRACERD_TRACK_SAVES];
 };
 
 /* The slots of the selections of a synthetic event, which its action fires. */

@@ -58,7 +58,7 @@ struct hist_term_spec {
 /* name=EXPR */
 struct hist_var_spec {
 	char *name;
-	int off;
+	int off, end;		/* the definition's text: name to the end of EXPR */
 	struct hist_term_spec terms[TRACERD_HIST_TERMS];
 	size_t n_terms;
 };
@@ -72,6 +72,17 @@ struct hist_action_spec {
 	struct hist_opnd_spec params[TRACERD_SYNTH_PARAMS];
 	size_t n_params;
 	int params_off;
+	int start, end;		/* its text, for the trigger line */
+};
+
+/* onmax($var).save(fields) or onchange($var).save(fields) */
+struct hist_track_spec {
+	int kind;		/* TRACK_MAX, TRACK_CHANGE */
+	char *var;
+	int var_off;
+	struct hist_opnd_spec saves[TRACERD_TRACK_SAVES];
+	size_t n_saves;
+	int start, end;
 };
 
 struct hist_spec {
@@ -86,6 +97,8 @@ struct hist_spec {
 	size_t n_vars;
 	struct hist_action_spec action;
 	bool has_action;
+	struct hist_track_spec track;
+	bool has_track;
 };
 
 int hist_parse(const struct filter_text *src, struct hist_spec *spec);
@@ -183,6 +196,8 @@ struct hist_entry {
 	const uint8_t *key;	/* desc.key_size bytes */
 	uint64_t hitcount;
 	uint64_t sums[TRACERD_AGG_VALS];
+	bool tracked;		/* onmax()/onchange(): its value and saved fields */
+	struct hist_track_val track;
 };
 
 struct hist_format_opts {

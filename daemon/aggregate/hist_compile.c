@@ -231,6 +231,16 @@ static void print_fref(const struct hist_fref *f, struct strbuf *out)
 		sb_printf(out, "=%llu", (unsigned long long)f->buckets);
 }
 
+static bool uses_timestamp(const struct hist *h)
+{
+	for (size_t i = 0; i < h->trig.n_vars; i++)
+		for (size_t k = 0; k < h->trig.vars[i].n_terms; k++)
+			if (h->trig.vars[i].terms[k].op.kind == HOP_TS ||
+			    h->trig.vars[i].terms[k].op.kind == HOP_TS_USECS)
+				return true;
+	return false;
+}
+
 /* The trigger as the kernel prints it at the top of its hist file. */
 static int trigger_text(struct hist *h)
 {
@@ -250,12 +260,23 @@ static int trigger_text(struct hist *h)
 		sb_putc(&sb, ',');
 		print_fref(&h->spec.vals[i], &sb);
 	}
+	for (size_t i = 0; i < h->spec.n_vars; i++)	/* as the kernel: after vals */
+		sb_printf(&sb, ":%.*s", h->spec.vars[i].end - h->spec.vars[i].off,
+			  h->expr + h->spec.vars[i].off);
 	sb_puts(&sb, ":sort=");
 	for (size_t i = 0; i < h->n_sort; i++)
 		sb_printf(&sb, "%s%s%s", i ? "," : "",
 			  h->sort[i].kind == HS_HITCOUNT ? "hitcount" : h->spec.sort[i].name,
 			  h->sort[i].descending ? ".descending" : "");
 	sb_printf(&sb, ":size=%u", h->spec.size);
+	if (uses_timestamp(h))	/* bpf_ktime_get_ns(): the kernel's mono clock */
+		sb_puts(&sb, ":clock=mono");
+	if (h->spec.has_track)
+		sb_printf(&sb, ":%.*s", h->spec.track.end - h->spec.track.start,
+			  h->expr + h->spec.track.start);
+	if (h->spec.has_action)
+		sb_printf(&sb, ":%.*s", h->spec.action.end - h->spec.action.start,
+			  h->expr + h->spec.action.start);
 	if (sb.oom) {
 		sb_free(&sb);
 		return -ENOMEM;

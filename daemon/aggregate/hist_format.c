@@ -234,6 +234,31 @@ void hist_format_key(const struct hist *h, size_t i, const uint8_t *key,
 	sb_free(&t);
 }
 
+/* onmax()/onchange(): as the kernel's track_data_print(); an entry whose
+ * value never moved from 0 shows 0 and nothing saved, as the kernel's
+ * zeroed element does. */
+static void format_track(const struct hist *h, const struct hist_entry *e, struct strbuf *out)
+{
+	const struct hist_trigger *t = &h->trig;
+
+	sb_printf(out, "\n\t%s: %10" PRIu64, t->track == TRACK_MAX ? "max" : "changed",
+		  e->tracked ? (uint64_t)e->track.val : 0);
+	for (size_t i = 0; i < t->n_saves; i++) {
+		const uint8_t *cell = e->track.saved + t->saves[i].off;
+		const char *name = h->spec.track.saves[i].name;
+		uint64_t v = 0;
+
+		if (t->saves[i].src.kind == HOP_STR || t->saves[i].src.kind == HOP_COMM) {
+			sb_printf(out, "  %s: %-32.*s", name, e->tracked ? TRACERD_TRACK_CELL : 0,
+				  (const char *)cell);
+			continue;
+		}
+		if (e->tracked)
+			memcpy(&v, cell, sizeof(v));
+		sb_printf(out, "  %s: %10" PRIu64, name, v);
+	}
+}
+
 static void format_entry(const struct hist *h, const struct hist_entry *e,
 			 const struct hist_format_opts *o, struct strbuf *out)
 {
@@ -251,6 +276,8 @@ static void format_entry(const struct hist *h, const struct hist_entry *e,
 	for (size_t i = 0; i < h->n_vals; i++)
 		sb_printf(out, h->vals[i].hex ? "  %s: %10" PRIx64 : "  %s: %10" PRIu64,
 			  h->vals[i].name, e->sums[i]);
+	if (h->trig.track)
+		format_track(h, e, out);
 	sb_putc(out, '\n');
 }
 

@@ -17,7 +17,7 @@ int hist_maps_init(struct hist_maps *m, int descs, int budgets, const int keys[A
 
 	/* The values are shared by the CPUs (atomic adds): one per entry. */
 	*m = (struct hist_maps){ .descs = descs, .budgets = budgets, .stacks = stacks, .ncpu = 1,
-				 .sync_outer = -1, .sync_inner = -1 };
+				 .sync_outer = -1, .sync_inner = -1, .track = -1 };
 	memcpy(m->keys, keys, sizeof(m->keys));
 	m->sync_inner = bpf_map_create(BPF_MAP_TYPE_ARRAY, "tracerd_sync_in", 4, 4, 1, NULL);
 	if (m->sync_inner < 0)
@@ -215,6 +215,25 @@ static int collect_map(const struct hist_maps *m, const struct agg_desc *desc, i
 	return 0;
 }
 
+/* onmax()/onchange(): each entry's tracked value and saved fields, by the
+ * same key, read out and deleted with it (a trigger's key is the small
+ * map's, in its full layout). */
+static void collect_track(const struct hist_maps *m, uint32_t slot, uint32_t gen,
+			  struct hist_dump *d)
+{
+	struct {
+		struct agg_key_hdr hdr;
+		uint8_t data[TRACERD_AGG_SMALL];
+	} k = { .hdr = { .slot = slot, .gen = gen } };
+
+	if (m->track < 0)
+		return;
+	for (size_t i = 0; i < d->n; i++) {
+		memcpy(k.data, d->v[i].key, TRACERD_AGG_SMALL);
+		d->v[i].tracked = bpf_map_lookup_and_delete_elem(m->track, &k, &d->v[i].track) == 0;
+	}
+}
+
 /* The small map's entries of a slot that has some there besides its own
  * map's: keyed by stack id, or compact. */
 static enum key_form small_form(const struct agg_desc *desc)
@@ -246,6 +265,8 @@ int hist_collect(const struct hist_maps *m, const struct hist *h, uint32_t slot,
 	/* The entry pointers, now that the key array no longer moves. */
 	for (size_t i = 0; i < d->n; i++)
 		d->v[i].key = d->keys + i * key_size;
+	if (h->trig.track)
+		collect_track(m, slot, gen, d);
 	hist_stack_canon(h, d);
 	/* A string whose loc word says more than TRACERD_AGG_STR_SHORT bytes
 	 * but whose NUL comes before went to the large map under a key that a

@@ -11,6 +11,7 @@ struct hist_maps {
 	int descs, budgets;			/* map fds (the loader's) */
 	int keys[AGG_MAPS];			/* agg_small, agg_medium, agg_large */
 	int stacks;				/* stack ids' frames (agg_stacks) */
+	int track;				/* onmax()/onchange() (hist_track); -1: none */
 	int ncpu;				/* values per entry: 1, they are shared */
 	int sync_outer, sync_inner;		/* ours, for hist_wait_programs; -1: none */
 };

@@ -188,8 +188,7 @@ static int parse_assignment(struct hparser *p, struct hist_spec *spec, bool *hav
 	if (IS("onmatch"))
 		return hist_parse_onmatch(p, spec, start);
 	if (IS("onmax") || IS("onchange"))
-		return filter_error(p->src, start, "%.*s() is not supported yet: onmatch() is",
-				    (int)n, p->s + start);
+		return hist_parse_ontrack(p, spec, start, IS("onmax") ? TRACK_MAX : TRACK_CHANGE);
 	if (p->s[p->i] != '=')
 		return filter_error(p->src, p->i, "expected keys=, vals=, sort=, size=, a variable "
 				    "(NAME=EXPR) or onmatch()");

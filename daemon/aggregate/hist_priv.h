@@ -24,6 +24,8 @@ int hist_parse_name(struct hparser *p, char **ret, int *off, const char *what);
 int hist_parse_vars(struct hparser *p, struct hist_spec *spec, char *name, int name_off);
 /* onmatch(sys.event).ACTION: p is after "onmatch". */
 int hist_parse_onmatch(struct hparser *p, struct hist_spec *spec, int start);
+/* onmax(...) or onchange(...): p is after the word. */
+int hist_parse_ontrack(struct hparser *p, struct hist_spec *spec, int start, int kind);
 void hist_vars_done(struct hist_spec *spec);
 
 #endif

@@ -109,6 +109,38 @@ static int compile_operand(struct tcomp *c, const struct hist_opnd_spec *o, size
 	return compile_field(c, o, param, out);
 }
 
+/* onmax()/onchange(): the trigger's own variable, and the fields saved
+ * with it, each in its cell (a string cut to the cell, NUL-ended). */
+static int compile_track(struct tcomp *c)
+{
+	const struct hist_track_spec *s = &c->h->spec.track;
+	struct hist_trigger *t = &c->h->trig;
+	size_t v;
+
+	for (v = 0; v < c->h->spec.n_vars; v++)
+		if (!strcmp(c->h->spec.vars[v].name, s->var))
+			break;
+	if (v == c->h->spec.n_vars)
+		return filter_error(c->src, s->var_off, "$%s is not a variable of this trigger: "
+				    "%s() tracks one (NAME=EXPR)", s->var,
+				    s->kind == TRACK_MAX ? "onmax" : "onchange");
+	t->track = s->kind;
+	t->track_var = v;
+	t->n_saves = s->n_saves;
+	for (size_t i = 0; i < s->n_saves; i++) {
+		struct synth_param *p = &t->saves[i];
+		int r = compile_operand(c, &s->saves[i], c->h->spec.n_vars, true, &p->src);
+
+		if (r < 0)
+			return r;
+		p->off = i * TRACERD_TRACK_CELL;
+		p->size = 8;
+		if (p->src.kind == HOP_STR && p->src.size > TRACERD_TRACK_CELL - 1)
+			p->src.size = TRACERD_TRACK_CELL - 1;
+	}
+	return 0;
+}
+
 /* The variables' entries are keyed by the histogram's key, in the small
  * map's layout: numbers and char arrays that fit TRACERD_VAR_KEY bytes. */
 static int check_key(struct tcomp *c)
@@ -133,7 +165,7 @@ int hist_trigger_compile(const struct filter_text *src, struct hist *h, uint32_t
 	struct hist_trigger *t = &h->trig;
 	int r;
 
-	if (!h->spec.n_vars && !h->spec.has_action)
+	if (!h->spec.n_vars && !h->spec.has_action && !h->spec.has_track)
 		return 0;
 	h->is_trigger = true;
 	h->desc.trigger = 1;
@@ -164,5 +196,5 @@ int hist_trigger_compile(const struct filter_text *src, struct hist *h, uint32_t
 		if (r < 0)
 			return r;
 	}
-	return 0;
+	return h->spec.has_track ? compile_track(&c) : 0;
 }

@@ -11,6 +11,7 @@
  *   OPERAND: FIELD | common_timestamp[.usecs] | $VAR | NUMBER
  *   onmatch(SYS.EVENT).SYNTH(PARAM,...)  or  onmatch(SYS.EVENT).trace(SYNTH,PARAM,...)
  *   PARAM: $VAR | FIELD
+ *   onmax($VAR).save(FIELD,...)  or  onchange($VAR).save(FIELD,...)
  *
  * The kernel's arithmetic is u64; so is this. A term multiplies before it
  * divides; "/" takes a number only, as in the kernel. */
@@ -39,6 +40,9 @@ void hist_vars_done(struct hist_spec *spec)
 	free(spec->action.synth);
 	for (size_t i = 0; i < spec->action.n_params; i++)
 		opnd_done(&spec->action.params[i]);
+	free(spec->track.var);
+	for (size_t i = 0; i < spec->track.n_saves; i++)
+		opnd_done(&spec->track.saves[i]);
 }
 
 static int parse_number(struct hparser *p, uint64_t *v)
@@ -162,6 +166,7 @@ int hist_parse_vars(struct hparser *p, struct hist_spec *spec, char *name, int n
 		v = &spec->vars[spec->n_vars++];
 		*v = (struct hist_var_spec){ .name = name, .off = name_off };
 		r = parse_expr(p, v);
+		v->end = p->i;
 		if (r < 0 || p->s[p->i] != ',')
 			return r;
 		p->i++;
@@ -246,6 +251,57 @@ int hist_parse_onmatch(struct hparser *p, struct hist_spec *spec, int start)
 		else if (p->s[p->i] != ')')
 			return filter_error(p->src, p->i, "expected ',' and the params, or ')'");
 	}
+	a->start = start;
 	r = parse_params(p, a);
-	return r < 0 ? r : expect(p, ')', "',' or ')' after a param");
+	if (r >= 0)
+		r = expect(p, ')', "',' or ')' after a param");
+	a->end = p->i;
+	return r;
+}
+
+/* onmax($VAR).save(FIELD,...) or onchange($VAR).save(FIELD,...) */
+int hist_parse_ontrack(struct hparser *p, struct hist_spec *spec, int start, int kind)
+{
+	struct hist_track_spec *t = &spec->track;
+	const char *what = kind == TRACK_MAX ? "onmax" : "onchange";
+	char *action;
+	int off, r;
+
+	if (spec->has_track)
+		return filter_error(p->src, start, "one onmax() or onchange() per trigger");
+	spec->has_track = true;
+	t->kind = kind;
+	if ((r = expect(p, '(', "'(' and the variable to track")) < 0)
+		return r;
+	if (p->s[p->i] != '$')
+		return filter_error(p->src, p->i, "expected a variable of this trigger: %s($name)",
+				    what);
+	p->i++;
+	if ((r = hist_parse_name(p, &t->var, &t->var_off, "a variable's name")) < 0 ||
+	    (r = expect(p, ')', "')' after the variable")) < 0 ||
+	    (r = expect(p, '.', "'.' and an action: .save(fields)")) < 0)
+		return r;
+	t->var_off--;
+	r = hist_parse_name(p, &action, &off, "an action: save(fields)");
+	if (r < 0)
+		return r;
+	r = strcmp(action, "save");
+	free(action);
+	if (r)
+		return filter_error(p->src, off, "%s().%.*s() is not supported: .save(fields) is",
+				    what, p->i - off, p->s + off);
+	if ((r = expect(p, '(', "'(' and the fields to save")) < 0)
+		return r;
+	do {
+		if (t->n_saves == TRACERD_TRACK_SAVES)
+			return filter_error(p->src, p->i, "too many fields to save: at most %d",
+					    TRACERD_TRACK_SAVES);
+		r = parse_operand(p, &t->saves[t->n_saves++], true);
+		if (r < 0)
+			return r;
+	} while (p->s[p->i] == ',' && ++p->i);
+	t->start = start;
+	r = expect(p, ')', "',' or ')' after a field");
+	t->end = p->i;
+	return r;
 }

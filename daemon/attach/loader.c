@@ -215,9 +215,12 @@ int loader_hist_maps(struct loader *l, struct hist_maps *m)
 		[AGG_MAP_LARGE] = bpf_map__fd(l->skel->maps.agg_large),
 	};
 
-	return hist_maps_init(m, bpf_map__fd(l->skel->maps.agg_descs),
-			      bpf_map__fd(l->skel->maps.agg_budgets), keys,
-			      bpf_map__fd(l->skel->maps.agg_stacks));
+	int r = hist_maps_init(m, bpf_map__fd(l->skel->maps.agg_descs),
+			       bpf_map__fd(l->skel->maps.agg_budgets), keys,
+			       bpf_map__fd(l->skel->maps.agg_stacks));
+
+	m->track = bpf_map__fd(l->skel->maps.hist_track);
+	return r;
 }
 
 /* Every bpf() map read raises this CPU's bpf_prog_active while it copies,
@@ -387,6 +390,7 @@ struct bpf_program *loader_instance(struct loader *l, unsigned k, int *err)
 	    bpf_map__reuse_fd(s->maps.hist_triggers, bpf_map__fd(l->skel->maps.hist_triggers)) ||
 	    bpf_map__reuse_fd(s->maps.hist_vars, bpf_map__fd(l->skel->maps.hist_vars)) ||
 	    bpf_map__reuse_fd(s->maps.synth_subs, bpf_map__fd(l->skel->maps.synth_subs)) ||
+	    bpf_map__reuse_fd(s->maps.hist_track, bpf_map__fd(l->skel->maps.hist_track)) ||
 	    tracerd_bpf__load(s)) {
 		*err = -errno;
 		tracerd_bpf__destroy(s);
