@@ -187,6 +187,9 @@ static __always_inline bool agg_key_part(const struct agg_key_src *k, const __u8
 	case SRC_UNIT:
 		v = bpf_get_current_cgroup_id();
 		break;
+	case SRC_TIMESTAMP:
+		v = bpf_ktime_get_ns();
+		break;
 	default:
 		v = agg_load(rec, k->off, k->size, k->is_signed);
 	}
@@ -194,8 +197,18 @@ static __always_inline bool agg_key_part(const struct agg_key_src *k, const __u8
 		v = agg_log2(v);
 	else if (k->xform == AGG_X_BUCKETS && k->buckets)
 		v = v / k->buckets * k->buckets;
+	else if (k->xform == AGG_X_USECS)
+		v = (v + 500) / 1000;	/* the kernel's ns2usecs() */
 	*(__u64 *)dst = v;
 	return true;
+}
+
+/* vals=common_timestamp[.usecs] */
+static __always_inline __u64 agg_timestamp(__u32 ts)
+{
+	__u64 ns = bpf_ktime_get_ns();
+
+	return ts == AGG_X_USECS ? (ns + 500) / 1000 : ns;
 }
 
 /* Adds the event to an entry other CPUs may be adding to. */
@@ -210,7 +223,8 @@ static __always_inline void agg_add(struct agg_value *v, const struct agg_desc *
 
 		if (i >= ad->n_vals)
 			break;
-		__sync_fetch_and_add(&v->sums[i], agg_load(rec, s->off, s->size, s->is_signed));
+		__sync_fetch_and_add(&v->sums[i], s->ts ? agg_timestamp(s->ts) :
+				     agg_load(rec, s->off, s->size, s->is_signed));
 	}
 }
 

@@ -264,6 +264,7 @@ enum trace_src {
 	SRC_CGROUP,		/* Aggregate='s cgroup: the current cgroup v2 id */
 	SRC_UNIT,		/* Aggregate='s unit: the same id, merged by unit name
 				 * in the dump (the names live in userspace) */
+	SRC_TIMESTAMP,		/* Aggregate='s common_timestamp: bpf_ktime_get_ns() */
 };
 
 struct filter_insn {
@@ -401,7 +402,7 @@ struct event_stats {
  * TRACERD_HIST_STACK_FRAMES each, about 3 MiB, kept while tracerd runs. */
 #define TRACERD_AGG_STACK_IDS		(1u << 14)
 
-enum agg_xform { AGG_X_NONE = 0, AGG_X_LOG2, AGG_X_BUCKETS };
+enum agg_xform { AGG_X_NONE = 0, AGG_X_LOG2, AGG_X_BUCKETS, AGG_X_USECS };
 
 /* The hash maps of keys, by key size: a key is hashed as its map's whole
  * key, so a usual one (a comm, a number or two) is not hashed as 256
@@ -439,7 +440,7 @@ struct agg_val_src {
 	__u16 off;
 	__u8 size;
 	__u8 is_signed;
-	__u32 pad;
+	__u32 ts;		/* common_timestamp: 1, .usecs: AGG_X_USECS; 0: the field */
 };
 
 struct agg_desc {

@@ -21,6 +21,7 @@
 
 enum hist_mod {
 	HM_NONE, HM_HEX, HM_SYM, HM_SYM_OFFSET, HM_EXECNAME, HM_SYSCALL, HM_LOG2, HM_BUCKETS,
+	HM_USECS,
 };
 
 /* A key or value as written: name, one modifier; off are byte offsets into

@@ -44,7 +44,13 @@ static int resolve_key_field(struct hcomp *c, const struct hist_fref *f, struct 
 			     struct agg_key_src *s)
 {
 	struct field_source fs;
-	int r = resolve(c, f, &fs);
+	int r;
+
+	if (!strcmp(f->name, "common_timestamp")) {	/* the program's clock, not a field */
+		*s = (struct agg_key_src){ .src = SRC_TIMESTAMP, .width = 8 };
+		return 0;
+	}
+	r = resolve(c, f, &fs);
 
 	if (r == -EMEDIUMTYPE)
 		return filter_error(c->src, f->off, "%s is %s, an array: a key is a number or a string",
@@ -103,6 +109,8 @@ static int check_modifier(struct hcomp *c, const struct hist_fref *f, const stru
 {
 	if (f->mod == HM_NONE)
 		return 0;
+	if ((f->mod == HM_USECS) != (s->src == SRC_TIMESTAMP && f->mod == HM_USECS))
+		return filter_error(c->src, f->mod_off, ".usecs applies to common_timestamp only");
 	if (k->is_stack)
 		return filter_error(c->src, f->mod_off, "%s takes no modifier: it prints as the "
 				    "kernel's hist file prints it, a frame per line", f->name);
@@ -132,7 +140,8 @@ static int compile_key(struct hcomp *c, size_t i)
 	r = check_modifier(c, f, k, s);
 	if (r < 0)
 		return r;
-	s->xform = f->mod == HM_LOG2 ? AGG_X_LOG2 : f->mod == HM_BUCKETS ? AGG_X_BUCKETS : AGG_X_NONE;
+	s->xform = f->mod == HM_LOG2 ? AGG_X_LOG2 : f->mod == HM_BUCKETS ? AGG_X_BUCKETS :
+		   f->mod == HM_USECS ? AGG_X_USECS : AGG_X_NONE;
 	s->buckets = f->buckets;
 	s->key_off = k->key_off = c->key_off;
 	k->width = s->width;
@@ -150,7 +159,19 @@ static int compile_val(struct hcomp *c, size_t i)
 	const struct hist_fref *f = &c->h->spec.vals[i];
 	struct agg_val_src *s = &c->h->desc.vals[i];
 	struct field_source fs;
-	int r = resolve(c, f, &fs);
+	int r;
+
+	if (!strcmp(f->name, "common_timestamp")) {
+		if (f->mod != HM_NONE && f->mod != HM_USECS)
+			return filter_error(c->src, f->mod_off, ".%s does not apply to "
+					    "common_timestamp: only .usecs does", hist_mod_name(f->mod));
+		*s = (struct agg_val_src){ .ts = f->mod == HM_USECS ? AGG_X_USECS : 1 };
+		c->h->vals[i] = (struct hist_val){ .name = f->name };
+		return 0;
+	}
+	if (f->mod == HM_USECS)
+		return filter_error(c->src, f->mod_off, ".usecs applies to common_timestamp only");
+	r = resolve(c, f, &fs);
 
 	if (r < 0 && r != -EMEDIUMTYPE)
 		return r;

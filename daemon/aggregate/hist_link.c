@@ -99,6 +99,7 @@ static int link_action(struct hist *h, const struct tp_event *synth, unsigned in
 {
 	const struct hist_action_spec *a = &h->spec.action;
 	struct hist_trigger *t = &h->trig;
+	unsigned size = 8;
 	size_t k = 0;
 
 	for (size_t i = 0; i < synth->n_fields; i++) {
@@ -120,6 +121,9 @@ static int link_action(struct hist *h, const struct tp_event *synth, unsigned in
 					  f->name, field_is_string(f) ? "a string" : "a number");
 		p->off = f->offset;
 		p->size = f->size;
+		/* a u64 slot, a string STR_VAR_LEN_MAX bytes, as the kernel writes */
+		if (f->offset + (str ? TRACERD_SYNTH_STR : 8) > size)
+			size = f->offset + (str ? TRACERD_SYNTH_STR : 8);
 		if (str && p->src.size > f->size)
 			p->src.size = f->size;
 		if (str && p->src.kind == HOP_COMM && f->size < TRACERD_COMM_LEN)
@@ -131,13 +135,12 @@ static int link_action(struct hist *h, const struct tp_event *synth, unsigned in
 	if (k < a->n_params)
 		return link_error(h, a->params[k].off, d, "%s has %zu fields: this param is one "
 				  "too many", a->synth, k);
-	if (synth->fixed_size > TRACERD_SYNTH_REC)
+	if (size > TRACERD_SYNTH_REC)
 		return link_error(h, a->synth_off, d, "%s's record takes %u bytes: an action "
-				  "fills at most %d", a->synth, synth->fixed_size,
-				  TRACERD_SYNTH_REC);
+				  "fills at most %d", a->synth, size, TRACERD_SYNTH_REC);
 	t->synth = index + 1;
 	t->synth_id = synth->id;
-	t->synth_size = (synth->fixed_size + 7) & ~7u;	/* its u64 slots, as the kernel writes */
+	t->synth_size = size;
 	return 0;
 }
 

@@ -17,7 +17,7 @@
 static const char *const mod_names[] = {
 	[HM_NONE] = "", [HM_HEX] = "hex", [HM_SYM] = "sym", [HM_SYM_OFFSET] = "sym-offset",
 	[HM_EXECNAME] = "execname", [HM_SYSCALL] = "syscall", [HM_LOG2] = "log2",
-	[HM_BUCKETS] = "buckets",
+	[HM_BUCKETS] = "buckets", [HM_USECS] = "usecs",
 };
 
 const char *hist_mod_name(enum hist_mod m)
@@ -88,7 +88,7 @@ static int parse_modifier(struct hparser *p, struct hist_fref *f)
 			return m == HM_BUCKETS ? parse_buckets(p, f) : 0;
 		}
 	return filter_error(p->src, start, "unknown modifier '.%.*s': expected .hex, .sym, "
-			    ".sym-offset, .execname, .syscall, .log2 or .buckets=N", (int)n,
+			    ".sym-offset, .execname, .syscall, .log2, .buckets=N or .usecs", (int)n,
 			    p->s + start);
 }
 

@@ -358,7 +358,7 @@ static bool agg_part_here(const struct agg_key_src *k)
 static bool agg_sums_here(const struct agg_desc *a)
 {
 	for (uint32_t i = 0; i < a->n_vals; i++)
-		if (!agg_number(a->vals[i].off, a->vals[i].size))
+		if (a->vals[i].ts || !agg_number(a->vals[i].off, a->vals[i].size))
 			return false;
 	return true;
 }

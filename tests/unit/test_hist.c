@@ -114,6 +114,14 @@ static __u64 bpf_get_current_cgroup_id(void)
 	return 4242;	/* Aggregate='s unit and cgroup keys: checked live by units.sh */
 }
 
+/* common_timestamp: a clock the test sets. */
+static __u64 cur_ktime;
+
+static __u64 bpf_ktime_get_ns(void)
+{
+	return cur_ktime;
+}
+
 #include "../../bpf/aggregate.bpf.h"
 
 static size_t map_key_size(const void *map)
@@ -521,6 +529,164 @@ static void test_errors(void)
 	expect_error("kmem:kmalloc", "hist:keys=a,b,c,d", 16, "too many keys");
 }
 
+/* common_timestamp as a key (.usecs: rounded as ns2usecs()) and a value. */
+static void test_timestamp(void)
+{
+	struct hist *h = compile_ok("sched:sched_switch",
+				    "hist:keys=common_timestamp.usecs:vals=common_timestamp");
+	char *out;
+
+	if (!h)
+		return;
+	cur_ktime = 1499;	/* 1 usec */
+	fire();
+	cur_ktime = 1500;	/* 2, rounded up */
+	fire();
+	cur_ktime = 2400;
+	fire();
+	out = dump(h);
+	EXPECT_STREQ(body(out),
+		"{ common_timestamp:          1 } hitcount:          1  common_timestamp:       1499\n"
+		"{ common_timestamp:          2 } hitcount:          2  common_timestamp:       3900\n"
+		"\nTotals:\n    Hits: 3\n    Entries: 2\n    Dropped: 0\n");
+	free(out);
+	release(h);
+}
+
+/* Variables, references and actions compiled for the event; the trigger
+ * line as the kernel prints it. */
+static void test_trigger_compile(void)
+{
+	struct hist *w = compile_ok("sched:sched_waking", "hist:keys=pid:ts0=common_timestamp.usecs");
+	struct hist *s = compile_ok("sched:sched_switch", "hist:keys=next_pid:lat=common_timestamp."
+				    "usecs-$ts0,x=2*next_prio/3-prev_pid*4:onmatch(sched."
+				    "sched_waking).trace(wl,$lat,next_pid,next_comm) if next_pid > 0");
+	const struct hist_trigger *t;
+
+	if (w) {
+		EXPECT(w->is_trigger && w->desc.trigger && w->trig.n_vars == 1 && !w->trig.n_refs,
+		       "waking: vars %u refs %u", w->trig.n_vars, w->trig.n_refs);
+		EXPECT(w->trig.vars[0].terms[0].op.kind == HOP_TS_USECS, "ts0 kind %u",
+		       w->trig.vars[0].terms[0].op.kind);
+		EXPECT_STREQ(w->trigger, "hist:keys=pid:vals=hitcount:ts0=common_timestamp.usecs:"
+			     "sort=hitcount:size=2048:clock=mono");
+	}
+	if (s) {
+		t = &s->trig;
+		EXPECT(t->n_vars == 2 && t->n_refs == 1 && !strcmp(s->refs[0]->name, "ts0"),
+		       "switch: vars %u refs %u", t->n_vars, t->n_refs);
+		EXPECT(t->vars[0].n_terms == 2 && t->vars[0].terms[1].op.kind == HOP_REF &&
+		       t->vars[0].terms[1].neg, "lat: %u terms", t->vars[0].n_terms);
+		EXPECT(t->vars[1].terms[0].op.kind == HOP_FIELD && t->vars[1].terms[0].mul == 2 &&
+		       t->vars[1].terms[0].div == 3 && t->vars[1].terms[1].mul == 4 &&
+		       t->vars[1].terms[1].neg, "x: mul %llu div %llu",
+		       (unsigned long long)t->vars[1].terms[0].mul,
+		       (unsigned long long)t->vars[1].terms[0].div);
+		EXPECT(t->n_params == 3 && t->params[0].src.kind == HOP_VAR &&
+		       t->params[1].src.kind == HOP_FIELD && t->params[2].src.kind == HOP_STR &&
+		       t->params[2].src.size == 16, "params %u", t->n_params);
+		EXPECT(s->desc.key_size == 8, "key_size %u", s->desc.key_size);
+		EXPECT(strstr(s->trigger, ":onmatch(sched.sched_waking).trace(wl,$lat,next_pid,"
+			      "next_comm)"), "%s", s->trigger);
+		EXPECT(!strstr(s->trigger, " if "), "%s", s->trigger);
+	}
+	release(w);
+	release(s);
+}
+
+static void test_trigger_errors(void)
+{
+	size_t end;
+
+	expect_error("sched:sched_switch", "hist:keys=next_pid:a=$a", 21,
+		     "defined by this very expression");
+	expect_error("sched:sched_switch", "hist:keys=next_pid:a=$b,b=1", 21, "after it");
+	expect_error("sched:sched_switch", "hist:keys=next_pid:a=next_comm", 21,
+		     "an expression takes numbers");
+	expect_error("sched:sched_switch", "hist:keys=next_pid:a=next_pid/0", 30, "division by zero");
+	expect_error("sched:sched_switch", "hist:keys=next_pid:a=next_pid/x", 30,
+		     "expected a number after '/'");
+	expect_error("sched:sched_switch", "hist:keys=next_pid:a=common_timestamp.log2", 38,
+		     "expected no modifier here but .usecs");
+	expect_error("sched:sched_switch", "hist:keys=next_pid:a=1:a=2", 23, "defined twice");
+	expect_error("sched:sched_switch", "hist:keys=next_pid:a=nope", 21, "unknown field 'nope'");
+	expect_error("sched:sched_switch", "hist:keys=next_pid:onmax(a).save(x)", 25,
+		     "expected a variable of this trigger");
+	expect_error("sched:sched_switch", "hist:keys=next_pid:a=1:onmax($b).save(next_comm)", 29,
+		     "$b is not a variable of this trigger");
+	expect_error("sched:sched_switch", "hist:keys=next_pid:a=1:onmax($a).trace(x,$a)", 33,
+		     ".save(fields) is");
+	expect_error("sched:sched_switch", "hist:keys=next_pid:onmatch(sched.sched_waking).snapshot()",
+		     47, "is not supported");
+	expect_error("sched:sched_switch", "hist:keys=next_pid:onmatch(sched).x()", 32,
+		     "expected '.' between the system and the event");
+	expect_error("sched:sched_switch", "hist:keys=prev_comm,next_comm:a=1", 10,
+		     "keys of up to 24 bytes");
+	expect_error("sched:sched_switch", "hist:keys=next_pid.usecs", 19,
+		     ".usecs applies to common_timestamp only");
+	expect_error("sched:sched_switch", "hist:keys=next_pid:vals=common_timestamp.log2", 41,
+		     "only .usecs does");
+	/* The trailing filter: outside quotes and parentheses only. */
+	EXPECT(hist_split_if("hist:keys=a if b == 1", &end) == 15 && end == 11, "end %zu", end);
+	EXPECT(!hist_split_if("hist:keys=a:onmatch(x. if y).z()", &end), "split inside ()");
+	EXPECT(hist_split_if("hist:keys=a if comm == \"a if b\"", &end) == 15, "quoted");
+}
+
+static const struct tp_event *synth_event;
+
+static const struct tp_event *find_synth(void *userdata, const char *name, unsigned *index)
+{
+	(void)userdata;
+	*index = 3;
+	return synth_event && !strcmp(name, synth_event->name) ? synth_event : NULL;
+}
+
+/* hist_link(): a reference bound to the slot and variable that set it, the
+ * setter told to keep its variables, the params to the synthetic event's
+ * fields; and what cannot be bound, where it is written. */
+static void test_trigger_link(void)
+{
+	struct hist *w = compile_ok("sched:sched_waking", "hist:keys=pid:x=1,ts0=common_timestamp");
+	struct hist *s = compile_ok("sched:sched_switch", "hist:keys=next_pid:lat=common_timestamp"
+				    "-$ts0:onmatch(sched.sched_waking).wl($lat,next_pid,next_comm)");
+	struct hist_synth_finder f = { .find = find_synth };
+	struct tp_synth_error err;
+	struct tp_event *synth = NULL;
+	struct diag d = { 0 };
+
+	EXPECT(tp_synthetic_parse("wl u64 lat; pid_t pid; char comm[16]", TP_SYNTH_ID_FIRST + 3,
+				  &synth, &err) == 0, "synthetic: %s", err.expected);
+	synth_event = synth;
+	if (w && s && synth) {
+		struct hist_link_item items[] = {
+			{ .h = w, .e = w->e, .slot = 7 }, { .h = s, .e = s->e, .slot = 9 },
+		};
+		const struct hist_trigger *t = &s->trig;
+
+		EXPECT(hist_link(items, 2, &f, &d) == 0, "link: %s", d.msg);
+		EXPECT(t->refs[0].slot == 7 && t->refs[0].var == 1, "ref: slot %u var %u",
+		       t->refs[0].slot, t->refs[0].var);
+		EXPECT(w->trig.store && !t->store, "store %u %u", w->trig.store, t->store);
+		EXPECT(t->synth == 4 && t->synth_id == TP_SYNTH_ID_FIRST + 3 && t->synth_size == 24 + 256,
+		       "synth %u id %u size %u", t->synth, t->synth_id, t->synth_size);
+		EXPECT(t->params[0].off == 8 && t->params[1].off == 16 && t->params[1].size == 4 &&
+		       t->params[2].off == 24, "param offsets %u %u %u", t->params[0].off,
+		       t->params[1].off, t->params[2].off);
+		/* The setter alone: the reference has nothing to bind to. */
+		memset(&d, 0, sizeof(d));
+		EXPECT(hist_link(items + 1, 1, &f, &d) < 0 && strstr(d.msg, "onmatch(sched."
+		       "sched_waking): no selection's Aggregate= on sched:sched_waking sets variables"),
+		       "%s", d.msg);
+		synth_event = NULL;
+		memset(&d, 0, sizeof(d));
+		EXPECT(hist_link(items, 2, &f, &d) < 0 && strstr(d.msg, "no synthetic event wl"),
+		       "%s", d.msg);
+	}
+	release(w);
+	release(s);
+	tp_event_free(synth);
+}
+
 static void test_syscall_and_hex(void)
 {
 	static const char *const names[] = { "sys_read", "sys_write" };
@@ -757,6 +923,10 @@ int main(void)
 	RUN(test_short_strings);
 	RUN(test_overflow);
 	RUN(test_errors);
+	RUN(test_timestamp);
+	RUN(test_trigger_compile);
+	RUN(test_trigger_errors);
+	RUN(test_trigger_link);
 	RUN(test_syscall_and_hex);
 	RUN(test_stack_key);
 	RUN(test_stack_cut_and_none);
