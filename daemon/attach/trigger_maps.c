@@ -43,7 +43,9 @@ int loader_vars_sweep(struct loader *l, uint64_t now_ns, uint64_t max_age_ns,
 	while (bpf_map_get_next_key(fd, prev, &next) == 0) {
 		key = next;
 		prev = &key;
-		if (bpf_map_lookup_elem(fd, &key, &v) < 0 || now_ns - v.stamp < max_age_ns)
+		/* A stamp after now: set since now was read. */
+		if (bpf_map_lookup_elem(fd, &key, &v) < 0 || v.stamp >= now_ns ||
+		    now_ns - v.stamp < max_age_ns)
 			continue;
 		if (GROW(old, cap, n) < 0)
 			return -ENOMEM;

@@ -209,9 +209,9 @@ void sel_state_free(struct tracer *t, struct sel_state *st);
  * written, with each synthetic event's selections; tracer_link_check(),
  * the same on what tracer_check() built, without slots. */
 int tracer_link(struct tracer *t, struct sel_state **sels, size_t n, struct diag *d);
-/* Ages out the triggers' variables (VariableMaxAgeSec=); now in usec of
- * CLOCK_MONOTONIC, the clock of bpf_ktime_get_ns(). */
-void tracer_vars_tick(struct tracer *t, uint64_t now_usec);
+/* Ages out the triggers' variables (VariableMaxAgeSec=), called each
+ * second; due_usec, the timer's time (CLOCK_MONOTONIC). */
+void tracer_vars_tick(struct tracer *t, uint64_t due_usec);
 int tracer_link_check(struct registry *reg, struct hist ***hists, struct tp_event ***events,
 		      const size_t *n_events, size_t n, struct diag *d);
 

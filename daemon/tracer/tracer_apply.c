@@ -514,7 +514,7 @@ static int check_hist_room(struct tracer *t, struct sel_build *b, size_t n, stru
 	};
 	uint64_t used[AGG_MAPS] = { 0 };
 
-	for (size_t i = 0; i < t->n_sels; i++)
+	for (size_t i = 0; t && i < t->n_sels; i++)	/* NULL: --check-config, nothing runs */
 		for (size_t k = 0; k < t->sels[i]->n_slots; k++)
 			hist_room_add(t->sels[i]->slots[k]->hist, used);
 	for (size_t i = 0; i < n; i++) {
@@ -583,6 +583,8 @@ int tracer_check(struct registry *reg, const struct config *cfg, struct diag *d)
 
 		r = build_selection(reg, NULL, 0, &cfg->sels[n], &m, &b[n], d);
 	}
+	if (r >= 0)
+		r = check_hist_room(NULL, b, n, d);
 	if (r >= 0)
 		r = check_links(reg, b, n, d);
 	for (size_t i = 0; i < n; i++) {

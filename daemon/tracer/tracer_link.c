@@ -5,6 +5,7 @@
  * each synthetic event's selections to synth_subs, which its actions fire.
  * Kept selections are bound again too: a changed selection that sets their
  * variables has new slots. */
+#include "clock.h"
 #include "log.h"
 #include "tracer.h"
 #include "util.h"
@@ -124,14 +125,14 @@ static void on_expired(void *userdata, unsigned slot)
 /* Called each second: every tenth of VariableMaxAgeSec= (at least a
  * second), the variables not set for VariableMaxAgeSec= go. Only while a
  * trigger keeps variables: the walk reads the map entry by entry. */
-void tracer_vars_tick(struct tracer *t, uint64_t now_usec)
+void tracer_vars_tick(struct tracer *t, uint64_t due_usec)
 {
 	uint64_t age = t->cfg.variable_max_age_sec * 1000000ULL, every = age / 10;
 	bool any = false;
 
 	if (every < 1000000ULL)
 		every = 1000000ULL;
-	if (now_usec < t->vars_swept_usec + every)
+	if (due_usec < t->vars_swept_usec + every)
 		return;
 	for (size_t i = 0; i < t->n_sels && !any; i++)
 		for (size_t k = 0; k < t->sels[i]->n_slots && !any; k++) {
@@ -141,6 +142,8 @@ void tracer_vars_tick(struct tracer *t, uint64_t now_usec)
 		}
 	if (!any && !t->vars_swept_usec)
 		return;
-	t->vars_swept_usec = now_usec;
-	loader_vars_sweep(t->ld, now_usec * 1000, age * 1000, on_expired, t);
+	t->vars_swept_usec = due_usec;
+	/* The clock now, not the timer's due time (earlier): a start set
+	 * between the two is not old. */
+	loader_vars_sweep(t->ld, now_usec(CLOCK_MONOTONIC) * 1000, age * 1000, on_expired, t);
 }

@@ -20,7 +20,7 @@ static const struct bad {
 	{ "[Daemon] x\n", NULL, "t.conf:1:11: expected ']' to end the section header" },
 	{ "[Daemon]\njust words\n", NULL, "t.conf:2:1: expected Key=Value or [Section]" },
 	{ "[Daemon]\n\tFoo=1\n", NULL,
-	  "t.conf:2:2: unknown key 'Foo' in [Daemon]; expected RingBufferSize, WakeupBytes, Output, FlushIntervalMSec, StatsIntervalSec or RawPointers" },
+	  "t.conf:2:2: unknown key 'Foo' in [Daemon]; expected RingBufferSize, WakeupBytes, Output, FlushIntervalMSec, StatsIntervalSec, VariableMaxAgeSec or RawPointers" },
 	{ "[Daemon]\nRingBufferSzie=8M\n", NULL,
 	  "t.conf:2:1: unknown key 'RingBufferSzie' in [Daemon]; did you mean 'RingBufferSize'?" },
 	{ "[Daemon]\nringbuffersize=8M\n", NULL,
@@ -388,7 +388,7 @@ static void the_defaults_are_the_tables(void)
 static void the_expected_keys_are_the_tables(void)
 {
 	static const struct { const char *section, *pinned; } sections[] = {
-		{ "Daemon", "RingBufferSize, WakeupBytes, Output, FlushIntervalMSec, StatsIntervalSec or RawPointers" },
+		{ "Daemon", "RingBufferSize, WakeupBytes, Output, FlushIntervalMSec, StatsIntervalSec, VariableMaxAgeSec or RawPointers" },
 		{ "Store", "Directory, MaxUse, MaxFileSize, MaxFileSec, SyncIntervalSec or Compression" },
 		{ "Synthetic", "Event" },
 		{ "Selection", "Name, Events, Filter, Unit, Priority, RateLimit, RateLimitBurst, Output, Aggregate, AggregateIntervalSec, SyscallStrings or StackTrace" },
@@ -439,7 +439,7 @@ static void the_table_is_complete(void)
 		       "%s", t[i].key);
 		EXPECT(t[i].min <= t[i].max, "%s", t[i].key);
 	}
-	EXPECT(n == 25, "%zu keys", n);
+	EXPECT(n == 26, "%zu keys", n);
 }
 
 /* The command line's selection: options named after the keys, parsed as
