@@ -4,8 +4,8 @@
 # lists, and runs as written where that needs no workload (--list-events,
 # --describe, --check-config), or is checked by --check-config with the same
 # selection options (or -c FILE) where it would trace; every `make` target
-# it names exists; every file it names is there. And no document names a machine's
-# own paths (a developer's build folder, a home directory).
+# it names exists; every file it names is there. And no document names a
+# machine's own paths (a developer's build folder, a home directory).
 . "$(dirname "$0")/../lib.sh"
 need_root readme
 README=${README:-README.md}
