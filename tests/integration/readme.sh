@@ -3,9 +3,9 @@
 # lines; every `build/tracerd` command it shows uses options that --help
 # lists, and runs as written where that needs no workload (--list-events,
 # --describe, --check-config), or is checked by --check-config with the same
-# selection options where it would trace; every `make` target it names
-# exists; every file it names is there. And no document names a machine's
-# own paths (a developer's build folder, a home directory).
+# selection options (or -c FILE) where it would trace; every `make` target
+# it names exists; every file it names is there. And no document names a
+# machine's own paths (a developer's build folder, a home directory).
 . "$(dirname "$0")/../lib.sh"
 need_root readme
 README=${README:-README.md}
@@ -52,9 +52,14 @@ while read -r line; do
 		# It would trace: its selection is checked instead.
 		args=()
 		for a; do [ "$a" = -f ] || args+=("$a"); done
+		# (a config file's selections: that file is what is OK)
+		want="command line: OK"
+		for ((i = 0; i < ${#args[@]}; i++)); do
+			case ${args[i]} in -c|--config) want="${args[i + 1]:-}: OK" ;; esac
+		done
 		out=$("$TRACERD" --check-config "${args[@]}" 2>&1); rc=$?
 		check "README: '$line' passes --check-config (rc $rc)" \
-			[ "$rc" = 0 ] && grep -q "command line: OK" <<<"$out" ;;
+			[ "$rc" = 0 ] && grep -qF "$want" <<<"$out" ;;
 	esac
 done <"$TMP/cmds"
 
