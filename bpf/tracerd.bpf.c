@@ -150,7 +150,7 @@ static __always_inline __u64 copy_record(const struct event_desc *d, struct even
  * direct jump. */
 struct {
 	__uint(type, BPF_MAP_TYPE_PROG_ARRAY);
-	__uint(max_entries, 1);
+	__uint(max_entries, 2);
 	__type(key, __u32);
 	__type(value, __u32);
 } accept_prog SEC(".maps");
@@ -288,7 +288,7 @@ static __always_inline void synth_next(void *ctx, struct scratch *s, __u32 next)
 {
 	s->trig.next = next;
 	s->trig.pending = 1;
-	bpf_tail_call(ctx, &accept_prog, TRACERD_ACCEPT_PROG);
+	bpf_tail_call(ctx, &accept_prog, TRACERD_TRIGGER_PROG);
 	s->trig.pending = 0;
 }
 
@@ -428,8 +428,8 @@ int trace_event_class(void *ctx)
 		return PASS_ON;
 	}
 	if (d->agg == TRACERD_AGG_TRIGGER) {
-		bpf_tail_call(ctx, &accept_prog, TRACERD_ACCEPT_PROG);
-		st->lost++;	/* only if the accept program is missing */
+		bpf_tail_call(ctx, &accept_prog, TRACERD_TRIGGER_PROG);
+		st->lost++;	/* only if the trigger program is missing */
 		return PASS_ON;
 	}
 	class_accept(ctx, slot, d, st, s, pid_tgid, len, flags, early);
@@ -446,6 +446,35 @@ int trace_event_accept(void *ctx)
 {
 	__u32 slot = bpf_get_attach_cookie(ctx), zero = 0, flags = 0;
 	__u64 pid_tgid = bpf_get_current_pid_tgid(), len;
+	struct event_desc *d = bpf_map_lookup_elem(&events, &slot);
+	struct event_stats *st = bpf_map_lookup_elem(&stats, &slot);
+	struct scratch *s = bpf_map_lookup_elem(&scratch, &zero);
+
+	if (!d || !st || !s)
+		return PASS_ON;
+	if (d->agg == TRACERD_AGG_TRIGGER) {
+		bpf_tail_call(ctx, &accept_prog, TRACERD_TRIGGER_PROG);
+		st->lost++;	/* only if the trigger program is missing */
+		return PASS_ON;
+	}
+	if (class_unit_rejects(d, st, s, &flags))
+		return PASS_ON;
+	len = class_copy(d, st, s, ctx, pid_tgid, &flags, d->agg && d->filter_span);
+	class_accept(ctx, slot, d, st, s, pid_tgid, len, flags, false);
+	return PASS_ON;
+}
+
+/* An inter-event trigger's event, its filter passed (bpf/hist_trigger.bpf.h),
+ * or the synthetic record of an action on its way to the next selection of
+ * its event. A program of its own, loaded only for a config with triggers:
+ * its paths (the interpreter for a synthetic event's Filter=, a second
+ * accept) would cost every start ~65 ms of verification in the accept
+ * program. */
+SEC("tracepoint")
+int trace_event_trigger(void *ctx)
+{
+	__u32 slot = bpf_get_attach_cookie(ctx), zero = 0, flags = 0;
+	__u64 pid_tgid = bpf_get_current_pid_tgid();
 	struct scratch *s = bpf_map_lookup_elem(&scratch, &zero);
 	struct event_desc *d;
 	struct event_stats *st;
@@ -463,10 +492,7 @@ int trace_event_accept(void *ctx)
 		return PASS_ON;
 	if (class_unit_rejects(d, st, s, &flags))
 		return PASS_ON;
-	len = class_copy(d, st, s, ctx, pid_tgid, &flags, d->agg && d->filter_span);
-	if (d->agg == TRACERD_AGG_TRIGGER)
-		trigger_run(ctx, slot, st, s, pid_tgid);
-	else
-		class_accept(ctx, slot, d, st, s, pid_tgid, len, flags, false);
+	class_copy(d, st, s, ctx, pid_tgid, &flags, d->filter_span);
+	trigger_run(ctx, slot, st, s, pid_tgid);
 	return PASS_ON;
 }

@@ -15,6 +15,9 @@
 /* In the class program's `filters` program array: the program an emitted
  * filter hands a kept record to. */
 #define TRACERD_ACCEPT_PROG	0
+/* ...and where the accept program sends an inter-event trigger's event
+ * (bpf/hist_trigger.bpf.h): loaded only for a config that has one. */
+#define TRACERD_TRIGGER_PROG	1
 #define TRACERD_MAX_DYN		8	/* __data_loc fields per event */
 #define TRACERD_FILTER_INSNS	64	/* filter bytecode per event */
 #define TRACERD_FILTER_STR	64	/* bytes of a string constant, NUL included */

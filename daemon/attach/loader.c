@@ -115,8 +115,10 @@ static int load_bpf(struct loader *l, uint64_t ring_size, uint64_t wakeup_bytes,
 		diag_set(d, NULL, 0, 0, "cannot open the BPF object: %s", strerror(-r));
 		return r;
 	}
-	/* Loaded by its copies (loader_instance()), when a selection needs it. */
+	/* Loaded by its copies (loader_instance()), when a selection needs it;
+	 * the trigger program by loader_trigger_init(), for a config with one. */
 	bpf_program__set_autoload(l->skel->progs.trace_event_class, false);
+	bpf_program__set_autoload(l->skel->progs.trace_event_trigger, false);
 	bpf_map__set_max_entries(l->skel->maps.rb, ring_size);
 	bpf_map__set_max_entries(l->skel->maps.agg_stacks, stack_ids());
 	bpf_map__set_max_entries(l->skel->maps.unit_verdicts, unit_cgroups());
@@ -162,6 +164,7 @@ void loader_free(struct loader *l)
 {
 	if (!l)
 		return;
+	tracerd_bpf__destroy(l->trigger);
 	for (unsigned k = 0; k < TRACERD_PROG_INSTANCES; k++)
 		tracerd_bpf__destroy(l->extra[k]);
 	tracerd_bpf__destroy(l->skel);
@@ -339,6 +342,8 @@ void loader_stop_programs(struct loader *l)
 	for (unsigned k = 0; k < TRACERD_PROG_INSTANCES; k++)
 		if (l->extra[k])
 			__atomic_store_n(&l->extra[k]->bss->stopped, 1, __ATOMIC_RELEASE);
+	if (l->trigger)
+		__atomic_store_n(&l->trigger->bss->stopped, 1, __ATOMIC_RELEASE);
 }
 
 int loader_prog_count(struct loader *l)
@@ -349,55 +354,74 @@ int loader_prog_count(struct loader *l)
 
 	for (unsigned k = 0; k < TRACERD_PROG_INSTANCES; k++)
 		n += l->extra[k] != NULL;
-	return n + l->n_filter_progs;
+	return n + (l->trigger != NULL) + l->n_filter_progs;
 }
 
-/* Copy k of the class program, sharing every map with the skeleton. */
+/* Another instance of the object for program prog alone, sharing every
+ * map with the skeleton but its own .rodata (the same constants) and .bss
+ * (its own stop flag, set with the others'). */
+static struct tracerd_bpf *open_copy(struct loader *l, size_t prog_off, int *err)
+{
+	struct tracerd_bpf *s = tracerd_bpf__open();
+	struct bpf_program *p;
+	struct bpf_map *m;
+
+	if (!s) {
+		*err = -errno;
+		return NULL;
+	}
+	bpf_object__for_each_program(p, s->obj)
+		bpf_program__set_autoload(p, p == *(struct bpf_program **)((char *)&s->progs + prog_off));
+	*s->rodata = *l->skel->rodata;
+	s->bss->stopped = l->skel->bss->stopped;
+	bpf_object__for_each_map(m, s->obj) {
+		const struct bpf_map *from;
+
+		if (bpf_map__is_internal(m))
+			continue;
+		from = bpf_object__find_map_by_name(l->skel->obj, bpf_map__name(m));
+		if (!from || bpf_map__reuse_fd(m, bpf_map__fd(from))) {
+			*err = from ? -errno : -ENOENT;
+			tracerd_bpf__destroy(s);
+			return NULL;
+		}
+	}
+	if (tracerd_bpf__load(s)) {
+		*err = -errno;
+		tracerd_bpf__destroy(s);
+		return NULL;
+	}
+	return s;
+}
+
+/* Copy k of the class program. */
 struct bpf_program *loader_instance(struct loader *l, unsigned k, int *err)
 {
 	struct tracerd_bpf *s = l->extra[k];
 
 	if (s)
 		return s->progs.trace_event_class;
-	s = tracerd_bpf__open();
-	if (!s) {
-		*err = -errno;
+	s = open_copy(l, offsetof(__typeof__(s->progs), trace_event_class), err);
+	if (!s)
 		return NULL;
-	}
-	/* Emitted filters hand records to the first copy's accept program. */
-	bpf_program__set_autoload(s->progs.trace_event_accept, false);
-	s->rodata->wakeup_bytes = l->skel->rodata->wakeup_bytes;
-	s->rodata->self_tgid = l->skel->rodata->self_tgid;
-	s->rodata->pidns_dev = l->skel->rodata->pidns_dev;
-	s->rodata->pidns_ino = l->skel->rodata->pidns_ino;
-	s->rodata->unit_root_id = l->skel->rodata->unit_root_id;
-	s->rodata->unit_root_level = l->skel->rodata->unit_root_level;
-	s->bss->stopped = l->skel->bss->stopped;
-	if (bpf_map__reuse_fd(s->maps.rb, bpf_map__fd(l->skel->maps.rb)) ||
-	    bpf_map__reuse_fd(s->maps.events, bpf_map__fd(l->skel->maps.events)) ||
-	    bpf_map__reuse_fd(s->maps.stats, bpf_map__fd(l->skel->maps.stats)) ||
-	    bpf_map__reuse_fd(s->maps.lost_total, bpf_map__fd(l->skel->maps.lost_total)) ||
-	    bpf_map__reuse_fd(s->maps.scratch, bpf_map__fd(l->skel->maps.scratch)) ||
-	    bpf_map__reuse_fd(s->maps.accept_prog, bpf_map__fd(l->skel->maps.accept_prog)) ||
-	    bpf_map__reuse_fd(s->maps.agg_descs, bpf_map__fd(l->skel->maps.agg_descs)) ||
-	    bpf_map__reuse_fd(s->maps.agg_budgets, bpf_map__fd(l->skel->maps.agg_budgets)) ||
-	    bpf_map__reuse_fd(s->maps.agg_small, bpf_map__fd(l->skel->maps.agg_small)) ||
-	    bpf_map__reuse_fd(s->maps.agg_medium, bpf_map__fd(l->skel->maps.agg_medium)) ||
-	    bpf_map__reuse_fd(s->maps.agg_large, bpf_map__fd(l->skel->maps.agg_large)) ||
-	    bpf_map__reuse_fd(s->maps.agg_stacks, bpf_map__fd(l->skel->maps.agg_stacks)) ||
-	    bpf_map__reuse_fd(s->maps.unit_verdicts, bpf_map__fd(l->skel->maps.unit_verdicts)) ||
-	    bpf_map__reuse_fd(s->maps.unit_gen, bpf_map__fd(l->skel->maps.unit_gen)) ||
-	    bpf_map__reuse_fd(s->maps.hist_triggers, bpf_map__fd(l->skel->maps.hist_triggers)) ||
-	    bpf_map__reuse_fd(s->maps.hist_vars, bpf_map__fd(l->skel->maps.hist_vars)) ||
-	    bpf_map__reuse_fd(s->maps.synth_subs, bpf_map__fd(l->skel->maps.synth_subs)) ||
-	    bpf_map__reuse_fd(s->maps.hist_track, bpf_map__fd(l->skel->maps.hist_track)) ||
-	    tracerd_bpf__load(s)) {
-		*err = -errno;
-		tracerd_bpf__destroy(s);
-		return NULL;
-	}
 	l->extra[k] = s;
 	return s->progs.trace_event_class;
+}
+
+int loader_trigger_init(struct loader *l)
+{
+	__u32 k = TRACERD_TRIGGER_PROG;
+	int fd, r = 0;
+
+	if (l->trigger)
+		return 0;
+	l->trigger = open_copy(l, offsetof(__typeof__(l->trigger->progs), trace_event_trigger), &r);
+	if (!l->trigger)
+		return r;
+	fd = bpf_program__fd(l->trigger->progs.trace_event_trigger);
+	if (bpf_map_update_elem(bpf_map__fd(l->skel->maps.accept_prog), &k, &fd, BPF_ANY) < 0)
+		return -errno;
+	return 0;
 }
 
 static uint64_t prog_skipped(const struct tracerd_bpf *s)

@@ -47,6 +47,8 @@ int loader_hist_maps(struct loader *l, struct hist_maps *m);
  * none any more; its variables age out); the slots of the selections of
  * synthetic event index. */
 int loader_set_trigger(struct loader *l, unsigned slot, const struct hist_trigger *t);
+/* Loads the triggers' program (once), before the first trigger is bound. */
+int loader_trigger_init(struct loader *l);
 int loader_set_synth_subs(struct loader *l, unsigned index, const struct synth_subs *subs);
 /* Deletes the variables not set for max_age_ns: starts whose end never
  * came (*expired, by slot via cb) and read ones no longer used. */

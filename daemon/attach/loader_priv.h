@@ -18,6 +18,7 @@
 struct loader {
 	struct tracerd_bpf *skel;	/* the maps and the accept program */
 	struct tracerd_bpf *extra[TRACERD_PROG_INSTANCES];	/* the class program's copies */
+	struct tracerd_bpf *trigger;	/* inter-event triggers' program, once needed */
 	unsigned extra_users[TRACERD_PROG_INSTANCES];
 	int *filter_fds;		/* emitted filters loaded (filter_prog.c) */
 	size_t n_filter_progs, cap_filter_fds;

@@ -648,7 +648,9 @@ void emit_keep(struct emitter *e, int pass)
 	/* A constant key: the JIT makes this a direct jump. */
 	mov_reg(&e->a, R1, R_CTX);
 	ld_imm64(&e->a, R2, BPF_PSEUDO_MAP_FD, (uint32_t)e->m->accept_fd);
-	mov_imm(&e->a, R3, TRACERD_ACCEPT_PROG);
+	/* A trigger's event: straight to the triggers' program. */
+	mov_imm(&e->a, R3, e->m->agg && e->m->agg->trigger ? TRACERD_TRIGGER_PROG :
+			   TRACERD_ACCEPT_PROG);
 	call(&e->a, BPF_FUNC_tail_call);
 	/* Only if the accept program is missing: a hit neither filtered nor
 	 * written, so counted lost. */

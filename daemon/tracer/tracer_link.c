@@ -89,8 +89,11 @@ int tracer_link(struct tracer *t, struct sel_state **sels, size_t n, struct diag
 	if (r >= 0)
 		r = hist_link(items, n_items, &f, d);
 	for (size_t i = 0; i < n_items && r >= 0; i++)
-		if (items[i].h && items[i].h->is_trigger)
-			r = loader_set_trigger(t->ld, items[i].slot, &items[i].h->trig);
+		if (items[i].h && items[i].h->is_trigger) {
+			r = loader_trigger_init(t->ld);
+			if (r >= 0)
+				r = loader_set_trigger(t->ld, items[i].slot, &items[i].h->trig);
+		}
 	if (r >= 0)
 		r = write_subs(t, items, n_items);
 	return r;

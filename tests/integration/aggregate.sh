@@ -230,7 +230,7 @@ python3 "$CMP" "$TMP/hot.out" "$TMP/hot.trace" hot raw_syscalls:sys_enter syscal
 # Bad input: file:line:column, as for filters.
 bad() { bad_selection "$1" "Aggregate=$2" "$3"; }	# NAME AGGREGATE WANT-AFTER-PATH
 bad "unknown field" "hist:keys=bytes_rq" ":4:21: unknown field 'bytes_rq' in kmem:kmalloc; its fields are: call_site, ptr, bytes_req, bytes_alloc, gfp_flags, node, common_pid, comm, cpu, common_stacktrace"
-bad "unknown modifier" "hist:keys=bytes_req.lg2" ":4:31: unknown modifier '.lg2': expected .hex, .sym, .sym-offset, .execname, .syscall, .log2 or .buckets=N"
+bad "unknown modifier" "hist:keys=bytes_req.lg2" ":4:31: unknown modifier '.lg2': expected .hex, .sym, .sym-offset, .execname, .syscall, .log2, .buckets=N or .usecs"
 bad "a string with .log2" "hist:keys=comm.log2" ":4:26: comm is a string: .log2 applies to numbers"
 bad "size=0" "hist:keys=node:size=0" ":4:31: size=0 is out of range: the kernel takes 65 to 131072 entries (rounded up to a power of two)"
 
