@@ -6,6 +6,29 @@
 #include "loader_priv.h"
 #include "util.h"
 
+/* The variables of a slot that goes: its id may be a new trigger's later,
+ * whose references must not read them. */
+static int forget_vars(int fd, unsigned slot)
+{
+	_cleanup_free_ struct hist_var_key *old = NULL;
+	struct hist_var_key key, next;
+	size_t n = 0, cap = 0;
+	void *prev = NULL;
+
+	while (bpf_map_get_next_key(fd, prev, &next) == 0) {
+		key = next;
+		prev = &key;
+		if (key.slot != slot)
+			continue;
+		if (GROW(old, cap, n) < 0)
+			return -ENOMEM;
+		old[n++] = key;
+	}
+	for (size_t i = 0; i < n; i++)
+		bpf_map_delete_elem(fd, &old[i]);
+	return 0;
+}
+
 int loader_set_trigger(struct loader *l, unsigned slot, const struct hist_trigger *t)
 {
 	int fd = bpf_map__fd(l->skel->maps.hist_triggers);
@@ -14,7 +37,7 @@ int loader_set_trigger(struct loader *l, unsigned slot, const struct hist_trigge
 		return bpf_map_update_elem(fd, &slot, t, BPF_ANY) < 0 ? -errno : 0;
 	if (bpf_map_delete_elem(fd, &slot) < 0 && errno != ENOENT)
 		return -errno;
-	return 0;
+	return forget_vars(bpf_map__fd(l->skel->maps.hist_vars), slot);
 }
 
 int loader_set_synth_subs(struct loader *l, unsigned index, const struct synth_subs *subs)
