@@ -45,7 +45,36 @@ static void put_stdout(const struct sel_state *st, const struct trace_slot *slot
 	sb_free(&sb);
 }
 
-#define HIST_FIELDS (4 + TRACERD_AGG_KEYS + 1 + TRACERD_AGG_VALS)
+#define HIST_FIELDS (4 + TRACERD_AGG_KEYS + 1 + TRACERD_AGG_VALS + 1 + TRACERD_TRACK_SAVES)
+
+/* onmax()/onchange(): TRACE_HIST_MAX= (or _CHANGED=) and each saved field
+ * as TRACE_SAVED_<FIELD>=. */
+static size_t put_track(const struct hist *h, const struct hist_entry *e, char (*f)[2048])
+{
+	const struct hist_trigger *t = &h->trig;
+	char name[128];
+	size_t n = 0;
+
+	snprintf(f[n++], sizeof(f[0]), "TRACE_HIST_%s=%" PRIu64,
+		 t->track == TRACK_MAX ? "MAX" : "CHANGED", e->tracked ? (uint64_t)e->track.val : 0);
+	for (size_t i = 0; i < t->n_saves; i++) {
+		const uint8_t *cell = e->track.saved + t->saves[i].off;
+		char full[160];
+		uint64_t v = 0;
+
+		snprintf(full, sizeof(full), "saved_%s", h->spec.track.saves[i].name);
+		journal_field_name(full, name, sizeof(name));
+		if (t->saves[i].src.kind == HOP_STR || t->saves[i].src.kind == HOP_COMM) {
+			snprintf(f[n++], sizeof(f[0]), "%s=%.*s", name,
+				 e->tracked ? TRACERD_TRACK_CELL : 0, (const char *)cell);
+			continue;
+		}
+		if (e->tracked)
+			memcpy(&v, cell, sizeof(v));
+		snprintf(f[n++], sizeof(f[0]), "%s=%" PRIu64, name, v);
+	}
+	return n;
+}
 
 /* One journal entry per key: MESSAGE is the kernel's line for it. */
 static void put_entry(struct tracer *t, const struct sel_state *st, const struct trace_slot *slot,
@@ -75,6 +104,8 @@ static void put_entry(struct tracer *t, const struct sel_state *st, const struct
 		journal_field_name(h->vals[i].name, name, sizeof(name));
 		snprintf(f[n++], sizeof(f[0]), "%s=%" PRIu64, name, e->sums[i]);
 	}
+	if (h->trig.track)
+		n += put_track(h, e, f + n);
 	for (size_t i = 0; i < n; i++)
 		fields[i] = f[i];
 	hist_format(h, e, 1, 0, &o, &msg);	/* the entry is after the header */
