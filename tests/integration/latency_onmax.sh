@@ -15,7 +15,9 @@
 # entries' hitcounts the number of pairs (the switch's histogram counts only
 # the events whose $ts0 resolved). Each trigger also fires a synthetic event
 # with its value and fields (onmatch in the same trigger, the same read):
-# the dump must be exactly what the rule gives over those.
+# the dump must be exactly what the rule gives over those. (A start the
+# VariableMaxAgeSec= sweep deletes before its time, latency_age.sh, shows
+# here as a key's hitcount one below its number of kernel pairs.)
 . "$(dirname "$0")/../lib.sh"
 need_root latency_onmax
 TRACK=$(dirname "$0")/latency_track.py
@@ -31,6 +33,7 @@ lat_instance "tracerd-latmax-$$" "$F_WAKING" "$F_SWITCH" || { not_ok "latency_on
 cat >"$TMP/max.conf" <<EOF
 [Daemon]
 Output=stdout
+RingBufferSize=64M
 [Synthetic]
 Event=wakeup_max u64 lat; pid_t pid; char next_comm[16]; pid_t prev_pid; int prev_prio; char prev_comm[16]
 Event=wakeup_chg u64 lat; pid_t pid; pid_t prev_pid
@@ -61,6 +64,8 @@ Name=pairs
 Events=synthetic:wakeup_*
 EOF
 # waking_seen and switch_seen: the records BPF saw (latency_pair.py's as_bpf_saw).
+# Four records a pair, 60k pairs in 2 s: a ring with room for them all,
+# should the daemon fall behind on a loaded machine (8M lost some).
 
 echo 1 >"$INSTANCE/tracing_on"
 start_tracerd "$TMP/max.conf" "$TMP/out" || {
@@ -102,4 +107,5 @@ grep -A2 -E '^\{ next_pid' "$TMP/out" | sed 's/^/# /'
 
 python3 "$TRACK" "$TMP/out" "$TMP/trace" --misses "$misses" --exclude "$tids" \
 	--onmax onmax=wakeup_max --onchange onchange=wakeup_chg ||
-	{ [ -n "${LATENCY_KEEP:-}" ] && cp "$TMP/out" "$TMP/out.err" "$TMP/trace" "$LATENCY_KEEP/"; }
+	{ [ -n "${LATENCY_KEEP:-}" ] && echo "$tids" >"$TMP/tids" &&
+		cp "$TMP/out" "$TMP/out.err" "$TMP/trace" "$TMP/tids" "$LATENCY_KEEP/"; }
