@@ -53,7 +53,7 @@ cc "text after a section header" 1 ":1:11: expected ']' to end the section heade
 conf noeq $'[Daemon]\njust words\n'
 cc "a line without =" 1 ":2:1: expected Key=Value or [Section]"
 conf unkkey $'[Daemon]\n  Foo=1\n'
-cc "unknown [Daemon] key" 1 ":2:3: unknown key 'Foo' in [Daemon]; expected RingBufferSize, WakeupBytes, Output, FlushIntervalMSec, StatsIntervalSec or RawPointers" "      ^"
+cc "unknown [Daemon] key" 1 ":2:3: unknown key 'Foo' in [Daemon]; expected RingBufferSize, WakeupBytes, Output, FlushIntervalMSec, StatsIntervalSec, VariableMaxAgeSec or RawPointers" "      ^"
 conf typo $'[Daemon]\nRingBufferSzie=8M\n'
 cc "mistyped key: did you mean" 1 ":2:1: unknown key 'RingBufferSzie' in [Daemon]; did you mean 'RingBufferSize'?"
 conf typo2 $'[Selection]\nName=s\nevent=sched:sched_switch\n'
