@@ -100,6 +100,45 @@ make_instance() {
 	INSTANCE=$TRACEFS/instances/$name
 }
 
+# The inter-event trigger tests (latency*.sh). lat_python: LATWPY, a copy
+# of the interpreter (the binary, not a pyenv shim) named LATW, latw, this
+# shell's pid and a p: its comm, this test's workload's alone, also beside
+# another test's (or make bench's latw-ping): a filter 'comm ~ "$LATW*"'
+# finds it, and no other. lat_pingpong SECS: the ping-pong of
+# tests/tools/pingpong.py under it; prints its rounds.
+lat_python() {
+	LATW=latw$$p
+	LATWPY=$TMP/$LATW
+	cp "$(python3 -c 'import os, sys; print(os.path.realpath(sys.executable))')" "$LATWPY"
+}
+lat_pingpong() { "$LATWPY" "$(dirname "${BASH_SOURCE[0]}")/tools/pingpong.py" "$1"; }
+# lat_instance NAME WAKING_FILTER SWITCH_FILTER: an instance (make_instance)
+# recording sched_waking and sched_switch under those filters, in a buffer
+# with room for about 40k records a second (the ping-pong's) for seconds.
+lat_instance() {
+	make_instance "$1" || return 1
+	echo 65536 >"$INSTANCE/buffer_size_kb"
+	echo "$2" >"$INSTANCE/events/sched/sched_waking/filter"
+	echo "$3" >"$INSTANCE/events/sched/sched_switch/filter"
+	echo 1 >"$INSTANCE/events/sched/sched_waking/enable"
+	echo 1 >"$INSTANCE/events/sched/sched_switch/enable"
+	on_exit "echo 0 >$INSTANCE/events/enable"
+}
+# bpf_misses PID: the kernel's recursion_misses of the BPF programs process
+# PID holds (a tracepoint program does not run while another BPF program
+# runs on the CPU; ftrace records the event all the same).
+bpf_misses() {
+	local id n misses=0
+	for id in $(cat /proc/"$1"/fdinfo/* 2>/dev/null | awk '$1 == "prog_id:" {print $2}' | sort -u); do
+		n=$(bpftool -j prog show id "$id" 2>/dev/null |
+			python3 -c 'import json, sys; print(json.load(sys.stdin).get("recursion_misses", 0))' 2>/dev/null)
+		misses=$((misses + ${n:-0}))
+	done
+	echo "$misses"
+}
+# instance_overrun: records the instance lost (0: it kept every one).
+instance_overrun() { awk '/^overrun:/ {n += $2} END {print n + 0}' "$INSTANCE"/per_cpu/cpu*/stats; }
+
 # Loop-mounts a fresh filesystem image ($1: xfs or ext4, $2: size, $3...: mkfs options)
 # at $TMP/mnt; unmounted and detached at exit.
 mount_image() {

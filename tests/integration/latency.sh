@@ -14,20 +14,12 @@ need_root latency
 PAIR=$(dirname "$0")/latency_pair.py
 SECS=${LATENCY_SECONDS:-2}
 
-# A copy of the interpreter (the binary, not a pyenv shim): its comm is
-# "latwpy", the workload's alone.
-cp "$(python3 -c 'import os, sys; print(os.path.realpath(sys.executable))')" "$TMP/latwpy"
+# The workload's interpreter: its comm is $LATW, the workload's alone.
+lat_python
 
-F_WAKING='comm ~ "latw*"'
-F_SWITCH='next_comm ~ "latw*"'
-make_instance "tracerd-lat-$$" || { not_ok "latency: instance"; exit 0; }
-# About 40k records a second: room for them all.
-echo 65536 >"$INSTANCE/buffer_size_kb"
-echo "$F_WAKING" >"$INSTANCE/events/sched/sched_waking/filter"
-echo "$F_SWITCH" >"$INSTANCE/events/sched/sched_switch/filter"
-echo 1 >"$INSTANCE/events/sched/sched_waking/enable"
-echo 1 >"$INSTANCE/events/sched/sched_switch/enable"
-on_exit "echo 0 >$INSTANCE/events/enable"
+F_WAKING="comm ~ \"$LATW*\""
+F_SWITCH="next_comm ~ \"$LATW*\""
+lat_instance "tracerd-lat-$$" "$F_WAKING" "$F_SWITCH" || { not_ok "latency: instance"; exit 0; }
 
 cat >"$TMP/lat.conf" <<EOF
 [Daemon]
@@ -71,24 +63,9 @@ ok "latency: tracerd starts with the issue's wakeup_latency config"
 # tracerd leaves out what fires in its own threads (a switch from one of
 # them to a latw task, here); the oracle does too (latency_pair.py --exclude).
 
-# The ping-pong: a byte each way per round, each read blocks until the
-# other's write wakes it; then a sleep of 50 us, woken by a timer (from
-# interrupt context, often out of idle). Started and waited for while both
-# are on.
-rounds=$("$TMP/latwpy" -c '
-import os, sys, time
-a_r, a_w = os.pipe(); b_r, b_w = os.pipe()
-pid = os.fork()
-if pid == 0:
-    while os.read(a_r, 1) == b"p":
-        os.write(b_w, b"p")
-    os._exit(0)
-end, n = time.monotonic() + float(sys.argv[1]), 0
-while time.monotonic() < end:
-    os.write(a_w, b"p"); os.read(b_r, 1); n += 1
-    time.sleep(0.00005)
-os.write(a_w, b"q"); os.waitpid(pid, 0)
-print(n)' "$SECS")
+# The ping-pong (tests/tools/pingpong.py), started and waited for while
+# both are on.
+rounds=$(lat_pingpong "$SECS")
 check "latency: the ping-pong ran (${rounds:-no} rounds in $SECS s)" [ "${rounds:-0}" -gt 0 ]
 sleep 0.3	# tracerd drains its ring within FlushIntervalMSec
 
@@ -96,16 +73,12 @@ sleep 0.3	# tracerd drains its ring within FlushIntervalMSec
 # programs' recursion_misses (a tracepoint program does not run while
 # another BPF program runs on the CPU; ftrace records it all the same).
 tids=$(ls /proc/"$TRACERD_PID"/task | tr '\n' ' ')
-misses=0
-for id in $(cat /proc/"$TRACERD_PID"/fdinfo/* 2>/dev/null | awk '$1 == "prog_id:" {print $2}' | sort -u); do
-	n=$(bpftool -j prog show id "$id" 2>/dev/null | python3 -c 'import json, sys; print(json.load(sys.stdin).get("recursion_misses", 0))' 2>/dev/null)
-	misses=$((misses + ${n:-0}))
-done
+misses=$(bpf_misses "$TRACERD_PID")
 stop_tracerd
 check "latency: tracerd exits 0 at stop" [ $? = 0 ]
 echo 0 >"$INSTANCE/tracing_on"
 cat "$INSTANCE/trace" >"$TMP/trace"
-overrun=$(awk '/^overrun:/ {n += $2} END {print n + 0}' "$INSTANCE"/per_cpu/cpu*/stats)
+overrun=$(instance_overrun)
 check "latency: the instance kept every record (overrun $overrun)" [ "$overrun" = 0 ]
 # The kernel's count over the whole run, up to the detach, is in tracerd's summary.
 skipped=$(grep -Eo "summary: [0-9]+ skipped by the kernel" "$TMP/out.err" | grep -Eo "[0-9]+" | tail -1)

@@ -38,6 +38,11 @@ LINE = re.compile(r"^\s*.*?-(\d+)\s+\[(\d+)\]\s+(?:\S+\s+)?(\d+)\.(\d{6}): (\w+)
 # A pair adds two such gaps: 8 to 18 of 35k pairs lay beyond 5 us here. At
 # most two in a thousand may, except where the last start counts (below).
 OUTLIERS_PER_MILLE = 2
+# How far tracerd's latency may lie from the kernel's, pair by pair (unless
+# --tol): a few microseconds (wakeup, us), or ns (block): the two clock reads
+# of a pair, and the kernel's rounding of each timestamp to a microsecond
+# (ns2usecs()). latency_track.py takes it too.
+TOL = {"wakeup": 5, "block": 5000}
 # When a miss leaves one side with fewer events of a key, the end records'
 # timestamps pair them: within this much.
 ALIGN_US = 20
@@ -83,11 +88,12 @@ def classify(ev, body, mode, dev_t):
 
 def kernel_pairs(recs, mode, dev_t, scale):
     """The synthetic events the kernel would fire: key -> [(ts_us, cpu, pid,
-    lat, extra, overwritten, across)]. ts is the kernel's common_timestamp.usecs
+    lat, extra, overwritten, across, body)]. ts is the kernel's common_timestamp.usecs
     (ns2usecs(): rounded, which is what the trace prints), so a block latency
     in ns is known to 1 us. overwritten: an earlier start of the key was
     overwritten, over 5 us before the last: 'the last start counts' decides
-    that pair's latency. across: start and end on different CPUs."""
+    that pair's latency. across: start and end on different CPUs. body: the
+    end record's fields as the trace prints them."""
     ts0, first = {}, {}
     pairs = defaultdict(list)
     for ts, cpu, pid, ev, body in recs:
@@ -100,7 +106,7 @@ def kernel_pairs(recs, mode, dev_t, scale):
             ts0[key] = (ts, cpu)
         elif key in ts0:
             start, scpu = ts0.pop(key)
-            pairs[key].append((ts, cpu, pid, (ts - start) * scale, extra, start - first.pop(key) > 5, scpu != cpu))
+            pairs[key].append((ts, cpu, pid, (ts - start) * scale, extra, start - first.pop(key) > 5, scpu != cpu, body))
     return pairs
 
 
@@ -224,12 +230,11 @@ def main():
     a = ap.parse_args()
     mode, dev_t = a.mode, a.dev
     exclude = frozenset(int(t) for t in a.exclude.replace(",", " ").split())
-    # A few microseconds: the two clock reads of a pair, and the kernel's
-    # rounding of each timestamp to a microsecond (ns2usecs()).
+    tol = a.tol or TOL[mode]
     if mode == "wakeup":
-        tol, unit, name, scale = a.tol or 5, "us", "wakeup_latency", 1
+        unit, name, scale = "us", "wakeup_latency", 1
     else:
-        tol, unit, name, scale = a.tol or 5000, "ns", "io_latency", 1000
+        unit, name, scale = "ns", "io_latency", 1000
     krecs = records(a.trace, exclude)
     trecs = records(a.out)
     nplain = sum(1 for r in trecs if classify(r[3], r[4], mode, dev_t))
@@ -261,9 +266,12 @@ def main():
           f"whose key's first start was overwritten (the last counts), {across} with start and "
           f"end on different CPUs")
     good = tap(nplain > 0, f"{name}: tracerd's plain records of the start and end events ({nplain})")
-    good &= tap(unseen + extra <= max(20, nplain // 1000),
+    # A record the kernel skipped tracerd's programs for (another BPF
+    # program on the CPU: recursion_misses) is one BPF did not see, too.
+    good &= tap(unseen + extra <= max(20, nplain // 1000) + a.misses,
                 f"{name}: BPF saw the instance's start and end records, but for a few "
-                f"({unseen} unseen, {extra} the instance lacks)")
+                f"({unseen} unseen, {extra} the instance lacks; allowed {max(20, nplain // 1000)} "
+                f"and the {a.misses} the kernel skipped)")
     good &= tap(not unparsed, f"{name}: every tracerd record parses ({len(unparsed)} do not)")
     for b in unparsed[:5]:
         print(f"#   {b!r}")
