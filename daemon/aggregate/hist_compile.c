@@ -281,8 +281,8 @@ static int trigger_text(struct hist *h)
 		sb_putc(&sb, ',');
 		print_fref(&h->spec.vals[i], &sb);
 	}
-	for (size_t i = 0; i < h->spec.n_vars; i++)	/* as the kernel: after vals */
-		sb_printf(&sb, ":%.*s", h->spec.vars[i].end - h->spec.vars[i].off,
+	for (size_t i = 0; i < h->spec.n_vars; i++)	/* as the kernel: after vals, one ':' */
+		sb_printf(&sb, "%c%.*s", i ? ',' : ':', h->spec.vars[i].end - h->spec.vars[i].off,
 			  h->expr + h->spec.vars[i].off);
 	sb_puts(&sb, ":sort=");
 	for (size_t i = 0; i < h->n_sort; i++)

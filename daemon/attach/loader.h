@@ -44,7 +44,8 @@ int loader_set_slot(struct loader *l, unsigned id, const struct event_desc *desc
 /* Aggregate='s maps, for hist_map.c. */
 int loader_hist_maps(struct loader *l, struct hist_maps *m);
 /* Inter-event triggers (bpf/hist_trigger.bpf.h): slot's trigger (NULL:
- * none any more, its variables deleted); the slots of the selections of
+ * none any more, its variables deleted: returns the starts not read); the
+ * slots of the selections of
  * synthetic event index. */
 int loader_set_trigger(struct loader *l, unsigned slot, const struct hist_trigger *t);
 /* Loads the triggers' program (once), before the first trigger is bound. */

@@ -7,13 +7,15 @@
 #include "util.h"
 
 /* The variables of a slot that goes: its id may be a new trigger's later,
- * whose references must not read them. */
+ * whose references must not read them. Returns the starts not read yet. */
 static int forget_vars(int fd, unsigned slot)
 {
 	_cleanup_free_ struct hist_var_key *old = NULL;
 	struct hist_var_key key, next;
+	struct hist_var_val v;
 	size_t n = 0, cap = 0;
 	void *prev = NULL;
+	int unread = 0;
 
 	while (bpf_map_get_next_key(fd, prev, &next) == 0) {
 		key = next;
@@ -25,8 +27,9 @@ static int forget_vars(int fd, unsigned slot)
 		old[n++] = key;
 	}
 	for (size_t i = 0; i < n; i++)
-		bpf_map_delete_elem(fd, &old[i]);
-	return 0;
+		if (bpf_map_lookup_and_delete_elem(fd, &old[i], &v) == 0)
+			unread += v.set != 0;
+	return unread;
 }
 
 int loader_set_trigger(struct loader *l, unsigned slot, const struct hist_trigger *t)

@@ -322,6 +322,11 @@ static void sel_state_finish(struct tracer *t, struct sel_state *st, unsigned id
 {
 	int r;
 
+	/* Its triggers' starts whose end never came, aged out now. */
+	for (size_t i = 0; i < st->n_slots; i++)
+		if (st->slots[i]->hist && st->slots[i]->hist->is_trigger &&
+		    (r = loader_set_trigger(t->ld, st->slots[i]->id, NULL)) > 0)
+			st->slots[i]->vars_expired += r;
 	/* Nothing counts in the program any more, and the rate limit saw
 	 * every record: the counts are final but for records still queued
 	 * for a sink, which count on through the slot's out_slot. */
@@ -334,8 +339,6 @@ static void sel_state_finish(struct tracer *t, struct sel_state *st, unsigned id
 		loader_filter_close(t->ld, st->filter_progs[i]);
 	free(st->filter_progs);
 	for (size_t i = 0; i < st->n_slots; i++) {
-		if (st->slots[i]->hist && st->slots[i]->hist->is_trigger)
-			loader_set_trigger(t->ld, st->slots[i]->id, NULL);
 		hist_out_last(t, st, st->slots[i], "replaced");
 		consumer_slot_clear(t->cons, st->slots[i]->id);
 		/* records still in the sink queue hold their own reference */
