@@ -209,7 +209,8 @@ uninstall-man:
 # `make` builds them too, so that a change that breaks one fails the build.
 BENCH_BINS := $(BUILD)/bench/workload $(BUILD)/bench/drain $(BUILD)/bench/prog-per-event \
 	$(BUILD)/bench/ring-drain $(BUILD)/bench/detach-cost $(BUILD)/bench/render-bench \
-	$(BUILD)/bench/filter-loop $(BUILD)/bench/reject-floor-loader $(BUILD)/bench/reject-floor.bpf.o
+	$(BUILD)/bench/filter-loop $(BUILD)/bench/reject-floor-loader $(BUILD)/bench/reject-floor.bpf.o \
+	$(BUILD)/bench/latw
 all: $(BENCH_BINS)
 
 $(BUILD)/bench/%: bench/%.c
