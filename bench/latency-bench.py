@@ -268,7 +268,9 @@ def fmt(x, d=0):
 
 def inside(tools, a, p):
     per = {t.name: [] for t in tools}
+    foreign = 0
     for r in range(a.rounds):
+        foreign += bool(bench.foreign_bpf())
         for t in tools:
             per[t.name].append(inside_once(t, a))
         # A breakdown config pairs nothing, or not all: per pair of the
@@ -280,7 +282,8 @@ def inside(tools, a, p):
                 x.update(pairs=ref, ns_pair=x["bpf_ns"] / ref)
         log(f"   inside: round {r + 1}/{a.rounds} done")
     p(f"\n## 1. inside the BPF programs (kernel.bpf_stats_enabled; {a.pingpongs} ping-pongs per run, "
-      f"{a.rounds} interleaved rounds, medians; the statistics' own two clock reads per run included)")
+      f"{a.rounds} interleaved rounds, medians; the statistics' own two clock reads per run included; "
+      f"rounds that began with others' tracing BPF programs loaded: {foreign})")
     p(f"{'tool':<42} {'ns/pair':>8} {'min..max':>13} {'ns/run':>7} {'runs/pair':>9} {'pairs':>8} "
       f"{'lost':>5} {'rec.misses':>10}")
     res = {}
@@ -332,7 +335,9 @@ def per_pair(r, base, key):
 def end_to_end(tools, a, p):
     allt = [NoTool()] + tools
     per = {t.name: [] for t in allt}
+    foreign = 0
     for r in range(a.rounds):
+        foreign += bool(bench.foreign_bpf())
         for t in allt:
             t.start()
             try:
@@ -346,7 +351,8 @@ def end_to_end(tools, a, p):
     base = {k: median([r[k] for r in per["none"]]) for k in ("ns_per_round", "p50", "p10")}
     p(f"\n## 2. end to end (statistics off; {a.pingpongs} ping-pongs per run on CPU {a.cpu}, "
       f"{a.rounds} interleaved rounds; no tool: {fmt(base['ns_per_round'])} ns per ping-pong, "
-      f"chunks' p50 {fmt(base['p50'])}, p10 {fmt(base['p10'])})")
+      f"chunks' p50 {fmt(base['p50'])}, p10 {fmt(base['p10'])}; rounds that began with others' "
+      f"tracing BPF programs loaded: {foreign})")
     p("added ns/pair: from the chunks' median time per ping-pong (robust to other tenants' "
       "bursts), with the whole run's mean and the chunks' p10 beside it; medians over rounds")
     p(f"{'tool':<34} {'added ns/pair':>13} {'min..max':>13} {'mean-based':>10} {'p10-based':>9} "
