@@ -1,8 +1,8 @@
 // SPDX-License-Identifier: GPL-2.0
 /* The latency benchmark's workload (bench/latency-bench.py): a ping-pong of
- * one byte over two pipes between two processes, "latw-ping" and
- * "latw-pong", a fixed number of round trips. Each read blocks until the
- * other's write wakes it: a wakeup is a sched_waking of a latw task and
+ * one byte over two pipes between two processes, "latbn-ping" and
+ * "latbn-pong", a fixed number of round trips. Each read blocks until the
+ * other's write wakes it: a wakeup is a sched_waking of a latbn task and
  * then the sched_switch to it, the pair a wakeup latency trigger pairs.
  *
  *   latw ROUNDS [CPU]
@@ -79,14 +79,14 @@ int main(int argc, char **argv)
 		return 1;
 	}
 	/* The comm the tracers filter on, whatever the binary is called. */
-	prctl(PR_SET_NAME, "latw-ping");
+	prctl(PR_SET_NAME, "latbn-ping");
 	pid = fork();
 	if (pid < 0) {
 		perror("fork");
 		return 1;
 	}
 	if (pid == 0) {
-		prctl(PR_SET_NAME, "latw-pong");
+		prctl(PR_SET_NAME, "latbn-pong");
 		for (;;) {
 			xfer(ab[0], &c, 0);
 			if (c == 'q')
