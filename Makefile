@@ -61,7 +61,7 @@ TEST_BINS := $(TEST_SRCS:tests/%.c=$(BUILD)/tests/%)
 
 .SECONDARY:
 .PHONY: all deps run test check-layers install uninstall clean help fuzz fuzz-ci fuzzers bench \
-	bench-render bench-deps bench-build
+	bench-render bench-deps bench-build bench-latency
 all: $(BUILD)/tracerd $(TEST_BINS)
 
 help:
@@ -80,6 +80,7 @@ help:
 	@echo "make bench     tracerd against ftrace, perf and bpftrace (root; results in bench/results/,"
 	@echo "               the summary table in bench/README.md)"
 	@echo "make bench-deps   install what make bench needs (bpftrace, perf)"
+	@echo "make bench-latency   wakeup latency pairs, tracerd vs bpftrace (root; bench/results/DATE-latency.txt)"
 
 deps:
 	scripts/deps.sh
@@ -209,7 +210,8 @@ uninstall-man:
 # `make` builds them too, so that a change that breaks one fails the build.
 BENCH_BINS := $(BUILD)/bench/workload $(BUILD)/bench/drain $(BUILD)/bench/prog-per-event \
 	$(BUILD)/bench/ring-drain $(BUILD)/bench/detach-cost $(BUILD)/bench/render-bench \
-	$(BUILD)/bench/filter-loop $(BUILD)/bench/reject-floor-loader $(BUILD)/bench/reject-floor.bpf.o
+	$(BUILD)/bench/filter-loop $(BUILD)/bench/reject-floor-loader $(BUILD)/bench/reject-floor.bpf.o \
+	$(BUILD)/bench/latw
 all: $(BENCH_BINS)
 
 $(BUILD)/bench/%: bench/%.c
@@ -241,6 +243,11 @@ bench-deps:
 	scripts/bench-deps.sh
 
 bench-build: $(BUILD)/tracerd $(BENCH_BINS)
+
+# Wakeup latency pairs, tracerd's hist triggers against bpftrace (bench/README.md).
+bench-latency: bench-deps bench-build
+	scripts/mount-tracefs.sh
+	python3 bench/latency-bench.py --build $(BUILD) $(LATENCY_ARGS)
 
 bench: bench-deps bench-build
 	scripts/mount-tracefs.sh
