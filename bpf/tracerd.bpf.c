@@ -335,7 +335,8 @@ static __always_inline void trigger_fire(void *ctx, struct trigger_ctx *c, struc
 
 	*(__u64 *)t->rec_out = (__u64)tr->synth_id | (__u64)(__u32)t->pid_tgid << 32;
 	c->params = tr->params;
-	bpf_loop(tr->n_params, trigger_param_cb, c, 0);
+	for (__u32 i = 0; i < TRACERD_SYNTH_PARAMS && i < tr->n_params; i++)
+		trigger_param_cb(i, c);
 	t->len = tr->synth_size;
 	t->synth = tr->synth - 1;
 	synth_next(ctx, s, 0);
@@ -351,16 +352,23 @@ static __always_inline void trigger_run(void *ctx, __u32 slot, struct event_stat
 					struct scratch *s, __u64 pid_tgid)
 {
 	const struct agg_desc *ad = bpf_map_lookup_elem(&agg_descs, &slot);
-	const struct hist_trigger *tr = bpf_map_lookup_elem(&hist_triggers, &slot);
 	struct trigger_scratch *t = &s->trig;
-	struct trigger_ctx c = { .t = t, .tr = tr, .rec = s->data };
+	struct trigger_ctx c = { .t = t, .rec = s->data };
 	struct agg_scratch *a = &s->agg;
+	const struct hist_trigger *tr;
 	__u32 i;
 
-	if (!ad || !tr) {
+	if (!ad) {
 		st->agg_dropped++;
 		return;
 	}
+	i = ad->trigger - 1;
+	tr = bpf_map_lookup_elem(&hist_triggers, &i);
+	if (!tr || !ad->trigger) {
+		st->agg_dropped++;
+		return;
+	}
+	c.tr = tr;
 	a->hdr.slot = slot;
 	a->hdr.gen = ad->gen & 1;
 	__builtin_memset(a->data, 0, TRACERD_AGG_SMALL);
@@ -375,13 +383,16 @@ static __always_inline void trigger_run(void *ctx, __u32 slot, struct event_stat
 	t->pid_tgid = pid_tgid;
 	t->unresolved = 0;
 	if (tr->n_refs) {
-		bpf_loop(tr->n_refs, trigger_ref_cb, &c, 0);
+		for (i = 0; i < TRACERD_HIST_VARS && i < tr->n_refs; i++)
+			if (trigger_ref_cb(i, &c))
+				break;
 		if (t->unresolved) {
 			st->unmatched++;
 			return;
 		}
 	}
-	bpf_loop(tr->n_vars, trigger_var_cb, &c, 0);
+	for (i = 0; i < TRACERD_HIST_VARS && i < tr->n_vars; i++)
+		trigger_var_cb(i, &c);
 	if (!agg_count(&agg_small, a, ad, s->data)) {
 		st->agg_dropped++;
 		return;

@@ -459,8 +459,8 @@ struct agg_desc {
 	/* A large key with __data_loc strings: the bytes of its compact
 	 * layout, which fits the small map (TRACERD_AGG_STR_SHORT); 0: none. */
 	__u32 short_size;
-	/* Nonzero: variables, references or an action, in hist_triggers at
-	 * this slot (bpf/hist_trigger.bpf.h); only the accept program runs it. */
+	/* Nonzero: variables, references or an action: hist_triggers[trigger
+	 * - 1] (bpf/hist_trigger.bpf.h), which the triggers' program runs. */
 	__u32 trigger;
 	__u32 pad;
 	struct agg_key_src keys[TRACERD_AGG_KEYS];

@@ -43,11 +43,12 @@ void loader_progress(struct loader *l, size_t done, size_t total);
 int loader_set_slot(struct loader *l, unsigned id, const struct event_desc *desc);
 /* Aggregate='s maps, for hist_map.c. */
 int loader_hist_maps(struct loader *l, struct hist_maps *m);
-/* Inter-event triggers (bpf/hist_trigger.bpf.h): slot's trigger (NULL:
- * none any more, its variables deleted: returns the starts not read); the
- * slots of the selections of
+/* Inter-event triggers (bpf/hist_trigger.bpf.h): slot's trigger at index
+ * (agg_desc.trigger - 1; NULL: none any more, the slot's variables deleted:
+ * returns the starts not read); the slots of the selections of
  * synthetic event index. */
-int loader_set_trigger(struct loader *l, unsigned slot, const struct hist_trigger *t);
+int loader_set_trigger(struct loader *l, unsigned index, unsigned slot,
+		       const struct hist_trigger *t);
 /* Loads the triggers' program (once), before the first trigger is bound. */
 int loader_trigger_init(struct loader *l);
 int loader_set_synth_subs(struct loader *l, unsigned index, const struct synth_subs *subs);

@@ -32,15 +32,15 @@ static int forget_vars(int fd, unsigned slot)
 	return unread;
 }
 
-int loader_set_trigger(struct loader *l, unsigned slot, const struct hist_trigger *t)
+int loader_set_trigger(struct loader *l, unsigned index, unsigned slot,
+		       const struct hist_trigger *t)
 {
+	static const struct hist_trigger none;
 	int fd = bpf_map__fd(l->skel->maps.hist_triggers);
 
-	if (t)
-		return bpf_map_update_elem(fd, &slot, t, BPF_ANY) < 0 ? -errno : 0;
-	if (bpf_map_delete_elem(fd, &slot) < 0 && errno != ENOENT)
+	if (bpf_map_update_elem(fd, &index, t ? t : &none, BPF_ANY) < 0)
 		return -errno;
-	return forget_vars(bpf_map__fd(l->skel->maps.hist_vars), slot);
+	return t ? 0 : forget_vars(bpf_map__fd(l->skel->maps.hist_vars), slot);
 }
 
 int loader_set_synth_subs(struct loader *l, unsigned index, const struct synth_subs *subs)

@@ -80,6 +80,7 @@ struct tracer {
 		uint64_t id;
 	} unit_last;
 	bool synth_written[TRACERD_SYNTH_EVENTS];
+	bool trigger_used[TRACERD_HIST_TRIGGERS];	/* hist_triggers' indexes taken */
 	uint64_t vars_swept_usec;	/* the last tracer_vars_tick() sweep */	/* synth_subs entries with slots */
 	uint64_t *lost_seen;		/* per CPU: the ring buffer's losses passed to the sink */
 	size_t n_lost_seen;
@@ -169,6 +170,7 @@ struct sel_emit {
 	bool filter;			/* the selection has a Filter= */
 	bool compiled;			/* false: the class program runs it (why) */
 	bool aggregates;		/* Aggregate= counted in the emitted programs */
+	bool synthetic;			/* of a synthetic event: its action's program runs it */
 	size_t n_shared;		/* compiled, but these events in the class program (why) */
 	size_t n_loaded;		/* distinct programs sel_emit_load() loaded */
 	uint64_t load_usec;		/* ... in this long */

@@ -181,6 +181,31 @@ static int named_explicitly(const struct selection *s, const struct tp_event *e)
 	return -1;
 }
 
+/* A trigger's index in hist_triggers, kept while its slot lives. */
+static int trigger_index_take(struct tracer *t, struct hist *h, const struct sel_state *st,
+			      struct diag *d)
+{
+	for (unsigned i = 0; i < TRACERD_HIST_TRIGGERS; i++)
+		if (!t->trigger_used[i]) {
+			t->trigger_used[i] = true;
+			h->desc.trigger = i + 1;
+			return 0;
+		}
+	return diag_set(d, st->conf->aggregate_pos.file, st->conf->aggregate_pos.line,
+			st->conf->aggregate_pos.col, "more than %d events with a trigger's variables "
+			"or actions", TRACERD_HIST_TRIGGERS);
+}
+
+/* Its index free again, its variables gone; the starts not read. */
+static int trigger_index_drop(struct tracer *t, const struct trace_slot *slot)
+{
+	unsigned i = slot->hist->desc.trigger - 1;
+
+	if (i < TRACERD_HIST_TRIGGERS)
+		t->trigger_used[i] = false;
+	return loader_set_trigger(t->ld, i, slot->id, NULL);
+}
+
 /* A slot for e: its id, its descriptors in the maps, in the consumer's
  * table; attached by slot_attach() once every trigger is bound. */
 static int slot_prepare(struct tracer *t, struct sel_state *st, struct tp_event *e,
@@ -197,7 +222,11 @@ static int slot_prepare(struct tracer *t, struct sel_state *st, struct tp_event 
 		return -ENOMEM;
 	out_slot_set_output(slot->out, st->conf->output);
 	slot->unit_set = desc->unit_set;
-	r = 0;
+	r = *hist && (*hist)->is_trigger ? trigger_index_take(t, *hist, st, d) : 0;
+	if (r < 0) {
+		trace_slot_free(slot);
+		return r;
+	}
 	if (*hist)	/* before the descriptor that sends events to it */
 		r = hist_slot_setup(&t->hist_maps, id, &(*hist)->desc);
 	if (r >= 0)
@@ -217,7 +246,7 @@ static void slot_drop(struct tracer *t, struct sel_state *st, size_t k)
 	struct trace_slot *slot = st->slots[k];
 
 	if (slot->hist && slot->hist->is_trigger)
-		loader_set_trigger(t->ld, slot->id, NULL);
+		trigger_index_drop(t, slot);
 	consumer_slot_clear(t->cons, slot->id);
 	trace_slot_free(slot);
 	memmove(st->slots + k, st->slots + k + 1, (st->n_slots - k - 1) * sizeof(*st->slots));
@@ -325,7 +354,7 @@ static void sel_state_finish(struct tracer *t, struct sel_state *st, unsigned id
 	/* Its triggers' starts whose end never came, aged out now. */
 	for (size_t i = 0; i < st->n_slots; i++)
 		if (st->slots[i]->hist && st->slots[i]->hist->is_trigger &&
-		    (r = loader_set_trigger(t->ld, st->slots[i]->id, NULL)) > 0)
+		    (r = trigger_index_drop(t, st->slots[i])) > 0)
 			st->slots[i]->vars_expired += r;
 	/* Nothing counts in the program any more, and the rate limit saw
 	 * every record: the counts are final but for records still queued

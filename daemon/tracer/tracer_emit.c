@@ -98,8 +98,7 @@ int sel_emit_build(struct sel_emit *se, const struct selection *s, struct tp_eve
 	*se = (struct sel_emit){ .n = n, .filter = filter };
 	for (size_t i = 0; i < n; i++)
 		if (tp_event_is_synthetic(events[i])) {
-			snprintf(se->why, sizeof(se->why), "a synthetic event is fired by its action's "
-				 "program, on no tracepoint");
+			se->synthetic = true;
 			return 0;
 		}
 	if (forced_interpreted(s->name)) {
@@ -216,6 +215,12 @@ void sel_emit_log(const struct sel_emit *se, const struct selection *s)
 	char events[48], loaded[48] = "";
 	size_t n_progs = 0;
 
+	if (se->synthetic) {
+		log_info("selection %s: a synthetic event, on no tracepoint: the trigger whose "
+			 "action fires it runs the selection%s", s->name,
+			 se->filter ? " (its Filter= in the interpreter)" : "");
+		return;
+	}
 	if (!se->compiled) {
 		log_info("selection %s: %s runs in the %s: %s", s->name, what,
 			 se->filter ? "interpreter" : "class program", se->why);

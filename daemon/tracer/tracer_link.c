@@ -92,7 +92,8 @@ int tracer_link(struct tracer *t, struct sel_state **sels, size_t n, struct diag
 		if (items[i].h && items[i].h->is_trigger) {
 			r = loader_trigger_init(t->ld);
 			if (r >= 0)
-				r = loader_set_trigger(t->ld, items[i].slot, &items[i].h->trig);
+				r = loader_set_trigger(t->ld, items[i].h->desc.trigger - 1,
+						       items[i].slot, &items[i].h->trig);
 		}
 	if (r >= 0)
 		r = write_subs(t, items, n_items);
