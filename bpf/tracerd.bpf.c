@@ -312,7 +312,10 @@ static __always_inline void synth_step(void *ctx, struct scratch *s, __u64 pid_t
 	st = bpf_map_lookup_elem(&stats, &slot);
 	if (d && st && len <= TRACERD_SYNTH_REC) {
 		st->hits++;
-		bpf_probe_read_kernel(s->data, len, t->rec_out);
+		if (len <= 64)	/* the usual: inline loads and stores */
+			__builtin_memcpy(s->data, t->rec_out, 64);
+		else
+			bpf_probe_read_kernel(s->data, len, t->rec_out);
 		if (class_unit_rejects(d, st, s, &flags))
 			;
 		else if (d->n_insns && !filter_match(d, s->data, len, pid_tgid, &s->filter))
@@ -326,9 +329,9 @@ static __always_inline void synth_step(void *ctx, struct scratch *s, __u64 pid_t
 
 /* The onmatch() action: the synthetic record from the params, in the
  * kernel's layout (common fields of the current task, a u64 slot a field),
- * handed to the event's selections. */
-static __always_inline void trigger_fire(void *ctx, struct trigger_ctx *c, struct scratch *s,
-					 struct event_stats *st)
+ * for the event's selections: the first one next (synth_step() right after
+ * trigger_run(), no tail call), the others a tail call each. */
+static __always_inline void trigger_fire(struct trigger_ctx *c, struct scratch *s)
 {
 	const struct hist_trigger *tr = c->tr;
 	struct trigger_scratch *t = &s->trig;
@@ -339,8 +342,7 @@ static __always_inline void trigger_fire(void *ctx, struct trigger_ctx *c, struc
 		trigger_param_cb(i, c);
 	t->len = tr->synth_size;
 	t->synth = tr->synth - 1;
-	synth_next(ctx, s, 0);
-	st->lost++;	/* only if the accept program is missing */
+	t->next = 0;
 }
 
 /* An inter-event trigger's event, its filter passed, its record in s->data:
@@ -348,7 +350,7 @@ static __always_inline void trigger_fire(void *ctx, struct trigger_ctx *c, struc
  * and nothing fires, as in the kernel); the variables computed; the
  * histogram counted; the variables kept for whoever references them; the
  * action. The key is the small map's: hist_vars.c allows no other. */
-static __always_inline void trigger_run(void *ctx, __u32 slot, struct event_stats *st,
+static __always_inline bool trigger_run(void *ctx, __u32 slot, struct event_stats *st,
 					struct scratch *s, __u64 pid_tgid)
 {
 	const struct agg_desc *ad = bpf_map_lookup_elem(&agg_descs, &slot);
@@ -360,13 +362,13 @@ static __always_inline void trigger_run(void *ctx, __u32 slot, struct event_stat
 
 	if (!ad) {
 		st->agg_dropped++;
-		return;
+		return false;
 	}
 	i = ad->trigger - 1;
 	tr = bpf_map_lookup_elem(&hist_triggers, &i);
 	if (!tr || !ad->trigger) {
 		st->agg_dropped++;
-		return;
+		return false;
 	}
 	c.tr = tr;
 	a->hdr.slot = slot;
@@ -388,22 +390,24 @@ static __always_inline void trigger_run(void *ctx, __u32 slot, struct event_stat
 				break;
 		if (t->unresolved) {
 			st->unmatched++;
-			return;
+			return false;
 		}
 	}
 	for (i = 0; i < TRACERD_HIST_VARS && i < tr->n_vars; i++)
 		trigger_var_cb(i, &c);
 	if (!agg_count(&agg_small, a, ad, s->data)) {
 		st->agg_dropped++;
-		return;
+		return false;
 	}
 	st->aggregated++;
 	if (tr->store && tr->n_vars)
 		trigger_store(slot, tr, t, st);
 	if (tr->track)	/* before the action, which hands rec_out on */
 		trigger_track(&c, a, st);
-	if (tr->synth)
-		trigger_fire(ctx, &c, s, st);
+	if (!tr->synth)
+		return false;
+	trigger_fire(&c, s);
+	return true;
 }
 
 SEC("tracepoint")
@@ -504,6 +508,7 @@ int trace_event_trigger(void *ctx)
 	if (class_unit_rejects(d, st, s, &flags))
 		return PASS_ON;
 	class_copy(d, st, s, ctx, pid_tgid, &flags, d->filter_span);
-	trigger_run(ctx, slot, st, s, pid_tgid);
+	if (trigger_run(ctx, slot, st, s, pid_tgid))
+		synth_step(ctx, s, pid_tgid);	/* the action's first selection */
 	return PASS_ON;
 }
