@@ -214,7 +214,7 @@ BENCH_BINS := $(BUILD)/bench/workload $(BUILD)/bench/drain $(BUILD)/bench/prog-p
 	$(BUILD)/bench/latw
 all: $(BENCH_BINS)
 
-$(BUILD)/bench/%: bench/%.c
+$(BUILD)/bench/%: bench/%.c bench/chunks.h
 	@mkdir -p $(@D)
 	$(CC) $(CFLAGS) -o $@ $<
 

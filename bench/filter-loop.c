@@ -14,23 +14,9 @@
 #include <string.h>
 #include <sys/wait.h>
 #include <unistd.h>
+#include "chunks.h"
 
 #define CHUNK 4096
-
-static double now_ns(void)
-{
-	struct timespec ts;
-
-	clock_gettime(CLOCK_THREAD_CPUTIME_ID, &ts);
-	return ts.tv_sec * 1e9 + ts.tv_nsec;
-}
-
-static int cmp(const void *a, const void *b)
-{
-	double x = *(const double *)a, y = *(const double *)b;
-
-	return x < y ? -1 : x > y;
-}
 
 int main(int argc, char **argv)
 {
@@ -38,21 +24,21 @@ int main(int argc, char **argv)
 	struct flock fl = { .l_type = F_UNLCK, .l_whence = SEEK_SET, .l_len = 1 };
 	char path[] = "/tmp/filter-loop.XXXXXX";
 	int fd = mkstemp(path);
-	double *t = calloc(chunks, sizeof(*t)), start, total = 0;
+	double *t = calloc(chunks, sizeof(*t)), start, total = 0, p10, p50;
 	int wait = argc > 2 && !strcmp(argv[2], "wait");
 
 	if (fd < 0 || !t || chunks < 1)
 		return 1;
 	unlink(path);
 	for (long c = 0; c < chunks; c++) {
-		start = now_ns();
+		start = now_ns(CLOCK_THREAD_CPUTIME_ID);
 		for (int i = 0; i < CHUNK; i++)
 			if (wait ? wait4(-1, NULL, WNOHANG, NULL) != -1 : fcntl(fd, F_SETLK, &fl) < 0)
 				return 1;
-		t[c] = (now_ns() - start) / CHUNK;
+		t[c] = (now_ns(CLOCK_THREAD_CPUTIME_ID) - start) / CHUNK;
 		total += t[c];
 	}
-	qsort(t, chunks, sizeof(*t), cmp);
-	printf("ns_per_iter=%.1f p10=%.1f p50=%.1f\n", total / chunks, t[chunks / 10], t[chunks / 2]);
+	chunk_percentiles(t, chunks, &p10, &p50);
+	printf("ns_per_iter=%.1f p10=%.1f p50=%.1f\n", total / chunks, p10, p50);
 	return 0;
 }

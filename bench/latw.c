@@ -25,23 +25,9 @@
 #include <sys/wait.h>
 #include <time.h>
 #include <unistd.h>
+#include "chunks.h"
 
 #define CHUNK 1024
-
-static double now_ns(void)
-{
-	struct timespec ts;
-
-	clock_gettime(CLOCK_MONOTONIC, &ts);
-	return ts.tv_sec * 1e9 + ts.tv_nsec;
-}
-
-static int cmp_double(const void *a, const void *b)
-{
-	double x = *(const double *)a, y = *(const double *)b;
-
-	return x < y ? -1 : x > y;
-}
 
 static void xfer(int fd, char *c, int wr)
 {
@@ -55,7 +41,7 @@ int main(int argc, char **argv)
 {
 	unsigned long long rounds, chunks, done = 0;
 	int ab[2], ba[2], status;
-	double t0, secs, total = 0, *per_chunk;
+	double t0, secs, total = 0, p10, p50, *per_chunk;
 	char c = 'p';
 	pid_t pid;
 
@@ -98,26 +84,26 @@ int main(int argc, char **argv)
 	per_chunk = calloc(chunks ? chunks : 1, sizeof(*per_chunk));
 	if (!per_chunk)
 		return 1;
-	t0 = now_ns();
+	t0 = now_ns(CLOCK_MONOTONIC);
 	for (unsigned long long k = 0; k < chunks; k++) {
 		unsigned long long n = rounds - done < CHUNK ? rounds - done : CHUNK;
-		double a = now_ns();
+		double a = now_ns(CLOCK_MONOTONIC);
 
 		for (unsigned long long i = 0; i < n; i++) {
 			xfer(ab[1], &c, 1);
 			xfer(ba[0], &c, 0);
 		}
-		per_chunk[k] = (now_ns() - a) / n;
+		per_chunk[k] = (now_ns(CLOCK_MONOTONIC) - a) / n;
 		total += per_chunk[k] * n;
 		done += n;
 	}
-	secs = (now_ns() - t0) / 1e9;
+	secs = (now_ns(CLOCK_MONOTONIC) - t0) / 1e9;
 	c = 'q';
 	xfer(ab[1], &c, 1);
 	waitpid(pid, &status, 0);
-	qsort(per_chunk, chunks, sizeof(*per_chunk), cmp_double);
+	chunk_percentiles(per_chunk, chunks, &p10, &p50);
 	printf("rounds=%llu ns_per_round=%.1f p10=%.1f p50=%.1f secs=%.3f\n", rounds,
-	       rounds ? total / rounds : 0, per_chunk[chunks / 10], per_chunk[chunks / 2], secs);
+	       rounds ? total / rounds : 0, p10, p50, secs);
 	free(per_chunk);
 	return 0;
 }

@@ -32,23 +32,9 @@
 #include <sys/wait.h>
 #include <time.h>
 #include <unistd.h>
+#include "chunks.h"
 
 #define CHUNK 4096
-
-static double now_ns(void)
-{
-	struct timespec ts;
-
-	clock_gettime(CLOCK_MONOTONIC, &ts);
-	return ts.tv_sec * 1e9 + ts.tv_nsec;
-}
-
-static int cmp_double(const void *a, const void *b)
-{
-	double x = *(const double *)a, y = *(const double *)b;
-
-	return x < y ? -1 : x > y;
-}
 
 static int lock_fd = -1;
 
@@ -107,7 +93,7 @@ int main(int argc, char **argv)
 	if (!per_chunk)
 		return 1;
 
-	t0 = t_next = now_ns();
+	t0 = t_next = now_ns(CLOCK_MONOTONIC);
 	for (unsigned long long c = 0; c < chunks; c++) {
 		unsigned long long n = count - done < CHUNK ? count - done : CHUNK;
 		double a;
@@ -117,7 +103,7 @@ int main(int argc, char **argv)
 			 * to the consumer and change what is measured. */
 			double now;
 
-			while ((now = now_ns()) < t_next)
+			while ((now = now_ns(CLOCK_MONOTONIC)) < t_next)
 				;
 			/* Behind (the VM's slow phase, a preemption): start
 			 * from now rather than catch up at full speed, which
@@ -126,23 +112,23 @@ int main(int argc, char **argv)
 				t_next = now;
 			t_next += n * 1e9 / rate;
 		}
-		a = now_ns();
+		a = now_ns(CLOCK_MONOTONIC);
 		for (unsigned long long i = 0; i < n; i++)
 			if (fire() < 0) {
 				perror("firing the event");
 				return 1;
 			}
-		per_chunk[c] = (now_ns() - a) / n;
+		per_chunk[c] = (now_ns(CLOCK_MONOTONIC) - a) / n;
 		done += n;
 	}
 	{
-		double secs = (now_ns() - t0) / 1e9, total = 0;
+		double secs = (now_ns(CLOCK_MONOTONIC) - t0) / 1e9, total = 0, p10, p50;
 
 		for (unsigned long long c = 0; c < chunks; c++)
 			total += per_chunk[c] * (c + 1 < chunks ? CHUNK : count - c * CHUNK);
-		qsort(per_chunk, chunks, sizeof(*per_chunk), cmp_double);
+		chunk_percentiles(per_chunk, chunks, &p10, &p50);
 		printf("iters=%llu ns_per_iter=%.1f p10=%.1f p50=%.1f secs=%.3f\n", count,
-		       count ? total / count : 0, per_chunk[chunks / 10], per_chunk[chunks / 2], secs);
+		       count ? total / count : 0, p10, p50, secs);
 	}
 	free(per_chunk);
 	return 0;

@@ -138,6 +138,26 @@ bpf_misses() {
 }
 # instance_overrun: records the instance lost (0: it kept every one).
 instance_overrun() { awk '/^overrun:/ {n += $2} END {print n + 0}' "$INSTANCE"/per_cpu/cpu*/stats; }
+# lat_collect NAME: the end of a run against the instance: tracerd's
+# threads (TIDS, which the oracle leaves out) and the events the kernel did
+# not run its programs for (MISSES: their recursion_misses, or the
+# summary's count over the whole run up to the detach, the larger), tracerd
+# stopped, the instance's records in $TMP/trace, and the checks that both
+# ended cleanly and the instance lost nothing.
+lat_collect() {
+	local skipped overrun
+	TIDS=$(ls /proc/"$TRACERD_PID"/task | tr '\n' ' ')
+	MISSES=$(bpf_misses "$TRACERD_PID")
+	stop_tracerd
+	check "$1: tracerd exits 0 at stop" [ $? = 0 ]
+	echo 0 >"$INSTANCE/tracing_on"
+	cat "$INSTANCE/trace" >"$TMP/trace"
+	overrun=$(instance_overrun)
+	check "$1: the instance kept every record (overrun $overrun)" [ "$overrun" = 0 ]
+	skipped=$(grep -Eo "summary: [0-9]+ skipped by the kernel" "$TMP/out.err" | grep -Eo "[0-9]+" | tail -1)
+	[ "${skipped:-0}" -gt "$MISSES" ] && MISSES=$skipped
+	grep -E "summary: selection " "$TMP/out.err" | cut -d';' -f1 | sed 's/^/# /'
+}
 
 # Loop-mounts a fresh filesystem image ($1: xfs or ext4, $2: size, $3...: mkfs options)
 # at $TMP/mnt; unmounted and detached at exit.

@@ -72,18 +72,7 @@ sleep 0.3	# tracerd drains its ring within FlushIntervalMSec
 # What fired in tracerd's threads, and what the kernel skipped: its
 # programs' recursion_misses (a tracepoint program does not run while
 # another BPF program runs on the CPU; ftrace records it all the same).
-tids=$(ls /proc/"$TRACERD_PID"/task | tr '\n' ' ')
-misses=$(bpf_misses "$TRACERD_PID")
-stop_tracerd
-check "latency: tracerd exits 0 at stop" [ $? = 0 ]
-echo 0 >"$INSTANCE/tracing_on"
-cat "$INSTANCE/trace" >"$TMP/trace"
-overrun=$(instance_overrun)
-check "latency: the instance kept every record (overrun $overrun)" [ "$overrun" = 0 ]
-# The kernel's count over the whole run, up to the detach, is in tracerd's summary.
-skipped=$(grep -Eo "summary: [0-9]+ skipped by the kernel" "$TMP/out.err" | grep -Eo "[0-9]+" | tail -1)
-[ "${skipped:-0}" -gt "$misses" ] && misses=$skipped
-grep -E "summary: selection " "$TMP/out.err" | cut -d';' -f1 | sed 's/^/# /'
+lat_collect latency
 for s in latency waking_seen switch_seen; do
 	check "latency: tracerd lost no record of selection $s" \
 		grep -Eq "summary: selection $s: [0-9]+ delivered, 0 lost," "$TMP/out.err"
@@ -92,5 +81,5 @@ done
 # Wakings on one CPU read on another: the workload runs on every CPU.
 across=0
 [ "$(nproc)" -ge 2 ] && across=10
-python3 "$PAIR" wakeup "$TMP/out" "$TMP/trace" --misses "$misses" --exclude "$tids" --hist lathist --across $across ||
+python3 "$PAIR" wakeup "$TMP/out" "$TMP/trace" --misses "$MISSES" --exclude "$TIDS" --hist lathist --across $across ||
 	{ [ -n "${LATENCY_KEEP:-}" ] && cp "$TMP/out" "$TMP/out.err" "$TMP/trace" "$LATENCY_KEEP/"; }

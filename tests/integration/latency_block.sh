@@ -80,25 +80,11 @@ r=$?
 check "latency_block: the O_DIRECT writes and reads ran" [ "$w$r$?" = 000 ]
 sleep 0.3	# tracerd drains its ring within FlushIntervalMSec
 
-tids=$(ls /proc/"$TRACERD_PID"/task | tr '\n' ' ')
-misses=0
-for id in $(cat /proc/"$TRACERD_PID"/fdinfo/* 2>/dev/null | awk '$1 == "prog_id:" {print $2}' | sort -u); do
-	n=$(bpftool -j prog show id "$id" 2>/dev/null | python3 -c 'import json, sys; print(json.load(sys.stdin).get("recursion_misses", 0))' 2>/dev/null)
-	misses=$((misses + ${n:-0}))
-done
-stop_tracerd
-check "latency_block: tracerd exits 0 at stop" [ $? = 0 ]
-echo 0 >"$INSTANCE/tracing_on"
-cat "$INSTANCE/trace" >"$TMP/trace"
-overrun=$(awk '/^overrun:/ {n += $2} END {print n + 0}' "$INSTANCE"/per_cpu/cpu*/stats)
-check "latency_block: the instance kept every record (overrun $overrun)" [ "$overrun" = 0 ]
-skipped=$(grep -Eo "summary: [0-9]+ skipped by the kernel" "$TMP/out.err" | grep -Eo "[0-9]+" | tail -1)
-[ "${skipped:-0}" -gt "$misses" ] && misses=$skipped
-grep -E "summary: selection " "$TMP/out.err" | cut -d';' -f1 | sed 's/^/# /'
+lat_collect latency_block
 for s in iolat issue_seen complete_seen; do
 	check "latency_block: tracerd lost no record of selection $s" \
 		grep -Eq "summary: selection $s: [0-9]+ delivered, 0 lost," "$TMP/out.err"
 done
 
-python3 "$PAIR" block "$TMP/out" "$TMP/trace" --dev "$DEV_T" --misses "$misses" --exclude "$tids" --hist iohist ||
+python3 "$PAIR" block "$TMP/out" "$TMP/trace" --dev "$DEV_T" --misses "$MISSES" --exclude "$TIDS" --hist iohist ||
 	{ [ -n "${LATENCY_KEEP:-}" ] && cp "$TMP/out" "$TMP/out.err" "$TMP/trace" "$LATENCY_KEEP/"; }

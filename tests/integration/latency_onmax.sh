@@ -84,17 +84,7 @@ check "latency_onmax: the ping-pongs ran (${rounds:-no} and ${rounds2:-no} round
 	[ "${rounds:-0}" -gt 0 -a "${rounds2:-0}" -gt 0 ]
 sleep 0.3	# tracerd drains its ring within FlushIntervalMSec
 
-tids=$(ls /proc/"$TRACERD_PID"/task | tr '\n' ' ')
-misses=$(bpf_misses "$TRACERD_PID")
-stop_tracerd
-check "latency_onmax: tracerd exits 0 at stop" [ $? = 0 ]
-echo 0 >"$INSTANCE/tracing_on"
-cat "$INSTANCE/trace" >"$TMP/trace"
-overrun=$(instance_overrun)
-check "latency_onmax: the instance kept every record (overrun $overrun)" [ "$overrun" = 0 ]
-skipped=$(grep -Eo "summary: [0-9]+ skipped by the kernel" "$TMP/out.err" | grep -Eo "[0-9]+" | tail -1)
-[ "${skipped:-0}" -gt "$misses" ] && misses=$skipped
-grep -E "summary: selection " "$TMP/out.err" | sed 's/^/# /'
+lat_collect latency_onmax
 for s in pairs waking_seen switch_seen; do
 	check "latency_onmax: tracerd lost no record of selection $s" \
 		grep -Eq "summary: selection $s: [0-9]+ delivered, 0 lost," "$TMP/out.err"
@@ -105,7 +95,7 @@ for s in onmax onchange; do
 done
 grep -A2 -E '^\{ next_pid' "$TMP/out" | sed 's/^/# /'
 
-python3 "$TRACK" "$TMP/out" "$TMP/trace" --misses "$misses" --exclude "$tids" \
+python3 "$TRACK" "$TMP/out" "$TMP/trace" --misses "$MISSES" --exclude "$TIDS" \
 	--onmax onmax=wakeup_max --onchange onchange=wakeup_chg ||
-	{ [ -n "${LATENCY_KEEP:-}" ] && echo "$tids" >"$TMP/tids" &&
+	{ [ -n "${LATENCY_KEEP:-}" ] && echo "$TIDS" >"$TMP/tids" &&
 		cp "$TMP/out" "$TMP/out.err" "$TMP/trace" "$TMP/tids" "$LATENCY_KEEP/"; }
