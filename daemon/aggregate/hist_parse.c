@@ -37,20 +37,6 @@ void hist_spec_done(struct hist_spec *spec)
 	*spec = (struct hist_spec){ 0 };
 }
 
-/* A field name; *off is where it starts. */
-int hist_parse_name(struct hparser *p, char **ret, int *off, const char *what)
-{
-	int start = p->i;
-
-	while (hist_is_word(p->s[p->i]))
-		p->i++;
-	if (p->i == start)
-		return filter_error(p->src, start, "expected %s", what);
-	*off = start;
-	*ret = strndup(p->s + start, p->i - start);
-	return *ret ? 0 : -ENOMEM;
-}
-
 static int parse_buckets(struct hparser *p, struct hist_fref *f)
 {
 	char *end;

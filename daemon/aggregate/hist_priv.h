@@ -5,6 +5,9 @@
 #define TRACERD_HIST_PRIV_H
 
 #include <ctype.h>
+#include <errno.h>
+#include <stdlib.h>
+#include <string.h>
 #include "hist.h"
 
 struct hparser {
@@ -19,7 +22,20 @@ static inline bool hist_is_word(char c)
 	return isalnum((unsigned char)c) || c == '_';
 }
 
-int hist_parse_name(struct hparser *p, char **ret, int *off, const char *what);
+/* A field name; *off is where it starts. */
+static inline int hist_parse_name(struct hparser *p, char **ret, int *off, const char *what)
+{
+	int start = p->i;
+
+	while (hist_is_word(p->s[p->i]))
+		p->i++;
+	if (p->i == start)
+		return filter_error(p->src, start, "expected %s", what);
+	*off = start;
+	*ret = strndup(p->s + start, p->i - start);
+	return *ret ? 0 : -ENOMEM;
+}
+
 /* name=EXPR[,name=EXPR...]: p is after the first name's '='. */
 int hist_parse_vars(struct hparser *p, struct hist_spec *spec, char *name, int name_off);
 /* onmatch(sys.event).ACTION: p is after "onmatch". */

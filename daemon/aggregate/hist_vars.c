@@ -211,8 +211,8 @@ static int parse_params(struct hparser *p, struct hist_action_spec *a)
 int hist_parse_onmatch(struct hparser *p, struct hist_spec *spec, int start)
 {
 	struct hist_action_spec *a = &spec->action;
-	char *action;
-	int off, r;
+	char *action = NULL;
+	int off = 0, r;
 
 	if (spec->has_action)
 		return filter_error(p->src, start, "one action per trigger: onmatch() given twice");
@@ -264,8 +264,8 @@ int hist_parse_ontrack(struct hparser *p, struct hist_spec *spec, int start, int
 {
 	struct hist_track_spec *t = &spec->track;
 	const char *what = kind == TRACK_MAX ? "onmax" : "onchange";
-	char *action;
-	int off, r;
+	char *action = NULL;
+	int off = 0, r;
 
 	if (spec->has_track)
 		return filter_error(p->src, start, "one onmax() or onchange() per trigger");
