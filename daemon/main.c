@@ -67,7 +67,9 @@ static void help(void)
 	       "     --name NAME          that selection's Name= (default " CONFIG_ARGS_NAME ")\n");
 	help_selection_keys();
 	printf("     --synthetic DEF       a synthetic event, as [Synthetic] Event= (added to the\n"
-	       "                           file's); repeatable; also for --list-events, --describe\n");
+	       "                           file's); repeatable; also for --list-events, --describe\n"
+	       "     --metrics-listen ADDR serve GET /metrics (Prometheus) at HOST:PORT, [IPV6]:PORT\n"
+	       "                           or a unix socket path, as [Metrics] Listen=\n");
 	printf("     --check-config [FILE] check the config against this kernel and exit\n"
 	       "     --list-events [GLOB]  list events, e.g. 'sched:*'\n"
 	       "     --list-classes [GLOB] list event classes with their events\n"
@@ -94,6 +96,7 @@ enum {
 	ARG_CHECK = 0x100, ARG_LIST_EVENTS, ARG_LIST_CLASSES, ARG_DESCRIBE, ARG_VERSION,
 	ARG_READ, ARG_JSON, ARG_SINCE, ARG_UNTIL, ARG_FOLLOW, ARG_RAW_PTRS, ARG_TRACE_DAT,
 	ARG_SYNTHETIC,
+	ARG_METRICS,
 	ARG_SELECTION = 0x200,	/* + the key's index in the config table */
 };
 
@@ -118,6 +121,7 @@ static const struct option *options(void)
 		{ "raw-pointers", no_argument, NULL, ARG_RAW_PTRS },
 		{ "trace-dat", required_argument, NULL, ARG_TRACE_DAT },
 		{ "synthetic", required_argument, NULL, ARG_SYNTHETIC },
+		{ "metrics-listen", required_argument, NULL, ARG_METRICS },
 		{ "help", no_argument, NULL, 'h' },
 	};
 	static struct option all[MAX_OPTIONS];
@@ -179,15 +183,16 @@ static int selection_option(int c, struct sel_args *a)
 	return 0;
 }
 
-/* --synthetic DEF: [Synthetic] Event=, beside the selection's keys. */
-static int synthetic_option(struct sel_args *a)
+/* --synthetic DEF and --metrics-listen ADDR: a key of another section,
+ * beside the selection's keys. */
+static int section_option(struct sel_args *a, const char *section, const char *key)
 {
 	if (a->n == MAX_OPTIONS) {
 		fprintf(stderr, "tracerd: more than %d options of a selection\n", MAX_OPTIONS);
 		return 2;
 	}
-	a->v[a->n++] = (struct config_arg){ config_find("Synthetic", "Event"), optarg };
-	a->n_synth++;
+	a->v[a->n++] = (struct config_arg){ config_find(section, key), optarg };
+	a->n_synth += !strcmp(section, "Synthetic");
 	return 0;
 }
 
@@ -361,7 +366,9 @@ int main(int argc, char **argv)
 			break;
 		case ARG_READ: action = c; break;
 		case ARG_SYNTHETIC:
-			if (synthetic_option(&sa))
+		case ARG_METRICS:
+			if (c == ARG_SYNTHETIC ? section_option(&sa, "Synthetic", "Event") :
+			    section_option(&sa, "Metrics", "Listen"))
 				return 2;
 			break;
 		default:

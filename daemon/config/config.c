@@ -30,6 +30,7 @@ void config_init(struct config *c)
 	memset(c, 0, sizeof(*c));
 	apply_defaults(c, "Daemon", c);
 	apply_defaults(c, "Store", c);
+	apply_defaults(c, "Metrics", c);
 }
 
 static void selection_free(struct selection *s)
@@ -58,6 +59,7 @@ void config_free(struct config *c)
 	strv_free(c->files, c->n_files);
 	config_pos_free(&c->wakeup_pos);
 	free(c->store.directory);
+	free(c->metrics_listen);
 	memset(c, 0, sizeof(*c));
 }
 
@@ -66,7 +68,7 @@ static int begin_section(struct config_parser *p, const char *name, int col)
 	struct config *c = p->c;
 	struct selection *s;
 
-	static const char *const plain[] = { "Daemon", "Store", "Synthetic" };
+	static const char *const plain[] = { "Daemon", "Store", "Synthetic", "Metrics" };
 
 	for (size_t i = 0; i < ARRAY_SIZE(plain); i++)
 		if (!strcmp(name, plain[i])) {

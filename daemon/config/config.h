@@ -72,6 +72,7 @@ struct config {
 	unsigned flush_interval_ms;
 	unsigned stats_interval_sec;
 	unsigned variable_max_age_sec;	/* inter-event triggers' starts age out */
+	char *metrics_listen;		/* [Metrics] Listen=: where GET /metrics is served; NULL: off */
 	enum output output;
 	bool raw_pointers;
 	struct store_config store;
@@ -137,7 +138,7 @@ struct config_type {
 extern const struct config_type config_type_uint, config_type_size, config_type_pow2,
 	config_type_bool, config_type_enum, config_type_priority, config_type_name,
 	config_type_events, config_type_filter, config_type_path, config_type_hist,
-	config_type_units, config_type_synthetic;
+	config_type_units, config_type_synthetic, config_type_listen;
 
 struct config_item {
 	const char *section;	/* "Daemon", "Store", "Synthetic" or "Selection" */

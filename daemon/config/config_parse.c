@@ -7,6 +7,7 @@
 #include "config_parser.h"
 #include "kernel-events/events.h"
 #include "kernel-events/unit_path.h"
+#include "sockaddr_spec.h"
 
 typedef unsigned long long ull;
 
@@ -432,3 +433,31 @@ static void expects_synthetic(_unused_ const struct config_item *it, char *buf, 
 
 const struct config_type config_type_synthetic = { "synthetic event", parse_synthetic,
 						   expects_synthetic };
+
+/* [Metrics] Listen=: checked as read (the socket is the daemon's, at start). */
+static int parse_listen(struct config_parser *p, const struct config_item *it, const char *v,
+			int col, void *field, _unused_ void *section)
+{
+	struct sockaddr_storage sa;
+	socklen_t len;
+	char **s = field, what[96];
+	int bad;
+
+	free(*s);
+	*s = NULL;
+	if (!*v)
+		return 0;
+	if (sockaddr_spec_parse(v, &sa, &len, &bad) < 0) {
+		it->type->expects(it, what, sizeof(what));
+		return config_error(p, col + bad, "expected %s, got '%s'", what, v);
+	}
+	*s = strdup(v);
+	return *s ? 0 : -ENOMEM;
+}
+
+static void expects_listen(_unused_ const struct config_item *it, char *buf, size_t size)
+{
+	snprintf(buf, size, "%s", SOCKADDR_SPEC_EXPECTED);
+}
+
+const struct config_type config_type_listen = { "address", parse_listen, expects_listen };

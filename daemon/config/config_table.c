@@ -130,6 +130,12 @@ static const struct config_item table[] = {
 			 "...: the event synthetic:NAME, which an Aggregate= onmatch() action fires; "
 			 "repeatable, empty resets" },
 
+	{ .section = "Metrics", .key = "Listen", .type = &config_type_listen,
+	  .option = "--metrics-listen",
+	  .offset = offsetof(struct config, metrics_listen),
+	  .description = "where GET /metrics serves every count and histogram in the Prometheus "
+			 "text format: HOST:PORT, [IPV6]:PORT or a unix socket path; empty: off" },
+
 	{ .section = "Selection", .key = "Name", .type = &config_type_name,
 	  .offset = offsetof(struct selection, name),
 	  .description = "the selection's name, unique; required" },

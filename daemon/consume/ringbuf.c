@@ -85,6 +85,13 @@ unsigned long rb_reader_written(const struct rb_reader *r)
 	return __atomic_load_n(r->producer_pos, __ATOMIC_ACQUIRE);
 }
 
+void rb_reader_fill(const struct rb_reader *r, size_t *used, size_t *size)
+{
+	*used = __atomic_load_n(r->producer_pos, __ATOMIC_ACQUIRE) -
+		__atomic_load_n(r->consumer_pos, __ATOMIC_RELAXED);
+	*size = r->data_size;
+}
+
 bool rb_reader_passed(const struct rb_reader *r, unsigned long mark)
 {
 	/* Positions only grow (64-bit: they never wrap). */

@@ -20,6 +20,8 @@ int rb_reader_consume(struct rb_reader *r, rb_record_fn fn, void *ctx, size_t bu
 		      uint64_t max_usec);
 /* Where the records written so far end: a mark for rb_reader_passed(). */
 unsigned long rb_reader_written(const struct rb_reader *r);
+/* Bytes written and not read yet, of size. */
+void rb_reader_fill(const struct rb_reader *r, size_t *used, size_t *size);
 /* Whether every record that ends at or before mark was handed over. */
 bool rb_reader_passed(const struct rb_reader *r, unsigned long mark);
 

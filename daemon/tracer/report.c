@@ -363,9 +363,9 @@ static bool attached(const struct sel_state *st, const struct tp_event *e)
 	return false;
 }
 
-/* One line per event of p that st (NULL: none) no longer has. */
-static void past_events(FILE *out, const char *name, const struct sel_past *p,
-			const struct sel_state *st)
+/* Each event of p that st (NULL: none) no longer has. */
+static void past_events(const char *name, const struct sel_past *p, const struct sel_state *st,
+			tracer_event_fn fn, void *userdata)
 {
 	for (size_t i = 0; i < p->n; i++) {
 		const struct tp_event *e = p->v[i].event;
@@ -375,16 +375,13 @@ static void past_events(FILE *out, const char *name, const struct sel_past *p,
 		for (k = 0; k < i && p->v[k].event != e; k++)
 			;
 		if (k < i || attached(st, e))
-			continue;	/* on its own line already */
+			continue;	/* on its own already */
 		past_event_totals(p, e, &tot);
-		event_line(out, name, e, &tot);
+		fn(userdata, name, e, &tot);
 	}
 }
 
-/* Per event, for the foreground summary: the program's counters as
- * report_stats() read them, with what earlier states of the selection
- * counted for the same event. */
-void report_events(struct tracer *t, FILE *out)
+void tracer_each_event(struct tracer *t, tracer_event_fn fn, void *userdata)
 {
 	for (size_t i = 0; i < t->n_sels; i++) {
 		const struct sel_state *st = t->sels[i];
@@ -394,12 +391,26 @@ void report_events(struct tracer *t, FILE *out)
 
 			tracer_slot_totals(t, st->slots[k], &tot);
 			past_event_totals(&st->past, st->slots[k]->event, &tot);
-			event_line(out, st->conf->name, st->slots[k]->event, &tot);
+			fn(userdata, st->conf->name, st->slots[k]->event, &tot);
 		}
-		past_events(out, st->conf->name, &st->past, st);
+		past_events(st->conf->name, &st->past, st, fn, userdata);
 	}
 	for (size_t i = 0; i < t->n_removed; i++)
-		past_events(out, t->removed[i].name, &t->removed[i], NULL);
+		past_events(t->removed[i].name, &t->removed[i], NULL, fn, userdata);
+}
+
+static void event_line_fn(void *out, const char *sel, const struct tp_event *e,
+			  const struct sel_totals *tot)
+{
+	event_line(out, sel, e, tot);
+}
+
+/* Per event, for the foreground summary: the program's counters as
+ * report_stats() read them, with what earlier states of the selection
+ * counted for the same event. */
+void report_events(struct tracer *t, FILE *out)
+{
+	tracer_each_event(t, event_line_fn, out);
 }
 
 void report_suppressed(struct tracer *t)

@@ -217,4 +217,12 @@ void tracer_vars_tick(struct tracer *t, uint64_t due_usec);
 int tracer_link_check(struct registry *reg, struct hist ***hists, struct tp_event ***events,
 		      const size_t *n_events, size_t n, struct diag *d);
 
+/* Each (selection, event) with its totals as of the last tracer_read_stats():
+ * the running slots' with what earlier states of the selection counted for the
+ * same event, then the events those states had and the running ones no longer
+ * do, and the removed selections' (report_events(), the metrics). */
+typedef void (*tracer_event_fn)(void *userdata, const char *selection, const struct tp_event *e,
+				const struct sel_totals *tot);
+void tracer_each_event(struct tracer *t, tracer_event_fn fn, void *userdata);
+
 #endif
