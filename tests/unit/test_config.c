@@ -267,6 +267,8 @@ static const char *valid_value(const struct config_item *it)
 		return "sched:sched_switch";
 	if (!strcmp(it->key, "Unit"))
 		return "nginx.service php-fpm*.service getty@tty1 system.slice";
+	if (!strcmp(it->key, "Listen"))
+		return "[::1]:9464";
 	return NULL;
 }
 
@@ -294,6 +296,9 @@ static size_t bad_values(const struct config_item *it, char bad[2][64])
 		snprintf(bad[n++], 64, "sched");
 	} else if (t == &config_type_path) {
 		snprintf(bad[n++], 64, "var/lib/tracerd");
+	} else if (t == &config_type_listen) {
+		snprintf(bad[n++], 64, "localhost:9464");	/* numeric only */
+		snprintf(bad[n++], 64, "127.0.0.1:65536");
 	} else if (t == &config_type_units) {
 		snprintf(bad[n++], 64, "getty@.service");	/* a template runs nowhere */
 		snprintf(bad[n++], 64, "a/b.service");
@@ -430,7 +435,8 @@ static void the_table_is_complete(void)
 
 	for (size_t i = 0; i < n; i++) {
 		EXPECT(!strcmp(t[i].section, "Daemon") || !strcmp(t[i].section, "Store") ||
-		       !strcmp(t[i].section, "Synthetic") || !strcmp(t[i].section, "Selection"), "%s",
+		       !strcmp(t[i].section, "Synthetic") || !strcmp(t[i].section, "Metrics") ||
+		       !strcmp(t[i].section, "Selection"), "%s",
 		       t[i].key);
 		EXPECT(t[i].type && t[i].type->name && t[i].description && *t[i].description, "%s", t[i].key);
 		EXPECT(config_find(t[i].section, t[i].key) == &t[i], "%s is in the table twice", t[i].key);
@@ -439,7 +445,7 @@ static void the_table_is_complete(void)
 		       "%s", t[i].key);
 		EXPECT(t[i].min <= t[i].max, "%s", t[i].key);
 	}
-	EXPECT(n == 26, "%zu keys", n);
+	EXPECT(n == 27, "%zu keys", n);
 }
 
 /* The command line's selection: options named after the keys, parsed as
