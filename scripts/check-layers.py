@@ -26,7 +26,7 @@ STAGES = [
     "daemon/sink",      # where records go
     "daemon/tracer",    # a config applied: selections attached, units, reports
     "daemon/read",      # tracerd --read: the store read back, filtered, exported
-    "daemon/metrics",   # GET /metrics: the counts in the Prometheus format
+    "daemon/metrics",   # GET /metrics: the counts in the Prometheus format, served on sd-event
     "daemon",           # main, the event loop, --list/--check-config
 ]
 BPF = "bpf"             # BPF programs: only include/ besides their own
