@@ -11,6 +11,8 @@
 #include "clock.h"
 #include "log.h"
 #include "loop.h"
+#include "metrics/http.h"
+#include "metrics/metrics.h"
 #include "ptrkey.h"
 #include "tracer/report.h"
 #include "sink/sink.h"
@@ -28,6 +30,7 @@ struct daemon {
 	unsigned reloads;
 	bool stopping;
 	bool started;		/* READY=1 sent once: systemd's watchdog applies */
+	struct http_server *metrics;	/* [Metrics] Listen=: GET /metrics */
 	size_t busy_done, busy_total;	/* at the last on_busy() */
 };
 
@@ -268,6 +271,10 @@ static void keep_restart_only(struct config *new, const struct config *run)
 		log_warning("RingBufferSize= and WakeupBytes= take effect on restart only");
 	new->ring_buffer_size = run->ring_buffer_size;
 	new->wakeup_bytes = run->wakeup_bytes;
+	if (!streq_ptr(new->metrics_listen, run->metrics_listen))
+		log_warning("[Metrics] Listen= takes effect on restart only");
+	free(new->metrics_listen);
+	new->metrics_listen = run->metrics_listen ? strdup(run->metrics_listen) : NULL;
 }
 
 /* SIGHUP: re-read the config; an invalid one is logged and the running one
@@ -400,6 +407,42 @@ static int setup_loop(struct daemon *dm)
 					    t->cfg.stats_interval_sec * 1000000ULL, 0, on_stats, dm)) < 0)
 		return r;
 	return sd_event_set_watchdog(dm->event, true);
+}
+
+/* GET /metrics: the counts at the scrape (metrics/metrics.c); anything
+ * else is not here. */
+static int on_metrics(void *userdata, const struct http_request *req, struct strbuf *body,
+		      const char **content_type)
+{
+	struct daemon *dm = userdata;
+
+	if (strcmp(req->path, "/metrics"))
+		return 404;
+	if (metrics_write(dm->t, body) < 0)
+		return 500;
+	*content_type = "text/plain; version=0.0.4; charset=utf-8";
+	return 200;
+}
+
+/* [Metrics] Listen=: its socket, served from this loop, after the ring's
+ * sources in priority (http_server.c): a scraper never delays a record. */
+static int setup_metrics(struct daemon *dm)
+{
+	const char *spec = dm->t->cfg.metrics_listen;
+	char why[256];
+	int fd, r;
+
+	if (!spec)
+		return 0;
+	r = http_listen(spec, &fd, why, sizeof(why));
+	if (r >= 0)
+		r = http_server_new(dm->event, fd, on_metrics, dm, &dm->metrics);
+	if (r < 0)
+		log_error("cannot serve metrics at %s ([Metrics] Listen=): %s", spec,
+			  why[0] ? why : strerror(-r));
+	else
+		log_info("metrics: GET /metrics at %s", spec);
+	return r;
 }
 
 static void raise_nofile(void)
@@ -535,9 +578,12 @@ int run_daemon(const struct run_opts *o)
 		r = setup_loop(&dm);
 		if (r < 0)
 			log_error("cannot set up the event loop: %s", strerror(-r));
+		else
+			r = setup_metrics(&dm);
 	}
 	if (r < 0) {
 		config_free(&cfg);
+		http_server_free(dm.metrics);
 		sd_event_source_unref(dm.cgroups);
 		tracer_free(dm.t);
 		sd_event_source_unref(dm.more);
@@ -547,6 +593,7 @@ int run_daemon(const struct run_opts *o)
 	notify_status(&dm, "READY=1\n");
 	dm.started = true;
 	r = sd_event_loop(dm.event);
+	http_server_free(dm.metrics);	/* no scrape of a tracer stopping */
 	stop(&dm);
 	sd_event_source_unref(dm.cgroups);	/* its fd is the tracer's */
 	tracer_free(dm.t);

@@ -133,6 +133,7 @@ static const struct config_item table[] = {
 	{ .section = "Metrics", .key = "Listen", .type = &config_type_listen,
 	  .option = "--metrics-listen",
 	  .offset = offsetof(struct config, metrics_listen),
+	  .def = "",
 	  .description = "where GET /metrics serves every count and histogram in the Prometheus "
 			 "text format: HOST:PORT, [IPV6]:PORT or a unix socket path; empty: off" },
 
