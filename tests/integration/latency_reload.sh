@@ -117,7 +117,12 @@ wait $RPID
 t4=$(now_us)
 check "1: the woken task ran once the spinner ended (reader: $(tr '\n' ' ' <"$TMP/reader1"))" \
 	grep -qx read "$TMP/reader1"
-sleep 0.3	# tracerd drains its ring within FlushIntervalMSec
+# tracerd drains its ring within FlushIntervalMSec; under ThreadSanitizer
+# (make test SANITIZE=thread runs the reload tests) it takes longer.
+for ((i = 0; i < 100; i++)); do
+	grep -qE "sched_process_exit: comm=$LATW pid=$RPID " "$TMP/out" && break
+	sleep 0.05
+done
 rec=$(grep -E "wakeup_latency: lat=[0-9]+ pid=$RPID prio=" "$TMP/out" | tail -1)
 note "${rec:-no wakeup_latency record of pid $RPID}"
 lat=$(sed -n 's/.* lat=\([0-9]*\) .*/\1/p' <<<"$rec")
