@@ -38,12 +38,15 @@ metric() { awk -v k="$1{$2}" '$1 == k {print $2}' "$TMP/m.txt"; }
 scrape() { curl -sf --max-time 5 "$URL" >"$TMP/m.txt"; }
 
 N=3000
-# Scrapers polling while the workload fires: 8 in parallel, 20 times each.
+# Scrapers polling while the workload fires: 8 in parallel, 20 times each
+# (waited for by pid: tracerd is this shell's child too).
+scrapers=()
 for ((s = 0; s < 8; s++)); do
 	( for ((i = 0; i < 20; i++)); do curl -s --max-time 5 -o /dev/null "$URL"; done ) &
+	scrapers+=($!)
 done
 "$FIRE" $N 20000 >/dev/null
-wait
+wait "${scrapers[@]}"
 sleep 0.3	# the ring drained (FlushIntervalMSec)
 check "metrics: a scrape answers 200" scrape
 L='selection="sysfs",event="syscalls:sys_enter_sysfs"'
