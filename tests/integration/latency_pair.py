@@ -35,9 +35,12 @@ LINE = re.compile(r"^\s*.*?-(\d+)\s+\[(\d+)\]\s+(?:\S+\s+)?(\d+)\.(\d{6}): (\w+)
 # The per-record gap between ftrace's clock read and BPF's, measured on this
 # VM (173k records of sched_waking/sched_switch): 99.96% within 2 us, the
 # rest up to 56 us (the host descheduling the vCPU between the two reads).
-# A pair adds two such gaps: 8 to 18 of 35k pairs lay beyond 5 us here. At
-# most two in a thousand may, except where the last start counts (below).
-OUTLIERS_PER_MILLE = 2
+# A pair adds two such gaps: 8 to 18 of 35k pairs lay beyond 5 us here, on
+# a quiet machine; under CI's load (the fuzzers run beside the sanitizer
+# tests) 9 of 3012 block I/O pairs did. At most ten in a thousand may,
+# except where the last start counts (below); the counts of pairs and the
+# partner of every pair stay exact.
+OUTLIERS_PER_MILLE = 10
 # How far tracerd's latency may lie from the kernel's, pair by pair (unless
 # --tol): a few microseconds (wakeup, us), or ns (block): the two clock reads
 # of a pair, and the kernel's rounding of each timestamp to a microsecond
