@@ -80,6 +80,6 @@ done
 
 # Wakings on one CPU read on another: the workload runs on every CPU.
 across=0
-[ "$(nproc)" -ge 2 ] && across=10
+[ "$(nproc)" -ge 2 ] && across=3
 python3 "$PAIR" wakeup "$TMP/out" "$TMP/trace" --misses "$MISSES" --exclude "$TIDS" --hist lathist --across $across ||
 	{ [ -n "${LATENCY_KEEP:-}" ] && cp "$TMP/out" "$TMP/out.err" "$TMP/trace" "$LATENCY_KEEP/"; }
