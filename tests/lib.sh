@@ -104,11 +104,14 @@ make_instance() {
 # of the interpreter (the binary, not a pyenv shim) named LATW, latw, this
 # shell's pid and a p: its comm, this test's workload's alone, also beside
 # another test's (or make bench's latw-ping): a filter 'comm ~ "$LATW*"'
-# finds it, and no other. lat_pingpong SECS: the ping-pong of
+# finds it, and no other (F_WAKING, F_SWITCH). lat_pingpong SECS: the ping-pong of
 # tests/tools/pingpong.py under it; prints its rounds.
 lat_python() {
 	LATW=latw$$p
 	LATWPY=$TMP/$LATW
+	# the filters that find the workload's wakings and switches to it
+	F_WAKING="comm ~ \"$LATW*\""
+	F_SWITCH="next_comm ~ \"$LATW*\""
 	cp "$(python3 -c 'import os, sys; print(os.path.realpath(sys.executable))')" "$LATWPY"
 }
 lat_pingpong() { "$LATWPY" "$(dirname "${BASH_SOURCE[0]}")/tools/pingpong.py" "$1"; }

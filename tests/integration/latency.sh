@@ -17,8 +17,6 @@ SECS=${LATENCY_SECONDS:-2}
 # The workload's interpreter: its comm is $LATW, the workload's alone.
 lat_python
 
-F_WAKING="comm ~ \"$LATW*\""
-F_SWITCH="next_comm ~ \"$LATW*\""
 lat_instance "tracerd-lat-$$" "$F_WAKING" "$F_SWITCH" || { not_ok "latency: instance"; exit 0; }
 
 cat >"$TMP/lat.conf" <<EOF

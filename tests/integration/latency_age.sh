@@ -17,7 +17,6 @@
 . "$(dirname "$0")/../lib.sh"
 need_root latency_age
 lat_python
-F_WAKING="comm ~ \"$LATW*\""
 
 cat >"$TMP/age.conf" <<EOF
 [Daemon]

@@ -24,8 +24,6 @@ TRACK=$(dirname "$0")/latency_track.py
 SECS=${LATENCY_SECONDS:-2}
 
 lat_python
-F_WAKING="comm ~ \"$LATW*\""
-F_SWITCH="next_comm ~ \"$LATW*\""
 lat_instance "tracerd-latmax-$$" "$F_WAKING" "$F_SWITCH" || { not_ok "latency_onmax: instance"; exit 0; }
 
 # Two variables of the waking: each trigger reads its own, once (a second

@@ -26,8 +26,6 @@ READER=$(dirname "$0")/../tools/latw_reader.py
 taskset -p -c 0 $$ >/dev/null
 
 lat_python
-F_WAKING="comm ~ \"$LATW*\""
-F_SWITCH="next_comm ~ \"$LATW*\""
 # conf WAKING_EXTRA OTHER AGE: the wakeup latency config; WAKING_EXTRA
 # after the waking trigger's variable; OTHER: with an unrelated selection.
 conf() {
