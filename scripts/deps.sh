@@ -16,6 +16,13 @@ pkgs=(
 	# tests/integration/trace_dat.sh: --trace-dat's files read by the real tools: trace-cmd
 	# report, a libkshark program, and KernelShark itself under Xvfb, photographed by import.
 	trace-cmd libkshark-dev libjson-c-dev libtracecmd-dev libtracefs-dev kernelshark xvfb xauth imagemagick fonts-dejavu-core
+	# tests/integration/prometheus.sh: a real Prometheus server (its own, on a free loopback
+	# port) scrapes tracerd, and promtool checks the exposition (metrics.sh too). 2.42, 95 MB
+	# of Go binaries and a few JavaScript packages for its web pages; the recommended
+	# prometheus-node-exporter is left out. Its postinst enables prometheus.service and starts
+	# it (where systemd is PID 1, or through the init script where policy-rc.d allows): a
+	# server on :9090 that nothing here wants, stopped and disabled below.
+	prometheus
 )
 missing=()
 for p in "${pkgs[@]}"; do
@@ -25,3 +32,14 @@ done
 export DEBIAN_FRONTEND=noninteractive
 apt-get update -qq
 apt-get install -y -qq --no-install-recommends "${missing[@]}"
+# Installed just now: no prometheus.service left running or enabled (an admin's own, installed
+# before, is not touched).
+if [[ " ${missing[*]} " == *" prometheus "* ]]; then
+	if [ -d /run/systemd/system ]; then
+		systemctl disable --now prometheus.service
+	else
+		/etc/init.d/prometheus stop >/dev/null 2>&1 || true
+		systemctl disable prometheus.service 2>/dev/null || true
+		update-rc.d prometheus disable >/dev/null
+	fi
+fi
