@@ -92,7 +92,8 @@ int hist_peek_read(const struct hist_maps *m, struct hist_peek *p)
 		}
 		for (size_t k = 0; k < pm->n; k++)
 			pm->order[k] = k;
-		qsort_r(pm->order, pm->n, sizeof(*pm->order), cmp_slot, pm);
+		if (pm->n)
+			qsort_r(pm->order, pm->n, sizeof(*pm->order), cmp_slot, pm);
 	}
 	return 0;
 }

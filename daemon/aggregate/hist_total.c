@@ -80,7 +80,8 @@ static int admit(struct hist_total *t, const struct hist_entry *new, size_t n, s
 		if (counted)
 			add_counts(&t->other, &new[i]);
 	}
-	qsort_r(k->v, k->n, sizeof(*k->v), cmp_key_bytes, &k->key_size);
+	if (k->n)
+		qsort_r(k->v, k->n, sizeof(*k->v), cmp_key_bytes, &k->key_size);
 	return 0;
 }
 
@@ -138,7 +139,8 @@ int hist_total_read(struct hist_total *t, const struct hist_dump *cur, size_t ca
 	v = malloc((t->kept.n ? t->kept.n : 1) * sizeof(*v));
 	if (!v)
 		return -ENOMEM;
-	memcpy(v, t->kept.v, t->kept.n * sizeof(*v));
+	if (t->kept.n)
+		memcpy(v, t->kept.v, t->kept.n * sizeof(*v));
 	*other = t->other;
 	for (size_t i = 0; i < cur->n; i++) {
 		ssize_t at = find(t, cur->v[i].key);
