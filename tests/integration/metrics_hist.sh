@@ -16,7 +16,8 @@
 #   - a common_stacktrace key: one series without a key label, the total;
 #   - OpenMetrics when asked by Accept: counters' families without
 #     "_total", every sample under its own family, "# EOF" last; the text
-#     format well formed, and promtool, where installed, finds nothing.
+#     format well formed, and promtool, where installed, finds nothing;
+#   - every metric conf/grafana-dashboard.json queries is served.
 . "$(dirname "$0")/../lib.sh"
 need_root metrics_hist
 COMM=mth$$
@@ -153,6 +154,10 @@ ok("OpenMetrics when asked: its content type, families and \"# EOF\" last",
    "content-type: application/openmetrics-text; version=1.0.0" in hdr and om and
    om[-1] == "# EOF" and not bad and "tracerd_hist" in seen, bad[:5] or hdr)
 EOF
+# conf/grafana-dashboard.json asks for metrics that a scrape has.
+missing=$(grep -oE 'tracerd_[a-z_]+' conf/grafana-dashboard.json | sort -u | while read -r m; do
+	grep -qE "^$m[{ ]" "$TMP/s3" || echo "$m"; done)
+check "metrics_hist: the Grafana dashboard's metrics are all served${missing:+ (not: $missing)}" [ -z "$missing" ]
 if command -v promtool >/dev/null; then
 	check "metrics_hist: promtool check metrics finds nothing" \
 		sh -c "promtool check metrics <'$TMP/s3' >'$TMP/lint' 2>&1 && ! [ -s '$TMP/lint' ]"
