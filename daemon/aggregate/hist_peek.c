@@ -10,18 +10,20 @@
 #include "hist_map_priv.h"
 #include "util.h"
 
-#define PEEK_BATCH 4096	/* entries per bpf() call: far more than a bucket holds */
+/* Entries a batch call may return at least: a hash bucket's entries come
+ * whole or the call fails (ENOSPC), and a bucket holds a few. */
+#define PEEK_MIN 256
 
-static int grow_to(struct hist_peek_map *pm, size_t want, size_t *cap)
+/* Room for at least PEEK_MIN entries more (doubling). */
+static int grow_room(struct hist_peek_map *pm, size_t *cap)
 {
 	uint8_t *k;
 	struct agg_value *v;
 	size_t c = *cap;
 
-	if (want <= c)
+	if (c - pm->n >= PEEK_MIN)
 		return 0;
-	while (c < want)
-		c = c ? c * 2 : PEEK_BATCH;
+	c = c ? c * 2 : PEEK_MIN;
 	k = realloc(pm->keys, c * pm->key_full);
 	if (!k)
 		return -ENOMEM;
@@ -50,11 +52,12 @@ static int read_map(int fd, struct hist_peek_map *pm)
 	int r;
 
 	for (int i = 0;; i ^= 1) {
-		uint32_t count = PEEK_BATCH;
+		uint32_t count;
 
-		r = grow_to(pm, pm->n + PEEK_BATCH, &cap);
+		r = grow_room(pm, &cap);
 		if (r < 0)
 			return r;
+		count = cap - pm->n;
 		r = bpf_map_lookup_batch(fd, in, &cur[i], pm->keys + pm->n * pm->key_full,
 					 pm->vals + pm->n, &count, &o);
 		pm->n += count;		/* also with ENOENT: the last batch */

@@ -250,8 +250,16 @@ static int put_family(struct strbuf *out, bool om, const char *name, const char 
 int metrics_hist_write(struct tracer *t, struct strbuf *out, bool om)
 {
 	struct fams f = { .om = om, .o = { .raw_pointers = t->cfg.raw_pointers } };
-	struct hist_peek pk;
-	int r = hist_peek_read(&t->hist_maps, &pk);
+	struct hist_peek pk = { 0 };
+	bool any = false;
+	int r;
+
+	for (size_t i = 0; i < t->n_sels; i++)
+		for (size_t k = 0; k < t->sels[i]->n_slots; k++)
+			any |= t->sels[i]->slots[k]->hist != NULL;
+	if (!any)	/* no map read for nothing */
+		return 0;
+	r = hist_peek_read(&t->hist_maps, &pk);
 
 	for (size_t i = 0; r >= 0 && i < t->n_sels; i++)
 		for (size_t k = 0; r >= 0 && k < t->sels[i]->n_slots; k++)
