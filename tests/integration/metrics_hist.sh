@@ -17,6 +17,8 @@
 #   - OpenMetrics when asked by Accept: counters' families without
 #     "_total", every sample under its own family, "# EOF" last; the text
 #     format well formed, and promtool, where installed, finds nothing;
+#   - a reload that changes a histogram starts its series anew, one that
+#     keeps it keeps its counts;
 #   - every metric conf/grafana-dashboard.json queries is served.
 . "$(dirname "$0")/../lib.sh"
 need_root metrics_hist
@@ -154,6 +156,27 @@ ok("OpenMetrics when asked: its content type, families and \"# EOF\" last",
    "content-type: application/openmetrics-text; version=1.0.0" in hdr and om and
    om[-1] == "# EOF" and not bad and "tracerd_hist" in seen, bad[:5] or hdr)
 EOF
+# A reload that changes a histogram (size=) starts its series anew; one that
+# keeps a histogram keeps its counts.
+sed -i 's/^Aggregate=hist:keys=arg1.log2:vals=arg1$/&:size=4096/' "$TMP/m.conf"
+kill -HUP "$TRACERD_PID"
+for ((i = 0; i < 600; i++)); do grep -q "reloaded" "$TMP/out.err" && break; sleep 0.05; done
+"$FIRE" $N >/dev/null
+sleep 0.3
+scrape s4
+python3 - "$TMP/s4" "$N" <<'EOF2'
+import re, sys
+text, n = open(sys.argv[1]).read(), int(sys.argv[2])
+def total(sel):
+    return sum(float(v) for v in re.findall(
+        r'^tracerd_hist_hits_total\{selection="%s",[^}]*\} (\S+)$' % sel, text, re.M))
+log2, many = total("log2"), total("many")
+ok = log2 == n and many == 3 * n
+print(("ok - " if ok else "not ok - ") + "metrics_hist: a reload that changes a histogram starts "
+      "its series anew, one that keeps it keeps its counts (log2 %d of %d, many %d of %d)"
+      % (log2, n, many, 3 * n))
+EOF2
+
 # conf/grafana-dashboard.json asks for metrics that a scrape has.
 missing=$(grep -oE 'tracerd_[a-z_]+' conf/grafana-dashboard.json | sort -u | while read -r m; do
 	grep -qE "^$m[{ ]" "$TMP/s3" || echo "$m"; done)
