@@ -416,11 +416,16 @@ static int on_metrics(void *userdata, const struct http_request *req, struct str
 {
 	struct daemon *dm = userdata;
 
+	struct http_stats server;
+	bool om = metrics_wants_openmetrics(req->accept);
+
 	if (strcmp(req->path, "/metrics"))
 		return 404;
-	if (metrics_write(dm->t, body) < 0)
+	http_server_stats(dm->metrics, &server);
+	if (metrics_write(dm->t, &server, om, body) < 0)
 		return 500;
-	*content_type = "text/plain; version=0.0.4; charset=utf-8";
+	*content_type = om ? "application/openmetrics-text; version=1.0.0; charset=utf-8" :
+			     "text/plain; version=0.0.4; charset=utf-8";
 	return 200;
 }
 
@@ -442,6 +447,7 @@ static int setup_metrics(struct daemon *dm)
 			  why[0] ? why : strerror(-r));
 	else
 		log_info("metrics: GET /metrics at %s", spec);
+	dm->t->metrics = r >= 0;
 	return r;
 }
 

@@ -150,10 +150,11 @@ static int events_option(void)
 }
 
 /* The command line's selection: -e, --filter and the other [Selection] keys;
- * and its synthetic events (--synthetic), n_synth of v. */
+ * and keys of other sections (--synthetic, --metrics-listen), n_sections of
+ * v, n_synth of them synthetic events. */
 struct sel_args {
 	struct config_arg v[MAX_OPTIONS];
-	size_t n, n_synth;
+	size_t n, n_sections, n_synth;
 	const char *events[MAX_OPTIONS];	/* -e, for --read */
 	size_t n_events;
 	const char *filter;			/* --filter, for --read */
@@ -192,6 +193,7 @@ static int section_option(struct sel_args *a, const char *section, const char *k
 		return 2;
 	}
 	a->v[a->n++] = (struct config_arg){ config_find(section, key), optarg };
+	a->n_sections++;
 	a->n_synth += !strcmp(section, "Synthetic");
 	return 0;
 }
@@ -312,6 +314,11 @@ static int read_main(struct read_opts *ro, const struct sel_args *a, char **path
 			"the store keeps the formats of its synthetic events; see --help\n");
 		return 2;
 	}
+	if (a->n_sections) {
+		fprintf(stderr, "tracerd: --read takes -e, --filter and --unit, not "
+			"--metrics-listen; see --help\n");
+		return 2;
+	}
 	for (size_t i = 0; i < a->n_events; i++) {
 		char *e = realloc(events, len + strlen(a->events[i]) + 2);
 
@@ -382,16 +389,16 @@ int main(int argc, char **argv)
 		fprintf(stderr, "tracerd: unexpected argument '%s'; see --help\n", argv[optind]);
 		return 2;
 	}
-	if (sa.n > sa.n_synth && !sa.n_events) {
+	if (sa.n > sa.n_sections && !sa.n_events) {
 		fprintf(stderr, "tracerd: a selection on the command line needs -e (its events); see --help\n");
 		return 2;
 	}
-	if (sa.n > sa.n_synth && action && action != ARG_CHECK) {
+	if (sa.n > sa.n_sections && action && action != ARG_CHECK) {
 		fprintf(stderr, "tracerd: -e and the selection's options go with tracing, --check-config or --read; see --help\n");
 		return 2;
 	}
 	/* Without -e, the default config; with -e, none unless -c names one. */
-	if (!o.config_path && sa.n == sa.n_synth)
+	if (!o.config_path && sa.n == sa.n_sections)
 		o.config_path = DEFAULT_CONFIG;
 	o.sel_args = sa.v;
 	o.n_sel_args = sa.n;

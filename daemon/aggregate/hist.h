@@ -217,6 +217,9 @@ void hist_format(const struct hist *h, const struct hist_entry *v, size_t n, uin
 /* Key i of an entry as a value alone, for the journal (no padding). */
 void hist_format_key(const struct hist *h, size_t i, const uint8_t *key,
 		     const struct hist_format_opts *o, struct strbuf *out);
+/* Key i of an entry as the number the map holds: a .log2 key's power of
+ * two, a .buckets=N key's bucket start. */
+uint64_t hist_key_number(const struct hist *h, size_t i, const uint8_t *key);
 /* The kernel's text of key i: "name: value" with its padding. */
 void hist_format_key_kernel(const struct hist *h, size_t i, const uint8_t *key,
 			    const struct hist_format_opts *o, struct strbuf *out);

@@ -206,6 +206,11 @@ void hist_format_key_kernel(const struct hist *h, size_t i, const uint8_t *key,
 	put_value(h, &h->keys[i], key, o, out);
 }
 
+uint64_t hist_key_number(const struct hist *h, size_t i, const uint8_t *key)
+{
+	return key_num(&h->keys[i], key);
+}
+
 void hist_format_key(const struct hist *h, size_t i, const uint8_t *key,
 		     const struct hist_format_opts *o, struct strbuf *out)
 {

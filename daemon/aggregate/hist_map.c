@@ -7,7 +7,7 @@
 #include <bpf/bpf.h>
 #include <bpf/libbpf.h>
 #include <unistd.h>
-#include "hist_map.h"
+#include "hist_map_priv.h"
 #include "util.h"
 
 int hist_maps_init(struct hist_maps *m, int descs, int budgets, const int keys[AGG_MAPS],
@@ -87,9 +87,8 @@ void hist_dump_free(struct hist_dump *d)
 	*d = (struct hist_dump){ 0 };
 }
 
-/* Appends one entry: its key bytes and its values summed over CPUs. */
-static int dump_add(struct hist_dump *d, size_t key_size, const uint8_t *key,
-		    const struct agg_value *per_cpu, int ncpu)
+int hist_dump_add(struct hist_dump *d, size_t key_size, const uint8_t *key,
+		  const struct agg_value *per_cpu, int ncpu)
 {
 	struct hist_entry *e;
 	uint8_t *k;
@@ -156,15 +155,8 @@ void hist_key_from_compact(const struct agg_desc *desc, const uint8_t *compact,
 	}
 }
 
-/* How a map's key holds the dump's key: as it is, as a stack id (the small
- * map of a stack_ids slot), or in the compact layout of short strings (the
- * small map of a slot with agg_desc.short_size). */
-enum key_form { KEY_FULL, KEY_STACK_ID, KEY_COMPACT };
-
-/* The dump's key of a map key: key itself, or made in buf; NULL: a stack
- * id whose stack is gone (never: the program's map keeps them). */
-static const uint8_t *full_key(const struct hist_maps *m, const struct agg_desc *desc,
-			       enum key_form f, const uint8_t *key, uint8_t buf[TRACERD_AGG_LARGE])
+const uint8_t *hist_full_key(const struct hist_maps *m, const struct agg_desc *desc,
+			     enum key_form f, const uint8_t *key, uint8_t buf[TRACERD_AGG_LARGE])
 {
 	uint64_t id;
 	uint32_t id32;
@@ -202,13 +194,13 @@ static int collect_map(const struct hist_maps *m, const struct agg_desc *desc, i
 		 * (one that saw the old generation) is not lost between. */
 		if (bpf_map_lookup_and_delete_elem(fd, keys + i * full, vals) < 0)
 			continue;
-		key = full_key(m, desc, f, key, buf);
+		key = hist_full_key(m, desc, f, key, buf);
 		if (!key) {
 			for (int c = 0; c < m->ncpu; c++)
 				d->dropped += vals[c].hitcount;
 			continue;
 		}
-		r = dump_add(d, d->key_size, key, vals, m->ncpu);
+		r = hist_dump_add(d, d->key_size, key, vals, m->ncpu);
 		if (r < 0)
 			return r;
 	}
@@ -234,9 +226,7 @@ static void collect_track(const struct hist_maps *m, uint32_t slot, uint32_t gen
 	}
 }
 
-/* The small map's entries of a slot that has some there besides its own
- * map's: keyed by stack id, or compact. */
-static enum key_form small_form(const struct agg_desc *desc)
+enum key_form hist_small_form(const struct agg_desc *desc)
 {
 	return desc->stack_ids ? KEY_STACK_ID : desc->short_size ? KEY_COMPACT : KEY_FULL;
 }
@@ -253,9 +243,9 @@ int hist_collect(const struct hist_maps *m, const struct hist *h, uint32_t slot,
 	*d = (struct hist_dump){ .key_size = key_size };
 	if (!vals)
 		return -ENOMEM;
-	if (small_form(&h->desc) != KEY_FULL)
+	if (hist_small_form(&h->desc) != KEY_FULL)
 		r = collect_map(m, &h->desc, m->keys[AGG_MAP_SMALL], TRACERD_AGG_SMALL,
-				small_form(&h->desc), slot, gen, vals, d);
+				hist_small_form(&h->desc), slot, gen, vals, d);
 	if (r >= 0)
 		r = collect_map(m, &h->desc, fd, key_size, KEY_FULL, slot, gen, vals, d);
 	if (r < 0) {

@@ -51,6 +51,45 @@ int hist_collect(const struct hist_maps *m, const struct hist *h, uint32_t slot,
 void hist_dump_free(struct hist_dump *d);
 /* Entries of equal keys made one (counts and sums added); sorted by key. */
 void hist_dump_merge(struct hist_dump *d);
+/* hist_peek.c: every entry of the aggregation maps at one moment, read in
+ * batches and not cleared: what the histograms counted since their last
+ * dump (GET /metrics). */
+struct hist_peek {
+	struct hist_peek_map {
+		uint8_t *keys;		/* whole map keys, agg_key_hdr first */
+		struct agg_value *vals;
+		uint32_t *order;	/* the entries' indexes by slot */
+		size_t n, key_full;
+	} maps[AGG_MAPS];
+};
+
+int hist_peek_read(const struct hist_maps *m, struct hist_peek *p);
+void hist_peek_free(struct hist_peek *p);
+/* The entries of slot in p, both generations made one, as hist_collect()
+ * dumps them; but a stack_ids slot's stay keyed by stack id (read its
+ * totals only), and onmax()/onchange() values are not read. */
+int hist_peek_slot(const struct hist_maps *m, const struct hist_peek *p, const struct hist *h,
+		   uint32_t slot, struct hist_dump *d);
+/* hist_total.c: what a histogram counted since its slot began, for counters
+ * that only go up (GET /metrics) although interval dumps clear the maps.
+ * Keys become series up to a cap, the first seen (most hits first among
+ * those seen together); a series stays one. The counts of the other keys
+ * are one, "other". */
+struct hist_total {
+	struct hist_dump kept;		/* the series' counts the maps were cleared of, by key */
+	struct hist_entry other;	/* the other keys' counts (its key: NULL) */
+	bool has_other;			/* a key was ever left out */
+};
+
+/* Adds a dump's counts, cleared from the maps (d->dropped, counted under no
+ * key, is not in any). */
+int hist_total_add(struct hist_total *t, const struct hist_dump *d, size_t cap);
+/* The counts since the slot began: t's plus cur's, what the maps hold now
+ * (hist_peek_slot()). *ret: an entry per series (keys point into t: valid
+ * until t changes), to free; *other: the other keys' counts. */
+int hist_total_read(struct hist_total *t, const struct hist_dump *cur, size_t cap,
+		    struct hist_entry **ret, size_t *n, struct hist_entry *other);
+void hist_total_free(struct hist_total *t);
 /* hist_stack.c: the common_stacktrace keys of d as the kernel's hist file
  * shows them (the tracing machinery's leading frames off, TRACERD_HIST_STACK_DEPTH
  * frames, HIST_STACK_CUT after a deeper stack), and entries that became

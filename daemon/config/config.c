@@ -77,7 +77,7 @@ static int begin_section(struct config_parser *p, const char *name, int col)
 		}
 	if (strcmp(name, "Selection"))
 		return config_error(p, col, "unknown section [%s], expected [Daemon], [Store], "
-				    "[Synthetic] or [Selection]", name);
+				    "[Synthetic], [Metrics] or [Selection]", name);
 	if (GROW(c->sels, c->cap_sels, c->n_sels) < 0)
 		return -ENOMEM;
 	s = &c->sels[c->n_sels++];

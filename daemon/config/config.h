@@ -73,6 +73,7 @@ struct config {
 	unsigned stats_interval_sec;
 	unsigned variable_max_age_sec;	/* inter-event triggers' starts age out */
 	char *metrics_listen;		/* [Metrics] Listen=: where GET /metrics is served; NULL: off */
+	unsigned metrics_max_series;	/* [Metrics] MaxSeries=: per histogram */
 	enum output output;
 	bool raw_pointers;
 	struct store_config store;

@@ -136,6 +136,11 @@ static const struct config_item table[] = {
 	  .def = "",
 	  .description = "where GET /metrics serves every count and histogram in the Prometheus "
 			 "text format: HOST:PORT, [IPV6]:PORT or a unix socket path; empty: off" },
+	{ .section = "Metrics", .key = "MaxSeries", .type = &config_type_uint,
+	  .offset = offsetof(struct config, metrics_max_series),
+	  .min = 1, .max = 1000000, .def = "10000",
+	  .description = "the most series an Aggregate= histogram exports, one per key: the first "
+			 "keys seen, most hits first; the others' counts are one series, key \"other\"" },
 
 	{ .section = "Selection", .key = "Name", .type = &config_type_name,
 	  .offset = offsetof(struct selection, name),

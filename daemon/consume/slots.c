@@ -2,6 +2,7 @@
 /* Slots: their output descriptor, rate limit and counters. */
 #include <time.h>
 #include "clock.h"
+#include "aggregate/hist_map.h"
 #include "consume/slots.h"
 #include "util.h"
 
@@ -31,6 +32,7 @@ void trace_slot_free(struct trace_slot *s)
 		return;
 	out_slot_unref(s->out);
 	hist_free(s->hist);	/* normally gone with its last dump (hist_out.c) */
+	hist_total_free(s->hist_total);
 	free(s);
 }
 

@@ -35,6 +35,9 @@ struct trace_slot {
 	 * desc.gen is the generation events go to (aggregate/hist_map.c). */
 	struct hist *hist;
 	bool hist_done;			/* nothing to dump any more: only clear the maps */
+	/* GET /metrics: what the interval dumps cleared, for counts that only
+	 * go up (aggregate/hist_total.c); NULL until the first. */
+	struct hist_total *hist_total;
 };
 
 /* Per selection (or slot) accounting: every record the program saw ends up

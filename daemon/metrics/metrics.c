@@ -3,13 +3,17 @@
  * summary reports, per selection and event, as counters that only go up
  * while tracerd runs (a reload keeps them, as the summary does). Names are
  * fixed (issue 32) so that dashboards can rely on them. */
+#include <stdlib.h>
+#include <string.h>
+#include <strings.h>
 #include <sys/utsname.h>
 #include "consume/ringbuf.h"
+#include "http.h"
 #include "metrics.h"
+#include "metrics_priv.h"
 #include "util.h"
 
-/* A label value: backslash, double quote and newline escaped. */
-static void put_label(struct strbuf *out, const char *name, const char *v)
+void metrics_label(struct strbuf *out, const char *name, const char *v)
 {
 	sb_printf(out, "%s=\"", name);
 	for (; *v; v++) {
@@ -23,9 +27,14 @@ static void put_label(struct strbuf *out, const char *name, const char *v)
 	sb_putc(out, '"');
 }
 
-static void put_head(struct strbuf *out, const char *name, const char *type, const char *help)
+void metrics_head(struct strbuf *out, bool om, const char *name, const char *type,
+		  const char *help)
 {
-	sb_printf(out, "# HELP %s %s\n# TYPE %s %s\n", name, help, name, type);
+	size_t n = strlen(name);
+
+	if (om && !strcmp(type, "counter") && n > 6 && !strcmp(name + n - 6, "_total"))
+		n -= 6;
+	sb_printf(out, "# HELP %.*s %s\n# TYPE %.*s %s\n", (int)n, name, help, (int)n, name, type);
 }
 
 struct outcome {
@@ -70,14 +79,14 @@ static uint64_t field(const struct sel_totals *tot, size_t off)
 	return *(const uint64_t *)((const char *)tot + off);
 }
 
-static void put_labels(struct strbuf *out, const char *sel, const struct tp_event *e)
+void metrics_event_labels(struct strbuf *out, const char *sel, const struct tp_event *e)
 {
 	char ev[256];
 
 	snprintf(ev, sizeof(ev), "%s:%s", e->system, e->name);
-	put_label(out, "selection", sel);
+	metrics_label(out, "selection", sel);
 	sb_putc(out, ',');
-	put_label(out, "event", ev);
+	metrics_label(out, "event", ev);
 }
 
 static void put_event(void *userdata, const char *sel, const struct tp_event *e,
@@ -87,56 +96,120 @@ static void put_event(void *userdata, const char *sel, const struct tp_event *e,
 
 	if (p->o) {
 		sb_printf(p->out, "%s{", p->o->name);
-		put_labels(p->out, sel, e);
+		metrics_event_labels(p->out, sel, e);
 		sb_printf(p->out, "} %llu\n", (unsigned long long)field(tot, p->o->off));
 		return;
 	}
 	for (size_t i = 0; i < ARRAY_SIZE(outcomes); i++) {
 		sb_puts(p->out, "tracerd_events_total{");
-		put_labels(p->out, sel, e);
+		metrics_event_labels(p->out, sel, e);
 		sb_putc(p->out, ',');
-		put_label(p->out, "outcome", outcomes[i].name);
+		metrics_label(p->out, "outcome", outcomes[i].name);
 		sb_printf(p->out, "} %llu\n", (unsigned long long)field(tot, outcomes[i].off));
 	}
 }
 
-static void put_daemon(struct tracer *t, struct strbuf *out)
+static void put_daemon(struct tracer *t, struct strbuf *out, bool om)
 {
 	struct utsname u;
 	size_t used, size;
 
-	put_head(out, "tracerd_build_info", "gauge", "tracerd's version and the running kernel.");
+	metrics_head(out, om, "tracerd_build_info", "gauge",
+		     "tracerd's version and the running kernel.");
 	sb_puts(out, "tracerd_build_info{");
-	put_label(out, "version", TRACERD_VERSION);
+	metrics_label(out, "version", TRACERD_VERSION);
 	sb_putc(out, ',');
-	put_label(out, "kernel", uname(&u) == 0 ? u.release : "");
+	metrics_label(out, "kernel", uname(&u) == 0 ? u.release : "");
 	sb_puts(out, "} 1\n");
-	put_head(out, "tracerd_kernel_skipped_total", "counter", "Events the kernel did not run "
-		 "tracerd's programs for (a BPF program already ran on the CPU), all selections.");
+	metrics_head(out, om, "tracerd_kernel_skipped_total", "counter", "Events the kernel did "
+		     "not run tracerd's programs for (a BPF program already ran on the CPU), all "
+		     "selections.");
 	sb_printf(out, "tracerd_kernel_skipped_total %llu\n", (unsigned long long)tracer_skipped(t));
 	rb_reader_fill(t->cons->rb, &used, &size);
-	put_head(out, "tracerd_ring_buffer_bytes", "gauge", "The BPF ring buffer's size.");
+	metrics_head(out, om, "tracerd_ring_buffer_bytes", "gauge", "The BPF ring buffer's size.");
 	sb_printf(out, "tracerd_ring_buffer_bytes %zu\n", size);
-	put_head(out, "tracerd_ring_buffer_used_bytes", "gauge",
-		 "Bytes in the BPF ring buffer not read yet.");
+	metrics_head(out, om, "tracerd_ring_buffer_used_bytes", "gauge",
+		     "Bytes in the BPF ring buffer not read yet.");
 	sb_printf(out, "tracerd_ring_buffer_used_bytes %zu\n", used);
 }
 
-int metrics_write(struct tracer *t, struct strbuf *out)
+/* The server's own counts: what it refused is there to be seen, too. */
+static void put_server(const struct http_stats *s, struct strbuf *out, bool om)
+{
+	metrics_head(out, om, "tracerd_metrics_connections_total", "counter",
+		     "Connections GET /metrics took on.");
+	sb_printf(out, "tracerd_metrics_connections_total %llu\n",
+		  (unsigned long long)s->accepted);
+	metrics_head(out, om, "tracerd_metrics_responses_total", "counter",
+		     "Responses GET /metrics wrote whole, any status.");
+	sb_printf(out, "tracerd_metrics_responses_total %llu\n", (unsigned long long)s->answered);
+	metrics_head(out, om, "tracerd_metrics_refused_total", "counter", "Connections GET "
+		     "/metrics closed unanswered or answered with an error, by why.");
+	sb_printf(out, "tracerd_metrics_refused_total{reason=\"full\"} %llu\n"
+		  "tracerd_metrics_refused_total{reason=\"bad_request\"} %llu\n"
+		  "tracerd_metrics_refused_total{reason=\"timeout\"} %llu\n",
+		  (unsigned long long)s->refused_full, (unsigned long long)s->bad_requests,
+		  (unsigned long long)s->timeouts);
+}
+
+int metrics_write(struct tracer *t, const struct http_stats *server, bool om, struct strbuf *out)
 {
 	struct pass p = { .out = out };
 	int r = tracer_read_stats(t);
 
 	if (r < 0)
 		return r;
-	put_daemon(t, out);
-	put_head(out, "tracerd_events_total", "counter", "Events of each selection and event, "
-		 "by what became of them; each event is counted once.");
+	put_daemon(t, out, om);
+	if (server)
+		put_server(server, out, om);
+	metrics_head(out, om, "tracerd_events_total", "counter", "Events of each selection and "
+		     "event, by what became of them; each event is counted once.");
 	tracer_each_event(t, put_event, &p);
 	for (size_t i = 0; i < ARRAY_SIZE(others); i++) {
 		p.o = &others[i];
-		put_head(out, others[i].name, "counter", others[i].help);
+		metrics_head(out, om, others[i].name, "counter", others[i].help);
 		tracer_each_event(t, put_event, &p);
 	}
+	r = metrics_hist_write(t, out, om);
+	if (r < 0)
+		return r;
+	if (om)
+		sb_puts(out, "# EOF\n");
 	return out->oom ? -ENOMEM : 0;
+}
+
+/* The q= of one media range's parameters (";q=0.5"), 1 without. */
+static double range_q(const char *params, size_t n)
+{
+	const char *q = memmem(params, n, "q=", 2);
+
+	return q ? strtod(q + 2, NULL) : 1.0;
+}
+
+static double max_q(double a, double b)
+{
+	return a > b ? a : b;
+}
+
+bool metrics_wants_openmetrics(const char *accept)
+{
+	double om = 0, text = 0;
+
+	/* Prometheus asks for OpenMetrics at q=1, then text/plain at q=0.5
+	 * and any type at q=0.1: the higher q wins. */
+	for (const char *s = accept; *s;) {
+		size_t n, type;
+
+		s += strspn(s, " \t");
+		n = strcspn(s, ",");
+		type = strcspn(s, ";, \t");
+		if (type == 28 && !strncasecmp(s, "application/openmetrics-text", type))
+			om = max_q(om, range_q(s, n));
+		else if ((type == 10 && !strncasecmp(s, "text/plain", type)) ||
+			 (type == 6 && !strncasecmp(s, "text/*", type)) ||
+			 (type == 3 && !strncmp(s, "*/*", type)))
+			text = max_q(text, range_q(s, n));
+		s += n + (s[n] == ',');
+	}
+	return om > 0 && om >= text;
 }

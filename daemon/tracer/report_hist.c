@@ -192,7 +192,23 @@ static int collect(struct tracer *t, const struct trace_slot *slot, int gen, str
 	return r;
 }
 
-static void dump_slot(struct tracer *t, const struct sel_state *st, const struct trace_slot *slot,
+/* GET /metrics: the counts an interval dump cleared stay counted there
+ * (a stack key is no label: its histogram counts as "other" alone). */
+static void keep_total(struct tracer *t, const struct sel_state *st, struct trace_slot *slot,
+		       const struct hist_dump *d)
+{
+	size_t cap = hist_has_stack(slot->hist) ? 0 : t->cfg.metrics_max_series;
+	int r = 0;
+
+	if (!slot->hist_total)
+		slot->hist_total = calloc(1, sizeof(*slot->hist_total));
+	r = slot->hist_total ? hist_total_add(slot->hist_total, d, cap) : -ENOMEM;
+	if (r < 0)
+		log_warning("selection %s: the metrics of %s:%s miss a dump's counts: %s",
+			    st->conf->name, slot->event->system, slot->event->name, strerror(-r));
+}
+
+static void dump_slot(struct tracer *t, const struct sel_state *st, struct trace_slot *slot,
 		      int gen, const char *why)
 {
 	struct hist_dump d = { 0 };
@@ -212,6 +228,8 @@ static void dump_slot(struct tracer *t, const struct sel_state *st, const struct
 		put_journal(t, st, slot, &d, why);
 	if (r >= 0)
 		out_slot_hist_cut(slot->out, d.stack_cut);
+	if (r >= 0 && t->metrics && gen >= 0)
+		keep_total(t, st, slot, &d);
 	hist_dump_free(&d);
 }
 

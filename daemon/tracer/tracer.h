@@ -67,6 +67,7 @@ struct tracer {
 	struct sink *sink;
 	struct hist_maps hist_maps;	/* Aggregate='s maps */
 	bool hist_stdout;		/* dumps in the hist file layout on stdout */
+	bool metrics;			/* GET /metrics is served: interval dumps are kept */
 	bool halted;			/* tracer_halt() ran */
 	uint64_t unit_sets;		/* Unit= sets in use, bit set - 1 */
 	struct cgroup_watch *cgroup_watch;	/* new cgroups, once a selection has Unit= */

@@ -2,9 +2,11 @@
 /* libFuzzer: the metrics HTTP request parser on any bytes. It must never
  * read past len (the input is an exact-size copy under ASan), and answer
  * only 0, -EAGAIN or a status it documents; a whole request's fields are
- * NUL-terminated strings of their arrays. */
+ * NUL-terminated strings of their arrays; the Accept header's value is
+ * negotiated without a fault. */
 #include <stdint.h>
 #include "metrics/http.h"
+#include "metrics/metrics.h"
 #include "util.h"
 
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
@@ -24,6 +26,7 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 		    req.path[0] != '/' || (strcmp(req.method, "GET") && strcmp(req.method, "HEAD")) ||
 		    (req.minor != 0 && req.minor != 1))
 			__builtin_trap();
+		metrics_wants_openmetrics(req.accept);	/* the scraper's Accept: */
 		break;
 	case -EAGAIN: case 400: case 405: case 414: case 431: case 505:
 		break;

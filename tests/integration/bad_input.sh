@@ -40,7 +40,7 @@ cc() { local name=$1 status=$2 msg=$3 caret=${4:-}; expect "$name" "$status" "$F
 conf outside $'Foo=bar\n'
 cc "assignment outside a section" 1 ":1:1: assignment outside a section, expected [Daemon] or [Selection] first" "    ^"
 conf section $'[Bogus]\n'
-cc "unknown section" 1 ":1:2: unknown section [Bogus], expected [Daemon], [Store], [Synthetic] or [Selection]" "     ^"
+cc "unknown section" 1 ":1:2: unknown section [Bogus], expected [Daemon], [Store], [Synthetic], [Metrics] or [Selection]" "     ^"
 conf synthetic $'[Synthetic]\nEvent=wakeup_latency u64 lat; \\\n      pid_t pid; int64 prio\n'"$SEL"
 cc "a synthetic event's bad type, on a continued line" 1 ":3:18: expected a type of the kernel's synthetic events: s64 u64 s32 u32 s16 u16 s8 u8 char, unsigned char, short, unsigned short, int, unsigned int, long, unsigned long, bool, pid_t, gfp_t, char[N]" "                     ^"
 conf synthetic_twice $'[Synthetic]\nEvent=lat u64 a\n\n[Synthetic]\nEvent=  lat s64 b\n'"$SEL"

@@ -93,6 +93,13 @@ bad "a bad synthetic event" "--synthetic:1:10: expected a type of the kernel's s
 bad "a misspelt synthetic event" "--events:1:1: no event 'synthetic:wakeup_latancy'; did you mean synthetic:wakeup_latency" \
 	--synthetic 'wakeup_latency u64 lat' -e synthetic:wakeup_latancy
 
+# --metrics-listen beside a config file and no -e: a key of [Metrics], not
+# the start of a selection.
+"$TRACERD" --check-config conf/tracerd.conf --metrics-listen 127.0.0.1:9464 >"$TMP/mcheck" 2>&1
+check "--metrics-listen with a config file and no -e is taken" [ $? = 0 ]
+"$TRACERD" --read "$TMP" --metrics-listen 127.0.0.1:9464 >/dev/null 2>"$TMP/mread"
+check "--read refuses --metrics-listen" grep -q "not --metrics-listen" "$TMP/mread"
+
 # --synthetic for --list-events and --describe: the event built from its
 # definition, not read from tracefs.
 got=$("$TRACERD" --synthetic 'wakeup_latency u64 lat; pid_t pid' --synthetic 'b char s[16]' \

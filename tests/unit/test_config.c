@@ -15,7 +15,7 @@ static const struct bad {
 } bad[] = {
 	{ "Foo=bar\n", NULL,
 	  "t.conf:1:1: assignment outside a section, expected [Daemon] or [Selection] first" },
-	{ "[Bogus]\n", NULL, "t.conf:1:2: unknown section [Bogus], expected [Daemon], [Store], [Synthetic] or [Selection]" },
+	{ "[Bogus]\n", NULL, "t.conf:1:2: unknown section [Bogus], expected [Daemon], [Store], [Synthetic], [Metrics] or [Selection]" },
 	{ "  [Daemon\n", NULL, "t.conf:1:10: expected ']' to end the section header" },
 	{ "[Daemon] x\n", NULL, "t.conf:1:11: expected ']' to end the section header" },
 	{ "[Daemon]\njust words\n", NULL, "t.conf:2:1: expected Key=Value or [Section]" },
@@ -443,7 +443,7 @@ static void the_table_is_complete(void)
 		       "%s", t[i].key);
 		EXPECT(t[i].min <= t[i].max, "%s", t[i].key);
 	}
-	EXPECT(n == 27, "%zu keys", n);
+	EXPECT(n == 28, "%zu keys", n);
 }
 
 /* The command line's selection: options named after the keys, parsed as

@@ -10,6 +10,7 @@
 #include <sys/un.h>
 #include <time.h>
 #include "metrics/http.h"
+#include "metrics/metrics.h"
 #include "test.h"
 #include "util.h"
 
@@ -477,6 +478,34 @@ static void listen_specs(void)
 	rmdir(dir);
 }
 
+/* Accept: OpenMetrics only when asked for at least as much as the text. */
+static void accept_negotiation(void)
+{
+	static const struct {
+		const char *accept;
+		bool om;
+	} cases[] = {
+		/* Prometheus 2.42's header */
+		{ "application/openmetrics-text;version=1.0.0,application/openmetrics-text;"
+		  "version=0.0.1;q=0.75,text/plain;version=0.0.4;q=0.5,*/*;q=0.1", true },
+		{ "", false },
+		{ "*/*", false },
+		{ "text/plain", false },
+		{ "text/plain;version=0.0.4", false },
+		{ "application/openmetrics-text", true },
+		{ "APPLICATION/OpenMetrics-Text; version=1.0.0", true },
+		{ "text/plain, application/openmetrics-text;q=0.9", false },
+		{ "text/plain;q=0.2, application/openmetrics-text;q=0.9", true },
+		{ "application/openmetrics-text;q=0", false },
+		{ "application/openmetrics-textx", false },
+		{ "application/json", false },
+	};
+
+	for (size_t i = 0; i < ARRAY_SIZE(cases); i++)
+		EXPECT(metrics_wants_openmetrics(cases[i].accept) == cases[i].om, "'%s'",
+		       cases[i].accept);
+}
+
 int main(void)
 {
 	RUN(parse_good);
@@ -490,5 +519,6 @@ int main(void)
 	RUN(serve_timeouts);
 	RUN(serve_cap);
 	RUN(listen_specs);
+	RUN(accept_negotiation);
 	return TEST_EXIT();
 }
