@@ -17,7 +17,7 @@ pkgs=(
 	# report, a libkshark program, and KernelShark itself under Xvfb, photographed by import.
 	trace-cmd libkshark-dev libjson-c-dev libtracecmd-dev libtracefs-dev kernelshark xvfb xauth imagemagick fonts-dejavu-core
 	# tests/integration/prometheus.sh: a real Prometheus server (its own, on a free loopback
-	# port) scrapes tracerd, and promtool checks the exposition (metrics.sh too). 2.42, 95 MB
+	# port) scrapes tracerd, and promtool checks the exposition (metrics.sh too). 2.42, 94 MB
 	# of Go binaries and a few JavaScript packages for its web pages; the recommended
 	# prometheus-node-exporter is left out. Its postinst enables prometheus.service and starts
 	# it (where systemd is PID 1, or through the init script where policy-rc.d allows): a

@@ -8,9 +8,13 @@ FIRE=${FIRE:-$PWD/${BUILD:-build}/tests/tools/fire_syscall}
 TMP=$(mktemp -d /tmp/tracerd-test.XXXXXX)
 CLEANUP=()
 
+# (The index has a name of its own: an on_exit text that loops over an i
+# would set cleanup's, and run its entries again, for ever.)
 cleanup() {
-	local i
-	for ((i = ${#CLEANUP[@]} - 1; i >= 0; i--)); do eval "${CLEANUP[$i]}" >/dev/null 2>&1 || true; done
+	local cleanup_i
+	for ((cleanup_i = ${#CLEANUP[@]} - 1; cleanup_i >= 0; cleanup_i--)); do
+		eval "${CLEANUP[$cleanup_i]}" >/dev/null 2>&1 || true
+	done
 	rm -rf "$TMP"
 }
 trap cleanup EXIT

@@ -45,7 +45,11 @@ ONCE="breadth stop kernel_skips class_oracle man completion valgrind"
 # and what the others do (a notify socket gone: sock_send_length
 # error=-2) shows in what it compares. Nor stdout_closed: the detach that
 # ends it waited behind stop's detach of 720 events in the lane beside (the
-# kernel's event_mutex) past its 30 s limit.
+# kernel's event_mutex) past its 30 s limit. Nor prometheus (a real
+# Prometheus server scraping tracerd), metrics and metrics_hist: they check
+# exact counts of every call fired, which a BPF program of a test beside
+# them would cost (the kernel skips a tracepoint program while another runs
+# on the CPU).
 WAITS="churn reload_drain reload_counts duplicate_selections"
 COMPUTES="layers unit/* !unit/test_ksym man completion class_oracle bad_input latency_bad cmdline exec
 	syscall_strings store_lock store_follow no_journal units reload_journal

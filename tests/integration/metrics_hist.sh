@@ -16,7 +16,7 @@
 #   - a common_stacktrace key: one series without a key label, the total;
 #   - OpenMetrics when asked by Accept: counters' families without
 #     "_total", every sample under its own family, "# EOF" last; the text
-#     format well formed, and promtool, where installed, finds nothing;
+#     format well formed, and promtool (deps.sh installs it) finds nothing;
 #   - a reload that changes a histogram starts its series anew, one that
 #     keeps it keeps its counts;
 #   - every metric conf/grafana-dashboard.json queries is served.
@@ -186,7 +186,7 @@ if command -v promtool >/dev/null; then
 		sh -c "promtool check metrics <'$TMP/s3' >'$TMP/lint' 2>&1 && ! [ -s '$TMP/lint' ]"
 	sed 's/^/# /' "$TMP/lint" | head -5
 else
-	note "promtool not installed: its check is left out"
+	not_ok "metrics_hist: promtool check metrics: not installed (make deps)"
 fi
 stop_tracerd
 check "metrics_hist: tracerd exits 0 at stop" [ $? = 0 ]
