@@ -61,7 +61,7 @@ TEST_BINS := $(TEST_SRCS:tests/%.c=$(BUILD)/tests/%)
 
 .SECONDARY:
 .PHONY: all deps run test check-layers install uninstall clean help fuzz fuzz-ci fuzzers bench \
-	bench-render bench-deps bench-build bench-latency
+	bench-render bench-deps bench-build bench-latency bench-metrics
 all: $(BUILD)/tracerd $(TEST_BINS)
 
 help:
@@ -81,6 +81,7 @@ help:
 	@echo "               the summary table in bench/README.md)"
 	@echo "make bench-deps   install what make bench needs (bpftrace, perf)"
 	@echo "make bench-latency   wakeup latency pairs, tracerd vs bpftrace (root; bench/results/DATE-latency.txt)"
+	@echo "make bench-metrics   GET /metrics: 10k-series scrapes, 100 scrapers, per-event cost (root; bench/results/DATE-metrics.txt)"
 
 deps:
 	scripts/deps.sh
@@ -248,6 +249,11 @@ bench-build: $(BUILD)/tracerd $(BENCH_BINS)
 bench-latency: bench-deps bench-build
 	scripts/mount-tracefs.sh
 	python3 bench/latency-bench.py --build $(BUILD) $(LATENCY_ARGS)
+
+# GET /metrics under load (bench/README.md); METRICS_ARGS="--parts 1" for the scrape alone.
+bench-metrics: bench-build
+	scripts/mount-tracefs.sh
+	python3 bench/metrics-bench.py --build $(BUILD) $(METRICS_ARGS)
 
 bench: bench-deps bench-build
 	scripts/mount-tracefs.sh
