@@ -17,7 +17,9 @@
 #      tracerd_hist_bucket/_count/_sum) and printed by another selection:
 #      histogram_quantile(0.5, ...) lies inside the log2 bucket of the median
 #      of the printed records' arg1 (Prometheus interpolates inside a
-#      bucket), _count and _sum are the calls and their exact sum;
+#      bucket), _count and _sum are the calls and their exact sum, each
+#      bucket's count the records up to its le; the same for a .buckets=100
+#      histogram of the same calls;
 #   d) promtool check metrics on a scrape prints nothing and exits 0, and
 #      Prometheus's target has no scrape error.
 # Prometheus and tracerd are stopped, their files removed, also on failure.
@@ -92,6 +94,11 @@ Name=lat
 Events=syscalls:sys_enter_sysfs
 Filter=comm == "$CL"
 Aggregate=hist:keys=arg1.log2:vals=arg1
+[Selection]
+Name=lin
+Events=syscalls:sys_enter_sysfs
+Filter=comm == "$CL"
+Aggregate=hist:keys=arg1.buckets=100:vals=arg1
 [Selection]
 Name=latrec
 Events=syscalls:sys_enter_sysfs
@@ -193,24 +200,44 @@ drained latrec
 scraped_after "$(now)" || not_ok "prometheus: a scrape after the log2 workload"
 # The printed records' arg1 (the syscall's line prints it in hex).
 grep -oP "^ *$CL-\d+ .* sys_sysfs\(option: [^,]*, arg1: \K[0-9a-fx]+" "$TMP/out" >"$TMP/rec_arg1"
+# buckets SELECTION: "le count" per bucket of its histogram, as Prometheus has them.
+buckets() {
+	curl -sf --max-time 5 --data-urlencode \
+		"query=tracerd_hist_bucket{selection=\"$1\",event=\"syscalls:sys_enter_sysfs\",field=\"arg1\"}" \
+		"$PROM/api/v1/query" | jq -r '.data.result[] | "\(.metric.le) \(.value[1])"'
+}
+buckets lat >"$TMP/lat.buckets"
+buckets lin >"$TMP/lin.buckets"
 S='selection="lat",event="syscalls:sys_enter_sysfs"'
 q=$(query "histogram_quantile(0.5, sum by (le) (tracerd_hist_bucket{$S,field=\"arg1\"}))")
 count=$(query "tracerd_hist_count{$S,field=\"arg1\"}")
 sum=$(query "tracerd_hist_sum{$S,field=\"arg1\"}")
-python3 - "$TMP/values" "$TMP/rec_arg1" "$q" "$count" "$sum" >"$TMP/lat.txt" <<'EOF'
+S='selection="lin",event="syscalls:sys_enter_sysfs"'
+qlin=$(query "histogram_quantile(0.5, sum by (le) (tracerd_hist_bucket{$S,field=\"arg1\"}))")
+python3 - "$TMP/values" "$TMP/rec_arg1" "$q" "$count" "$sum" "$qlin" "$TMP" >"$TMP/lat.txt" <<'EOF'
 import sys
 fired = [int(l) for l in open(sys.argv[1])]
 recs = sorted(int(l, 0) for l in open(sys.argv[2]))
-q, count, total = sys.argv[3:6]
+q, count, total, qlin, tmp = sys.argv[3:8]
+# Every bucket Prometheus has: its cumulative count = the records <= le.
+for name in ("lat", "lin"):
+    b = [l.split() for l in open(f"{tmp}/{name}.buckets")]
+    bad = [(le, n) for le, n in b if float(n) != sum(1 for v in recs if v <= float(le))]
+    print(f"# {name}: {len(b)} buckets in Prometheus, {len(bad)} not the records' count {bad[:3]}")
+    print(name + "_buckets", int(len(b) > 1 and not bad and ["+Inf", str(len(recs))] in b))
 median = recs[len(recs) // 2] if recs else 0
 # The kernel's .log2 key: ilog2(roundup_pow_of_two(v)); its bucket holds
 # (2^(k-1), 2^k], which Prometheus reads as le="2^k".
 hi = 1 << (median - 1).bit_length() if median else 0
+# .buckets=100: bucket b*100 holds b*100..b*100+99, le="b*100+99"; the one
+# below ends at b*100-1, where Prometheus starts interpolating.
+lo_lin, hi_lin = median // 100 * 100 - 1, median // 100 * 100 + 99
 print(f"# {len(recs)} records of {len(fired)} fired; median arg1 {median}, "
-      f"its bucket ({hi // 2}, {hi}]; histogram_quantile(0.5) {q}; _count {count}; "
-      f"_sum {total} (fired {sum(fired)})")
+      f"its log2 bucket ({hi // 2}, {hi}]; histogram_quantile(0.5) {q}; _count {count}; "
+      f"_sum {total} (fired {sum(fired)}); .buckets=100: ({lo_lin}, {hi_lin}], {qlin}")
 print("records", int(sorted(fired) == recs))
 print("inside", int(bool(q) and hi // 2 <= float(q) <= hi))
+print("linear", int(bool(qlin) and lo_lin <= float(qlin) <= hi_lin))
 print("count", int(bool(count) and float(count) == len(fired)))
 print("sum", int(bool(total) and float(total) == sum(fired)))
 EOF
@@ -218,6 +245,9 @@ grep '^#' "$TMP/lat.txt"
 res() { grep -q "^$1 1$" "$TMP/lat.txt"; }
 check "prometheus: (c) the records printed are the 2001 values fired" res records
 check "prometheus: (c) histogram_quantile(0.5) lies in the log2 bucket of the records' median" res inside
+check "prometheus: (c) and in its .buckets=100 bucket, of a histogram of the same calls" res linear
+check "prometheus: (c) every log2 bucket's count in Prometheus = the records up to its le" res lat_buckets
+check "prometheus: (c) every .buckets=100 bucket's count in Prometheus = the records up to its le" res lin_buckets
 check "prometheus: (c) tracerd_hist_count = the 2001 calls" res count
 check "prometheus: (c) tracerd_hist_sum = the values' exact sum" res sum
 
