@@ -11,6 +11,7 @@
 #include <time.h>
 #include "metrics/http.h"
 #include "metrics/metrics.h"
+#include "metrics/metrics_priv.h"
 #include "test.h"
 #include "util.h"
 
@@ -506,6 +507,31 @@ static void accept_negotiation(void)
 		       cases[i].accept);
 }
 
+/* A label's value: escaped, and valid UTF-8 whatever the bytes. */
+static void label_values(void)
+{
+	static const struct {
+		const char *in, *out;
+	} cases[] = {
+		{ "bash", "k=\"bash\"" },
+		{ "a\"b\\c\nd", "k=\"a\\\"b\\\\c\\nd\"" },
+		{ "caf\xc3\xa9 \xe2\x82\xac \xf0\x9f\x98\x80", "k=\"caf\xc3\xa9 \xe2\x82\xac \xf0\x9f\x98\x80\"" },
+		{ "\xff", "k=\"\xef\xbf\xbd\"" },				/* not UTF-8 */
+		{ "\xc0\xaf", "k=\"\xef\xbf\xbd\xef\xbf\xbd\"" },		/* overlong */
+		{ "\xed\xa0\x80", "k=\"\xef\xbf\xbd\xef\xbf\xbd\xef\xbf\xbd\"" },	/* surrogate */
+		{ "\xf4\x90\x80\x80", "k=\"\xef\xbf\xbd\xef\xbf\xbd\xef\xbf\xbd\xef\xbf\xbd\"" },
+		{ "a\xe2\x82", "k=\"a\xef\xbf\xbd\xef\xbf\xbd\"" },		/* cut short */
+	};
+
+	for (size_t i = 0; i < ARRAY_SIZE(cases); i++) {
+		struct strbuf sb = { 0 };
+
+		metrics_label(&sb, "k", cases[i].in);
+		EXPECT(!strcmp(sb_str(&sb), cases[i].out), "case %zu: %s", i, sb_str(&sb));
+		sb_free(&sb);
+	}
+}
+
 int main(void)
 {
 	RUN(parse_good);
@@ -520,5 +546,6 @@ int main(void)
 	RUN(serve_cap);
 	RUN(listen_specs);
 	RUN(accept_negotiation);
+	RUN(label_values);
 	return TEST_EXIT();
 }
