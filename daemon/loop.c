@@ -32,6 +32,7 @@ struct daemon {
 	bool started;		/* READY=1 sent once: systemd's watchdog applies */
 	struct http_server *metrics;	/* [Metrics] Listen=: GET /metrics */
 	bool metrics_passed;		/* on the socket systemd passed, not Listen='s */
+	int passed_fd;			/* that socket until setup_metrics(); else -1 */
 	size_t busy_done, busy_total;	/* at the last on_busy() */
 };
 
@@ -431,22 +432,32 @@ static int on_metrics(void *userdata, const struct http_request *req, struct str
 	return 200;
 }
 
-/* The metrics socket: the one systemd passed (tracerd-metrics.socket), which
- * takes the place of Listen='s (the shipped unit could not listen itself:
- * PrivateNetwork=, RestrictAddressFamilies=AF_UNIX): 1; else Listen='s own: 0.
- * Its address in where; *ret_fd is -1 if there is neither. */
-static int metrics_socket(const char *spec, int *ret_fd, char *where, size_t where_size)
+/* Socket activation (tracerd-metrics.socket): the listening socket systemd
+ * passed, taken before start() makes threads, since sd_listen_fds() unsets
+ * LISTEN_FDS and setenv() is not thread-safe. */
+static int take_passed_socket(struct daemon *dm)
 {
+	char why[256];
+	int r = http_listen_passed(&dm->passed_fd, why, sizeof(why));
+
+	if (r < 0)
+		log_error("cannot serve metrics on the socket systemd passed: %s", why);
+	return r;
+}
+
+/* The metrics socket: the one systemd passed, which takes the place of
+ * Listen='s (the shipped unit could not listen itself: PrivateNetwork=,
+ * RestrictAddressFamilies=AF_UNIX): 1; else Listen='s own: 0. Its address
+ * in where; *ret_fd is -1 if there is neither. */
+static int metrics_socket(struct daemon *dm, int *ret_fd, char *where, size_t where_size)
+{
+	const char *spec = dm->t->cfg.metrics_listen;
 	char why[256];
 	int r;
 
 	*ret_fd = -1;
-	r = http_listen_passed(ret_fd, why, sizeof(why));
-	if (r < 0) {
-		log_error("cannot serve metrics on the socket systemd passed: %s", why);
-		return r;
-	}
-	if (r > 0) {
+	if (dm->passed_fd >= 0) {
+		*ret_fd = TAKE_FD(dm->passed_fd);
 		if (http_listen_describe(*ret_fd, where, where_size) < 0)
 			snprintf(where, where_size, "fd %d", *ret_fd);
 		if (spec && !http_listen_is(*ret_fd, spec))
@@ -473,7 +484,7 @@ static int setup_metrics(struct daemon *dm)
 	char where[128];
 	int fd, r;
 
-	r = metrics_socket(dm->t->cfg.metrics_listen, &fd, where, sizeof(where));
+	r = metrics_socket(dm, &fd, where, sizeof(where));
 	if (r < 0 || fd < 0)
 		return r;
 	dm->metrics_passed = r > 0;
@@ -601,7 +612,7 @@ static void use_boot_pointer_key(void)
 
 int run_daemon(const struct run_opts *o)
 {
-	struct daemon dm = { .o = o };
+	struct daemon dm = { .o = o, .passed_fd = -1 };
 	struct diag d = { 0 };
 	struct config cfg;
 	int r;
@@ -613,7 +624,9 @@ int run_daemon(const struct run_opts *o)
 		print_diag(&d);
 		return EXIT_CONFIG;
 	}
-	r = start(&dm, &cfg);
+	r = take_passed_socket(&dm);
+	if (r >= 0)
+		r = start(&dm, &cfg);
 	if (r >= 0) {
 		/* After start(): what keeps tracerd from starting is said first,
 		 * and no record is rendered before the loop runs. */
@@ -626,6 +639,7 @@ int run_daemon(const struct run_opts *o)
 	}
 	if (r < 0) {
 		config_free(&cfg);
+		closep(&dm.passed_fd);
 		http_server_free(dm.metrics);
 		sd_event_source_unref(dm.cgroups);
 		tracer_free(dm.t);
