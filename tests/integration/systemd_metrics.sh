@@ -2,7 +2,8 @@
 # GET /metrics under the shipped units with socket activation (issue 32), in
 # a booted container (tests/nspawn.sh), scraped from the host side: the
 # host's curl in the container's network namespace only (its mounts, pids
-# and cgroup stay the host's), since the container has a private network.
+# and cgroup stay the host's), since the container has a private network,
+# and on a unix socket in a directory bound from the host.
 #   - `make install` puts tracerd-metrics.socket beside the service; enabled,
 #     systemd (PID 1) listens on 127.0.0.1:9464 before tracerd runs, and the
 #     first scrape starts tracerd, which answers it from the passed socket:
@@ -15,7 +16,9 @@
 #   - a reload and a restart keep the socket; a Listen= of another address
 #     is not used, and said; another ListenStream= by a drop-in, as the
 #     unit's comments say to (the socket restarted while tracerd is stopped:
-#     systemd refuses it while tracerd runs); a stop leaves the socket, and a
+#     systemd refuses it while tracerd runs), a unix socket in a directory
+#     bound from the host, which the host's curl scrapes without entering
+#     the container at all; a stop leaves the socket, and a
 #     scrape starts tracerd again; NRestarts stays 0.
 . "$(dirname "$0")/../lib.sh"
 . "$(dirname "$0")/../nspawn.sh"
@@ -32,7 +35,8 @@ PORT=9464	# the shipped ListenStream=: the container's network is its own
 t0=$(date +%s%N)
 ms_since() { echo $((($(date +%s%N) - $1) / 1000000)); }
 
-nspawn_start "$PWD" || { not_ok "systemd_metrics: container boots"; exit 0; }
+mkdir "$TMP/run"
+nspawn_start "$PWD" --bind="$TMP/run:/run/tracerd-test" || { not_ok "systemd_metrics: container boots"; exit 0; }
 ok "systemd_metrics: container boots ($(ms_since "$t0") ms)"
 ct mount -t tracefs nodev /sys/kernel/tracing
 check "systemd_metrics: make install puts $SOCKET beside the service" \
@@ -155,6 +159,19 @@ ct systemctl start tracerd
 check "systemd_metrics: tracerd stopped, the socket restarted, tracerd started: 200 at 9465" \
 	[ "$(PORT=9465 scrape)" = 200 ]
 check "systemd_metrics: ... and 9464 closed" [ "$(MAXT=3 scrape)" = 000 ]
+
+# A unix socket in a directory bound from the host: the host's curl, in no
+# namespace of the container, starts tracerd and scrapes it.
+ct sh -c "printf '[Socket]\nListenStream=\nListenStream=/run/tracerd-test/metrics.sock\nSocketMode=0600\n' >/etc/systemd/system/$SOCKET.d/50-test.conf"
+ct systemctl daemon-reload
+ct systemctl stop tracerd 2>/dev/null
+ct systemctl restart $SOCKET
+code=$(curl -s --max-time 120 -o "$TMP/m.txt" -w '%{http_code}' --unix-socket "$TMP/run/metrics.sock" http://localhost/metrics)
+check "systemd_metrics: ListenStream=/run/tracerd-test/metrics.sock, bound from the host: the host's curl starts tracerd and gets 200 ($code)" \
+	eval '[ "$code" = 200 ] && grep -q "^tracerd_build_info{" "$TMP/m.txt" && [ "$(show tracerd ActiveState)" = active ]'
+check "systemd_metrics: ... tracerd says it serves that path" \
+	eval 'daemon_log | grep -qx "metrics: GET /metrics at /run/tracerd-test/metrics.sock, the socket systemd passed"'
+
 ct rm /etc/systemd/system/$SOCKET.d/50-test.conf
 ct systemctl daemon-reload
 ct systemctl stop tracerd 2>/dev/null
