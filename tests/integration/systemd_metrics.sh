@@ -79,7 +79,7 @@ daemon_log() { ct journalctl -u tracerd --no-pager -o cat; }
 # metric NAME LABELS: the value of one series in $TMP/m.txt.
 metric() { awk -v k="$1{$2}" '$1 == k {print $2}' "$TMP/m.txt"; }
 
-check "systemd_metrics: systemctl enable --now $SOCKET" ct systemctl enable --now $SOCKET
+check "systemd_metrics: systemctl enable --now $SOCKET" ct systemctl enable --quiet --now $SOCKET
 check "systemd_metrics: the socket is listening, tracerd is not running ($(show $SOCKET SubState), $(show tracerd ActiveState))" \
 	[ "$(show $SOCKET SubState)" = listening -a "$(show tracerd ActiveState)" = inactive ]
 h=$(holders)
@@ -191,6 +191,8 @@ check "systemd_metrics: NRestarts=0, never failed ($(show tracerd NRestarts), $(
 
 ct systemctl stop $SOCKET tracerd 2>/dev/null
 check "systemd_metrics: both stopped, the port is free" eval '[ -z "$(listener)" ]'
+check "systemd_metrics: tracerd exited 0 ($(show tracerd Result), status $(show tracerd ExecMainStatus))" \
+	[ "$(show tracerd Result)" = success -a "$(show tracerd ExecMainStatus)" = 0 ]
 nspawn_stop
 note "whole test $(ms_since "$t0") ms"
 left=$(for cg in $(nspawn_cgroups); do [ -d "$cg" ] && echo "$cg"; done)
