@@ -19,7 +19,9 @@
 #     systemd refuses it while tracerd runs), a unix socket in a directory
 #     bound from the host, which the host's curl scrapes without entering
 #     the container at all; a stop leaves the socket, and a
-#     scrape starts tracerd again; NRestarts stays 0.
+#     scrape starts tracerd again; NRestarts stays 0; a config that cannot
+#     start fails the socket by systemd's start limit (no loop), and once
+#     fixed, reset-failed and a start of the socket serve again.
 . "$(dirname "$0")/../lib.sh"
 . "$(dirname "$0")/../nspawn.sh"
 need_root systemd_metrics
@@ -193,6 +195,24 @@ ct systemctl stop $SOCKET tracerd 2>/dev/null
 check "systemd_metrics: both stopped, the port is free" eval '[ -z "$(listener)" ]'
 check "systemd_metrics: tracerd exited 0 ($(show tracerd Result), status $(show tracerd ExecMainStatus))" \
 	[ "$(show tracerd Result)" = success -a "$(show tracerd ExecMainStatus)" = 0 ]
+
+# A config that cannot start: each start exits 78 and leaves the scrape in
+# the backlog, which starts it again, until systemd's start limit fails
+# the socket too: the scrape gets no answer, and nothing loops on.
+ct cp $CONF /run/tracerd.conf.good
+ct sh -c "printf '[Selection]\nName=bad\nEvents=nosuch:event\n' >$CONF"
+ct systemctl start $SOCKET
+code=$(MAXT=30 scrape)
+sleep 0.5
+check "systemd_metrics: a bad config: no answer ($code), tracerd failed with 78, the socket with service-start-limit-hit" \
+	eval '[ "$code" = 000 -a "$(show tracerd ExecMainStatus)" = 78 -a "$(show $SOCKET Result)" = service-start-limit-hit ] &&
+	      [ -z "$(listener)" ]'
+ct cp /run/tracerd.conf.good $CONF
+ct systemctl reset-failed tracerd $SOCKET
+ct systemctl start $SOCKET
+check "systemd_metrics: the config fixed, reset-failed and the socket started: a scrape starts tracerd, 200" \
+	[ "$(MAXT=120 scrape)" = 200 ]
+ct systemctl stop $SOCKET tracerd 2>/dev/null
 nspawn_stop
 note "whole test $(ms_since "$t0") ms"
 left=$(for cg in $(nspawn_cgroups); do [ -d "$cg" ] && echo "$cg"; done)
