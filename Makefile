@@ -75,7 +75,7 @@ help:
 	@echo "make check-layers   no stage includes a header of a later stage; no call circle between files"
 	@echo "make fuzz      every libFuzzer harness for FUZZ_SECONDS (default 600) each"
 	@echo "make fuzz-ci   every libFuzzer harness for 60 s each; fails on any crash"
-	@echo "make install   install binary, unit, config and man pages (PREFIX, DESTDIR)"
+	@echo "make install   install binary, units, config and man pages (PREFIX, DESTDIR)"
 	@echo "make bench-render   records rendered per second, compiled vs libtraceevent"
 	@echo "make bench     tracerd against ftrace, perf and bpftrace (root; results in bench/results/,"
 	@echo "               the summary table in bench/README.md)"
@@ -167,6 +167,7 @@ check-layers: $(LIB_OBJS) $(BUILD)/daemon/main.o
 install: $(BUILD)/tracerd
 	install -D -m 0755 $(BUILD)/tracerd $(DESTDIR)$(PREFIX)/bin/tracerd
 	install -D -m 0644 units/tracerd.service $(DESTDIR)$(UNITDIR)/tracerd.service
+	install -D -m 0644 units/tracerd-metrics.socket $(DESTDIR)$(UNITDIR)/tracerd-metrics.socket
 	install -D -m 0644 conf/bash-completion/tracerd \
 		$(DESTDIR)$(PREFIX)/share/bash-completion/completions/tracerd
 	sed -i 's|@BINDIR@|$(PREFIX)/bin|g; s|@SYSCONFDIR@|$(SYSCONFDIR)|g' $(DESTDIR)$(UNITDIR)/tracerd.service
@@ -176,6 +177,7 @@ install: $(BUILD)/tracerd
 
 uninstall:
 	rm -f $(DESTDIR)$(PREFIX)/bin/tracerd $(DESTDIR)$(UNITDIR)/tracerd.service \
+		$(DESTDIR)$(UNITDIR)/tracerd-metrics.socket \
 		$(DESTDIR)$(PREFIX)/share/bash-completion/completions/tracerd
 
 # The man pages: tracerd(8) as written, tracerd.conf(5) with an entry per key

@@ -40,6 +40,15 @@ struct {
 	__type(value, struct hist_track_val);
 } hist_track SEC(".maps");
 
+/* onmax()/onchange().snapshot(): by hist_triggers' index, polled by the
+ * daemon, which asks the recorder for a snapshot. */
+struct {
+	__uint(type, BPF_MAP_TYPE_ARRAY);
+	__uint(max_entries, TRACERD_HIST_TRIGGERS);
+	__type(key, __u32);
+	__type(value, struct hist_snap);
+} hist_snap SEC(".maps");
+
 struct {
 	__uint(type, BPF_MAP_TYPE_ARRAY);
 	__uint(max_entries, TRACERD_SYNTH_EVENTS);
@@ -69,6 +78,7 @@ struct trigger_ctx {
 	const struct hist_trigger *tr;
 	const __u8 *rec;
 	const struct synth_param *params;	/* the action's, or the saves */
+	__u32 index;				/* of tr in hist_triggers */
 };
 
 #define HT_VAR_MASK (TRACERD_HIST_VARS - 1)
@@ -226,6 +236,20 @@ static __always_inline void trigger_store(__u32 slot, const struct hist_trigger 
 	__sync_fetch_and_or(&v->set, mask);
 }
 
+/* .snapshot(): as the kernel's cond_snapshot, a new maximum of all keys
+ * (onmax) or any change (onchange) asks for one. Two CPUs may both see a
+ * new maximum at once and both ask: the recorder takes one snapshot in
+ * MinIntervalSec= and counts the others. */
+static __always_inline void trigger_snapshot(struct trigger_ctx *c, __u64 val)
+{
+	struct hist_snap *s = bpf_map_lookup_elem(&hist_snap, &c->index);
+
+	if (!s || (c->tr->track == TRACK_MAX && val <= s->max))
+		return;
+	s->max = val;
+	__sync_fetch_and_add(&s->requests, 1);
+}
+
 /* onmax()/onchange(): the entry's tracked value, and the saved fields of
  * the event that set it (built in rec_out, as a record is), as the
  * kernel's ontrack_action(): a new maximum above, or any change from, the
@@ -240,6 +264,8 @@ static __always_inline void trigger_track(struct trigger_ctx *c, struct agg_scra
 
 	if (tr->track == TRACK_MAX ? val <= old : val == old)
 		return;
+	if (tr->snapshot)
+		trigger_snapshot(c, val);
 	c->params = tr->saves;
 	for (__u32 i = 0; i < TRACERD_TRACK_SAVES && i < tr->n_saves; i++)
 		trigger_param_cb(i, c);

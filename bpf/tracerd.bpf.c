@@ -371,6 +371,7 @@ static __always_inline bool trigger_run(void *ctx, __u32 slot, struct event_stat
 		return false;
 	}
 	c.tr = tr;
+	c.index = i;
 	a->hdr.slot = slot;
 	a->hdr.gen = ad->gen & 1;
 	__builtin_memset(a->data, 0, TRACERD_AGG_SMALL);

@@ -31,6 +31,8 @@ struct daemon {
 	bool stopping;
 	bool started;		/* READY=1 sent once: systemd's watchdog applies */
 	struct http_server *metrics;	/* [Metrics] Listen=: GET /metrics */
+	bool metrics_passed;		/* on the socket systemd passed, not Listen='s */
+	int passed_fd;			/* that socket until setup_metrics(); else -1 */
 	size_t busy_done, busy_total;	/* at the last on_busy() */
 };
 
@@ -265,13 +267,14 @@ static void report_reload(struct daemon *dm, const struct diag *d, int r)
 
 /* The ring buffer is sized at load, so these keep their running values;
  * say so rather than leave a changed line looking applied. */
-static void keep_restart_only(struct config *new, const struct config *run)
+static void keep_restart_only(struct config *new, const struct config *run, bool metrics_passed)
 {
 	if (new->ring_buffer_size != run->ring_buffer_size || new->wakeup_bytes != run->wakeup_bytes)
 		log_warning("RingBufferSize= and WakeupBytes= take effect on restart only");
 	new->ring_buffer_size = run->ring_buffer_size;
 	new->wakeup_bytes = run->wakeup_bytes;
-	if (!streq_ptr(new->metrics_listen, run->metrics_listen))
+	/* The socket systemd passed stays, whatever Listen= says. */
+	if (!streq_ptr(new->metrics_listen, run->metrics_listen) && !metrics_passed)
 		log_warning("[Metrics] Listen= takes effect on restart only");
 	free(new->metrics_listen);
 	new->metrics_listen = run->metrics_listen ? strdup(run->metrics_listen) : NULL;
@@ -294,7 +297,7 @@ static int on_hup(sd_event_source *s, const struct signalfd_siginfo *si, void *u
 	report_suppressed(t);
 	r = load_config(dm->o, &cfg, &d);
 	if (r >= 0) {
-		keep_restart_only(&cfg, &t->cfg);
+		keep_restart_only(&cfg, &t->cfg, dm->metrics_passed);
 		/* The outputs first: one that cannot be made fails the reload
 		 * before a selection changes. */
 		r = sink_route_prepare(t->sink, &cfg, &outputs, &why);
@@ -429,26 +432,71 @@ static int on_metrics(void *userdata, const struct http_request *req, struct str
 	return 200;
 }
 
-/* [Metrics] Listen=: its socket, served from this loop, after the ring's
- * sources in priority (http_server.c): a scraper never delays a record. */
-static int setup_metrics(struct daemon *dm)
+/* Socket activation (tracerd-metrics.socket): the listening socket systemd
+ * passed, taken before start() makes threads, since sd_listen_fds() unsets
+ * LISTEN_FDS and setenv() is not thread-safe. */
+static int take_passed_socket(struct daemon *dm)
+{
+	char why[256];
+	int r = http_listen_passed(&dm->passed_fd, why, sizeof(why));
+
+	if (r < 0)
+		log_error("cannot serve metrics on the socket systemd passed: %s", why);
+	return r;
+}
+
+/* The metrics socket: the one systemd passed, which takes the place of
+ * Listen='s (the shipped unit could not listen itself: PrivateNetwork=,
+ * RestrictAddressFamilies=AF_UNIX): 1; else Listen='s own: 0. Its address
+ * in where; *ret_fd is -1 if there is neither. */
+static int metrics_socket(struct daemon *dm, int *ret_fd, char *where, size_t where_size)
 {
 	const char *spec = dm->t->cfg.metrics_listen;
 	char why[256];
-	int fd, r;
+	int r;
 
+	*ret_fd = -1;
+	if (dm->passed_fd >= 0) {
+		*ret_fd = TAKE_FD(dm->passed_fd);
+		if (http_listen_describe(*ret_fd, where, where_size) < 0)
+			snprintf(where, where_size, "fd %d", *ret_fd);
+		if (spec && !http_listen_is(*ret_fd, spec))
+			log_notice("[Metrics] Listen=%s is not used: systemd passed a socket at %s "
+				   "(tracerd-metrics.socket), which is served instead", spec, where);
+		return 1;
+	}
 	if (!spec)
 		return 0;
-	r = http_listen(spec, &fd, why, sizeof(why));
-	if (r >= 0)
-		r = http_server_new(dm->event, fd, on_metrics, dm, &dm->metrics);
-	if (r < 0)
+	r = http_listen(spec, ret_fd, why, sizeof(why));
+	if (r < 0) {
 		log_error("cannot serve metrics at %s ([Metrics] Listen=): %s", spec,
 			  why[0] ? why : strerror(-r));
-	else
-		log_info("metrics: GET /metrics at %s", spec);
-	dm->t->metrics = r >= 0;
-	return r;
+		return r;
+	}
+	snprintf(where, where_size, "%s", spec);
+	return 0;
+}
+
+/* GET /metrics served from this loop, after the ring's sources in priority
+ * (http_server.c): a scraper never delays a record. */
+static int setup_metrics(struct daemon *dm)
+{
+	char where[128];
+	int fd, r;
+
+	r = metrics_socket(dm, &fd, where, sizeof(where));
+	if (r < 0 || fd < 0)
+		return r;
+	dm->metrics_passed = r > 0;
+	r = http_server_new(dm->event, fd, on_metrics, dm, &dm->metrics);
+	if (r < 0) {
+		log_error("cannot serve metrics at %s: %s", where, strerror(-r));
+		return r;
+	}
+	dm->t->metrics = true;
+	log_info("metrics: GET /metrics at %s%s", where,
+		 dm->metrics_passed ? ", the socket systemd passed" : "");
+	return 0;
 }
 
 static void raise_nofile(void)
@@ -564,7 +612,7 @@ static void use_boot_pointer_key(void)
 
 int run_daemon(const struct run_opts *o)
 {
-	struct daemon dm = { .o = o };
+	struct daemon dm = { .o = o, .passed_fd = -1 };
 	struct diag d = { 0 };
 	struct config cfg;
 	int r;
@@ -576,7 +624,9 @@ int run_daemon(const struct run_opts *o)
 		print_diag(&d);
 		return EXIT_CONFIG;
 	}
-	r = start(&dm, &cfg);
+	r = take_passed_socket(&dm);
+	if (r >= 0)
+		r = start(&dm, &cfg);
 	if (r >= 0) {
 		/* After start(): what keeps tracerd from starting is said first,
 		 * and no record is rendered before the loop runs. */
@@ -589,6 +639,7 @@ int run_daemon(const struct run_opts *o)
 	}
 	if (r < 0) {
 		config_free(&cfg);
+		closep(&dm.passed_fd);
 		http_server_free(dm.metrics);
 		sd_event_source_unref(dm.cgroups);
 		tracer_free(dm.t);

@@ -9,6 +9,7 @@
 void log_msg(int priority, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
 #define log_error(...) log_msg(LOG_ERR, __VA_ARGS__)
 #define log_warning(...) log_msg(LOG_WARNING, __VA_ARGS__)
+#define log_notice(...) log_msg(LOG_NOTICE, __VA_ARGS__)
 #define log_info(...) log_msg(LOG_INFO, __VA_ARGS__)
 
 #endif

@@ -5,6 +5,7 @@
 #include <errno.h>
 #include <stddef.h>
 #include <stdlib.h>
+#include <stdio.h>
 #include <string.h>
 #include <sys/un.h>
 #include "sockaddr_spec.h"
@@ -93,4 +94,42 @@ int sockaddr_spec_parse(const char *spec, struct sockaddr_storage *sa, socklen_t
 	}
 	*bad = hs - spec;
 	return -EINVAL;
+}
+
+static int format_unix(const struct sockaddr_un *un, socklen_t len, char *buf, size_t size)
+{
+	size_t off = offsetof(struct sockaddr_un, sun_path);
+	size_t n = len > off ? len - off : 0;
+
+	if (n && un->sun_path[0] == 0)	/* abstract: the name is n - 1 bytes after the NUL */
+		snprintf(buf, size, "@%.*s", (int)(n - 1), un->sun_path + 1);
+	else
+		snprintf(buf, size, "%.*s", (int)strnlen(un->sun_path, n), un->sun_path);
+	return 0;
+}
+
+int sockaddr_spec_format(const struct sockaddr_storage *sa, socklen_t len, char *buf, size_t size)
+{
+	char host[INET6_ADDRSTRLEN];
+
+	switch (sa->ss_family) {
+	case AF_UNIX:
+		return format_unix((const struct sockaddr_un *)sa, len, buf, size);
+	case AF_INET: {
+		const struct sockaddr_in *in = (const struct sockaddr_in *)sa;
+
+		inet_ntop(AF_INET, &in->sin_addr, host, sizeof(host));
+		snprintf(buf, size, "%s:%u", host, ntohs(in->sin_port));
+		return 0;
+	}
+	case AF_INET6: {
+		const struct sockaddr_in6 *in6 = (const struct sockaddr_in6 *)sa;
+
+		inet_ntop(AF_INET6, &in6->sin6_addr, host, sizeof(host));
+		snprintf(buf, size, "[%s]:%u", host, ntohs(in6->sin6_port));
+		return 0;
+	}
+	default:
+		return -EAFNOSUPPORT;
+	}
 }

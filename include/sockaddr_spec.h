@@ -12,4 +12,9 @@
 /* 0, or -EINVAL with *bad the byte offset in spec where it went wrong. */
 int sockaddr_spec_parse(const char *spec, struct sockaddr_storage *sa, socklen_t *len, int *bad);
 
+/* The other way: an address in the form above ("127.0.0.1:9464", "[::1]:9464",
+ * "/run/x.sock"; an abstract unix socket as "@name", an unnamed one as "");
+ * -EAFNOSUPPORT for another family. What is equal parses to equal text. */
+int sockaddr_spec_format(const struct sockaddr_storage *sa, socklen_t len, char *buf, size_t size);
+
 #endif

@@ -598,8 +598,16 @@ struct hist_trigger {
 	__u32 track;		/* TRACK_MAX, TRACK_CHANGE: of variable track_var */
 	__u32 track_var;
 	__u32 n_saves;
-	__u32 pad2;
+	__u32 snapshot;		/* .snapshot(): a new maximum of all keys (a change) asks */
 	struct synth_param saves[TRACERD_TRACK_SAVES];
+};
+
+/* onmax()/onchange().snapshot(), by hist_triggers' index: the maximum of
+ * all keys so far, and how many times a new one (a change) asked the
+ * daemon for a recorder snapshot, which it polls. */
+struct hist_snap {
+	__u64 max;
+	__u64 requests;
 };
 
 /* The slots of the selections of a synthetic event, which its action fires. */

@@ -76,9 +76,10 @@ struct hist_action_spec {
 	int start, end;		/* its text, for the trigger line */
 };
 
-/* onmax($var).save(fields) or onchange($var).save(fields) */
+/* onmax($var).save(fields) or onchange($var).save(fields); or .snapshot() */
 struct hist_track_spec {
 	int kind;		/* TRACK_MAX, TRACK_CHANGE */
+	bool snapshot;		/* .snapshot(): a new maximum (a change) takes a recorder snapshot */
 	char *var;
 	int var_off;
 	struct hist_opnd_spec saves[TRACERD_TRACK_SAVES];

@@ -126,6 +126,7 @@ static int compile_track(struct tcomp *c)
 				    s->kind == TRACK_MAX ? "onmax" : "onchange");
 	t->track = s->kind;
 	t->track_var = v;
+	t->snapshot = s->snapshot;
 	t->n_saves = s->n_saves;
 	for (size_t i = 0; i < s->n_saves; i++) {
 		struct synth_param *p = &t->saves[i];

@@ -259,7 +259,8 @@ int hist_parse_onmatch(struct hparser *p, struct hist_spec *spec, int start)
 	return r;
 }
 
-/* onmax($VAR).save(FIELD,...) or onchange($VAR).save(FIELD,...) */
+/* onmax($VAR).save(FIELD,...) or onchange($VAR).save(FIELD,...), or
+ * .snapshot() instead of .save() */
 int hist_parse_ontrack(struct hparser *p, struct hist_spec *spec, int start, int kind)
 {
 	struct hist_track_spec *t = &spec->track;
@@ -282,14 +283,23 @@ int hist_parse_ontrack(struct hparser *p, struct hist_spec *spec, int start, int
 	    (r = expect(p, '.', "'.' and an action: .save(fields)")) < 0)
 		return r;
 	t->var_off--;
-	r = hist_parse_name(p, &action, &off, "an action: save(fields)");
+	r = hist_parse_name(p, &action, &off, "an action: save(fields) or snapshot()");
 	if (r < 0)
 		return r;
-	r = strcmp(action, "save");
+	t->snapshot = !strcmp(action, "snapshot");
+	r = t->snapshot ? 0 : strcmp(action, "save");
 	free(action);
 	if (r)
-		return filter_error(p->src, off, "%s().%.*s() is not supported: .save(fields) is",
-				    what, p->i - off, p->s + off);
+		return filter_error(p->src, off, "%s().%.*s() is not supported: .save(fields) "
+				    "and .snapshot() are", what, p->i - off, p->s + off);
+	if (t->snapshot) {	/* the recorder's window (tracer.c asks it) */
+		t->start = start;
+		if ((r = expect(p, '(', "'()' after snapshot")) < 0 ||
+		    (r = expect(p, ')', "')': snapshot() takes nothing")) < 0)
+			return r;
+		t->end = p->i;
+		return 0;
+	}
 	if ((r = expect(p, '(', "'(' and the fields to save")) < 0)
 		return r;
 	do {

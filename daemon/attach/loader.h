@@ -49,6 +49,9 @@ int loader_hist_maps(struct loader *l, struct hist_maps *m);
  * synthetic event index. */
 int loader_set_trigger(struct loader *l, unsigned index, unsigned slot,
 		       const struct hist_trigger *t);
+/* onmax()/onchange().snapshot() of the trigger at index: how many times
+ * it asked for a snapshot since it was set. */
+int loader_snapshot_requests(struct loader *l, unsigned index, uint64_t *requests);
 /* Loads the triggers' program (once), before the first trigger is bound. */
 int loader_trigger_init(struct loader *l);
 int loader_set_synth_subs(struct loader *l, unsigned index, const struct synth_subs *subs);

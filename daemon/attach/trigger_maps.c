@@ -38,9 +38,25 @@ int loader_set_trigger(struct loader *l, unsigned index, unsigned slot,
 	static const struct hist_trigger none;
 	int fd = bpf_map__fd(l->skel->maps.hist_triggers);
 
+	static const struct hist_snap fresh;
+	int snap = bpf_map__fd(l->skel->maps.hist_snap);
+
+	/* A new trigger at the index starts with no maximum and no request. */
+	if (t && bpf_map_update_elem(snap, &index, &fresh, BPF_ANY) < 0)
+		return -errno;
 	if (bpf_map_update_elem(fd, &index, t ? t : &none, BPF_ANY) < 0)
 		return -errno;
 	return t ? 0 : forget_vars(bpf_map__fd(l->skel->maps.hist_vars), slot);
+}
+
+int loader_snapshot_requests(struct loader *l, unsigned index, uint64_t *requests)
+{
+	struct hist_snap s;
+
+	if (bpf_map_lookup_elem(bpf_map__fd(l->skel->maps.hist_snap), &index, &s) < 0)
+		return -errno;
+	*requests = s.requests;
+	return 0;
 }
 
 int loader_set_synth_subs(struct loader *l, unsigned index, const struct synth_subs *subs)

@@ -135,7 +135,8 @@ static const struct config_item table[] = {
 	  .offset = offsetof(struct config, metrics_listen),
 	  .def = "",
 	  .description = "where GET /metrics serves every count and histogram in the Prometheus "
-			 "text format: HOST:PORT, [IPV6]:PORT or a unix socket path; empty: off" },
+			 "text format: HOST:PORT, [IPV6]:PORT or a unix socket path; empty: off; a "
+			 "socket systemd passes (tracerd-metrics.socket) takes its place" },
 	{ .section = "Metrics", .key = "MaxSeries", .type = &config_type_uint,
 	  .offset = offsetof(struct config, metrics_max_series),
 	  .min = 1, .max = 1000000, .def = "10000",

@@ -5,6 +5,7 @@
 #ifndef TRACERD_METRICS_HTTP_H
 #define TRACERD_METRICS_HTTP_H
 
+#include <stdbool.h>
 #include <stddef.h>
 #include <stdint.h>
 #include <systemd/sd-event.h>
@@ -62,5 +63,16 @@ void http_server_set_timeouts(struct http_server *s, uint64_t request_usec, uint
  * socket path: a listening socket, non-blocking, close-on-exec; errors as -errno,
  * with what was expected written to why. A stale socket at the path is replaced. */
 int http_listen(const char *spec, int *ret_fd, char *why, size_t why_size);
+
+/* Socket activation (tracerd-metrics.socket): 1 and the listening socket
+ * systemd passed (made non-blocking), 0 if none was passed, else -errno with
+ * why. LISTEN_FDS and LISTEN_PID are unset either way, so that no child
+ * takes them for its own; one listening stream socket is served, more than
+ * one, or another kind, is an error (and closed). */
+int http_listen_passed(int *ret_fd, char *why, size_t why_size);
+/* fd's local address as Listen= writes it ("127.0.0.1:9464", a path). */
+int http_listen_describe(int fd, char *buf, size_t size);
+/* Whether fd listens where spec says (the same address in any spelling). */
+bool http_listen_is(int fd, const char *spec);
 
 #endif

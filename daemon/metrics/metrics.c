@@ -1,41 +1,14 @@
 // SPDX-License-Identifier: GPL-2.0
-/* The Prometheus text format (exposition format 0.0.4): every count the
+/* The exposition (metrics_format.c writes its pieces): every count the
  * summary reports, per selection and event, as counters that only go up
  * while tracerd runs (a reload keeps them, as the summary does). Names are
  * fixed (issue 32) so that dashboards can rely on them. */
-#include <stdlib.h>
-#include <string.h>
-#include <strings.h>
 #include <sys/utsname.h>
 #include "consume/ringbuf.h"
 #include "http.h"
 #include "metrics.h"
 #include "metrics_priv.h"
 #include "util.h"
-
-void metrics_label(struct strbuf *out, const char *name, const char *v)
-{
-	sb_printf(out, "%s=\"", name);
-	for (; *v; v++) {
-		if (*v == '\\' || *v == '"')
-			sb_putc(out, '\\'), sb_putc(out, *v);
-		else if (*v == '\n')
-			sb_puts(out, "\\n");
-		else
-			sb_putc(out, *v);
-	}
-	sb_putc(out, '"');
-}
-
-void metrics_head(struct strbuf *out, bool om, const char *name, const char *type,
-		  const char *help)
-{
-	size_t n = strlen(name);
-
-	if (om && !strcmp(type, "counter") && n > 6 && !strcmp(name + n - 6, "_total"))
-		n -= 6;
-	sb_printf(out, "# HELP %.*s %s\n# TYPE %.*s %s\n", (int)n, name, help, (int)n, name, type);
-}
 
 struct outcome {
 	const char *name;
@@ -77,16 +50,6 @@ struct pass {
 static uint64_t field(const struct sel_totals *tot, size_t off)
 {
 	return *(const uint64_t *)((const char *)tot + off);
-}
-
-void metrics_event_labels(struct strbuf *out, const char *sel, const struct tp_event *e)
-{
-	char ev[256];
-
-	snprintf(ev, sizeof(ev), "%s:%s", e->system, e->name);
-	metrics_label(out, "selection", sel);
-	sb_putc(out, ',');
-	metrics_label(out, "event", ev);
 }
 
 static void put_event(void *userdata, const char *sel, const struct tp_event *e,
@@ -176,40 +139,4 @@ int metrics_write(struct tracer *t, const struct http_stats *server, bool om, st
 	if (om)
 		sb_puts(out, "# EOF\n");
 	return out->oom ? -ENOMEM : 0;
-}
-
-/* The q= of one media range's parameters (";q=0.5"), 1 without. */
-static double range_q(const char *params, size_t n)
-{
-	const char *q = memmem(params, n, "q=", 2);
-
-	return q ? strtod(q + 2, NULL) : 1.0;
-}
-
-static double max_q(double a, double b)
-{
-	return a > b ? a : b;
-}
-
-bool metrics_wants_openmetrics(const char *accept)
-{
-	double om = 0, text = 0;
-
-	/* Prometheus asks for OpenMetrics at q=1, then text/plain at q=0.5
-	 * and any type at q=0.1: the higher q wins. */
-	for (const char *s = accept; *s;) {
-		size_t n, type;
-
-		s += strspn(s, " \t");
-		n = strcspn(s, ",");
-		type = strcspn(s, ";, \t");
-		if (type == 28 && !strncasecmp(s, "application/openmetrics-text", type))
-			om = max_q(om, range_q(s, n));
-		else if ((type == 10 && !strncasecmp(s, "text/plain", type)) ||
-			 (type == 6 && !strncasecmp(s, "text/*", type)) ||
-			 (type == 3 && !strncmp(s, "*/*", type)))
-			text = max_q(text, range_q(s, n));
-		s += n + (s[n] == ',');
-	}
-	return om > 0 && om >= text;
 }

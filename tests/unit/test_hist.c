@@ -615,7 +615,9 @@ static void test_trigger_errors(void)
 	expect_error("sched:sched_switch", "hist:keys=next_pid:a=1:onmax($b).save(next_comm)", 29,
 		     "$b is not a variable of this trigger");
 	expect_error("sched:sched_switch", "hist:keys=next_pid:a=1:onmax($a).trace(x,$a)", 33,
-		     ".save(fields) is");
+		     ".save(fields) and .snapshot() are");
+	expect_error("sched:sched_switch", "hist:keys=next_pid:a=1:onmax($a).snapshot(x)", 42,
+		     "snapshot() takes nothing");
 	expect_error("sched:sched_switch", "hist:keys=next_pid:onmatch(sched.sched_waking).snapshot()",
 		     47, "is not supported");
 	expect_error("sched:sched_switch", "hist:keys=next_pid:onmatch(sched).x()", 32,

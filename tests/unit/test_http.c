@@ -8,9 +8,11 @@
 #include <sys/socket.h>
 #include <sys/stat.h>
 #include <sys/un.h>
+#include <systemd/sd-daemon.h>
 #include <time.h>
 #include "metrics/http.h"
 #include "metrics/metrics.h"
+#include "metrics/metrics_priv.h"
 #include "test.h"
 #include "util.h"
 
@@ -506,6 +508,94 @@ static void accept_negotiation(void)
 		       cases[i].accept);
 }
 
+/* A label's value: escaped, and valid UTF-8 whatever the bytes. */
+static void label_values(void)
+{
+	static const struct {
+		const char *in, *out;
+	} cases[] = {
+		{ "bash", "k=\"bash\"" },
+		{ "a\"b\\c\nd", "k=\"a\\\"b\\\\c\\nd\"" },
+		{ "caf\xc3\xa9 \xe2\x82\xac \xf0\x9f\x98\x80", "k=\"caf\xc3\xa9 \xe2\x82\xac \xf0\x9f\x98\x80\"" },
+		{ "\xff", "k=\"\xef\xbf\xbd\"" },				/* not UTF-8 */
+		{ "\xc0\xaf", "k=\"\xef\xbf\xbd\xef\xbf\xbd\"" },		/* overlong */
+		{ "\xed\xa0\x80", "k=\"\xef\xbf\xbd\xef\xbf\xbd\xef\xbf\xbd\"" },	/* surrogate */
+		{ "\xf4\x90\x80\x80", "k=\"\xef\xbf\xbd\xef\xbf\xbd\xef\xbf\xbd\xef\xbf\xbd\"" },
+		{ "a\xe2\x82", "k=\"a\xef\xbf\xbd\xef\xbf\xbd\"" },		/* cut short */
+	};
+
+	for (size_t i = 0; i < ARRAY_SIZE(cases); i++) {
+		struct strbuf sb = { 0 };
+
+		metrics_label(&sb, "k", cases[i].in);
+		EXPECT(!strcmp(sb_str(&sb), cases[i].out), "case %zu: %s", i, sb_str(&sb));
+		sb_free(&sb);
+	}
+}
+
+/* Socket activation as systemd does it: the socket at fd 3, LISTEN_FDS and
+ * LISTEN_PID naming this process. Whatever fd 3 was is put back. */
+static int pass_fd(int fd, const char *n)
+{
+	char pid[16];
+
+	if (fd != SD_LISTEN_FDS_START) {
+		if (dup2(fd, SD_LISTEN_FDS_START) < 0)
+			return -errno;
+		close(fd);
+	}
+	snprintf(pid, sizeof(pid), "%d", getpid());
+	setenv("LISTEN_FDS", n, 1);
+	setenv("LISTEN_PID", pid, 1);
+	return 0;
+}
+
+static void listen_passed(void)
+{
+	int saved = fcntl(SD_LISTEN_FDS_START, F_DUPFD_CLOEXEC, 10);
+	char why[160], where[64], spec[80];
+	int fd = -1, r;
+
+	r = http_listen_passed(&fd, why, sizeof(why));
+	EXPECT(r == 0, "nothing passed: %d %s", r, why);
+	EXPECT(http_listen("127.0.0.1:0", &fd, why, sizeof(why)) == 0, "listen: %s", why);
+	fcntl(fd, F_SETFL, fcntl(fd, F_GETFL) & ~O_NONBLOCK);	/* as a plain listen() would */
+	EXPECT(pass_fd(fd, "1") == 0, "dup2");
+	fd = -1;
+	r = http_listen_passed(&fd, why, sizeof(why));
+	EXPECT(r == 1 && fd == SD_LISTEN_FDS_START, "passed: %d fd %d %s", r, fd, why);
+	EXPECT(!getenv("LISTEN_FDS") && !getenv("LISTEN_PID"), "LISTEN_FDS unset");
+	EXPECT(r == 1 && (fcntl(fd, F_GETFL) & O_NONBLOCK) && (fcntl(fd, F_GETFD) & FD_CLOEXEC),
+	       "non-blocking, close-on-exec");
+	EXPECT(http_listen_describe(fd, where, sizeof(where)) == 0 && !strncmp(where, "127.0.0.1:", 10),
+	       "describe: %s", where);
+	EXPECT(http_listen_is(fd, where), "%s is %s", where, where);
+	snprintf(spec, sizeof(spec), "127.0.0.1:0%s", where + 10);
+	EXPECT(http_listen_is(fd, spec), "a leading 0 in the port: the same");
+	EXPECT(!http_listen_is(fd, "127.0.0.1:1") && !http_listen_is(fd, "[::1]:0") &&
+	       !http_listen_is(fd, "/run/x.sock") && !http_listen_is(fd, "nonsense"), "others differ");
+	close(fd);
+
+	/* A connected socket, not a listening one; then two sockets. */
+	int sv[2];
+
+	EXPECT(socketpair(AF_UNIX, SOCK_STREAM | SOCK_CLOEXEC, 0, sv) == 0, "socketpair");
+	close(sv[1]);
+	EXPECT(pass_fd(sv[0], "1") == 0, "dup2");
+	r = http_listen_passed(&fd, why, sizeof(why));
+	EXPECT(r == -ENOTSOCK && strstr(why, "listening") && fcntl(SD_LISTEN_FDS_START, F_GETFD) < 0,
+	       "not listening: %d %s, closed", r, why);
+	EXPECT(http_listen("127.0.0.1:0", &fd, why, sizeof(why)) == 0 && pass_fd(fd, "2") == 0, "two");
+	EXPECT(dup2(SD_LISTEN_FDS_START, SD_LISTEN_FDS_START + 1) == SD_LISTEN_FDS_START + 1, "dup2");
+	r = http_listen_passed(&fd, why, sizeof(why));
+	EXPECT(r == -EINVAL && strstr(why, "2 sockets") && fcntl(SD_LISTEN_FDS_START, F_GETFD) < 0 &&
+	       fcntl(SD_LISTEN_FDS_START + 1, F_GETFD) < 0, "two: %d %s, both closed", r, why);
+	if (saved >= 0) {
+		dup2(saved, SD_LISTEN_FDS_START);
+		close(saved);
+	}
+}
+
 int main(void)
 {
 	RUN(parse_good);
@@ -520,5 +610,7 @@ int main(void)
 	RUN(serve_cap);
 	RUN(listen_specs);
 	RUN(accept_negotiation);
+	RUN(label_values);
+	RUN(listen_passed);
 	return TEST_EXIT();
 }
