@@ -84,7 +84,10 @@ nspawn_start() {
 	# Interrupted or terminated, exit, so that the EXIT trap stops the container.
 	trap 'exit 130' INT
 	trap 'exit 143' TERM
-	local init_args=(systemd.firstboot=off) unified=()
+	# The host's prometheus.service (deps.sh: the package, for prometheus.sh)
+	# masked: the first boot's presets enable it, and without its /etc files
+	# it failed (Result: resources) and restarted in every container.
+	local init_args=(systemd.firstboot=off systemd.mask=prometheus.service) unified=()
 	if [ "${NSPAWN_UNIFIED:-0}" = 1 ]; then
 		init_args+=(systemd.unified_cgroup_hierarchy=1)
 		unified=(SYSTEMD_NSPAWN_UNIFIED_HIERARCHY=1)
