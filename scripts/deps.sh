@@ -23,6 +23,7 @@ pkgs=(
 	# it (where systemd is PID 1, or through the init script where policy-rc.d allows): a
 	# server on :9090 that nothing here wants, stopped and disabled below.
 	prometheus
+	curl	# the metrics tests' scrapes and Prometheus's query API
 )
 missing=()
 for p in "${pkgs[@]}"; do
