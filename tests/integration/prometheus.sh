@@ -11,8 +11,9 @@
 #      (sum(tracerd_events_total{outcome=~"delivered|lost"})), and the
 #      records printed = delivered;
 #   b) fire_syscall, M calls, arg1 = 0..M-1, into Aggregate=hist:keys=arg1:
-#      sum(tracerd_hist_hits_total) = M, in M series;
-#   c) a Python workload, arg1 set to 2001 values spread over 17 powers of
+#      sum(tracerd_hist_hits_total) = M, in M series, and its outcome
+#      aggregated = M;
+#   c) a Python workload, arg1 set to 2001 values spread over 18 powers of
 #      two, into hist:keys=arg1.log2:vals=arg1 (the Prometheus histogram
 #      tracerd_hist_bucket/_count/_sum) and printed by another selection:
 #      histogram_quantile(0.5, ...) lies inside the log2 bucket of the median
@@ -178,6 +179,7 @@ aggregated=$(query "tracerd_events_total{$S,outcome=\"aggregated\"}")
 note "in Prometheus: hits $hits in $series series; aggregated $aggregated (tracerd: $(direct tracerd_events_total "$S,outcome=\"aggregated\""))"
 check "prometheus: (b) sum(tracerd_hist_hits_total) = the $M calls fired ($hits)" [ "$hits" = $M ]
 check "prometheus: (b) one series per arg1 ($series of $M)" [ "$series" = $M ]
+check "prometheus: (b) the selection's outcome aggregated = the $M calls ($aggregated)" [ "$aggregated" = $M ]
 check "prometheus: (b) a key's label is its field: arg1=\"$((M - 1))\" has 1 hit" \
 	[ "$(query "tracerd_hist_hits_total{$S,arg1=\"$((M - 1))\"}")" = 1 ]
 [ "$hits" = $M ] || skipped
