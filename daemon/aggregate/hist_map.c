@@ -87,8 +87,9 @@ void hist_dump_free(struct hist_dump *d)
 	*d = (struct hist_dump){ 0 };
 }
 
-int hist_dump_add(struct hist_dump *d, size_t key_size, const uint8_t *key,
-		  const struct agg_value *per_cpu, int ncpu)
+/* Appends one entry: its key bytes and its values summed over CPUs. */
+static int dump_add(struct hist_dump *d, size_t key_size, const uint8_t *key,
+		    const struct agg_value *per_cpu, int ncpu)
 {
 	struct hist_entry *e;
 	uint8_t *k;
@@ -200,7 +201,7 @@ static int collect_map(const struct hist_maps *m, const struct agg_desc *desc, i
 				d->dropped += vals[c].hitcount;
 			continue;
 		}
-		r = hist_dump_add(d, d->key_size, key, vals, m->ncpu);
+		r = dump_add(d, d->key_size, key, vals, m->ncpu);
 		if (r < 0)
 			return r;
 	}

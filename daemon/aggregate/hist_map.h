@@ -51,6 +51,31 @@ int hist_collect(const struct hist_maps *m, const struct hist *h, uint32_t slot,
 void hist_dump_free(struct hist_dump *d);
 /* Entries of equal keys made one (counts and sums added); sorted by key. */
 void hist_dump_merge(struct hist_dump *d);
+/* hist_counts.c: a histogram's counts by key, compact (without what
+ * onmax() keeps): what GET /metrics reads and keeps. */
+struct hist_count {
+	const uint8_t *key;
+	uint64_t hitcount;
+	uint64_t sums[TRACERD_AGG_VALS];
+};
+
+struct hist_counts {
+	struct hist_count *v;	/* keys point into keys */
+	uint8_t *keys;
+	size_t n, cap, key_size;
+};
+
+/* Appends key (key_size bytes, copied) with its counts (sums NULL: 0). */
+int hist_counts_add(struct hist_counts *c, const uint8_t *key, uint64_t hits,
+		    const uint64_t sums[TRACERD_AGG_VALS]);
+void hist_count_add(struct hist_count *to, const struct hist_count *e);
+/* By key bytes; merge also makes entries of equal keys one. */
+void hist_counts_sort(struct hist_counts *c);
+void hist_counts_merge(struct hist_counts *c);
+/* The index of key in c, sorted; -1: none. */
+ssize_t hist_counts_find(const struct hist_counts *c, const uint8_t *key);
+void hist_counts_free(struct hist_counts *c);
+
 /* hist_peek.c: every entry of the aggregation maps at one moment, read in
  * batches and not cleared: what the histograms counted since their last
  * dump (GET /metrics). */
@@ -65,19 +90,19 @@ struct hist_peek {
 
 int hist_peek_read(const struct hist_maps *m, struct hist_peek *p);
 void hist_peek_free(struct hist_peek *p);
-/* The entries of slot in p, both generations made one, as hist_collect()
- * dumps them; but a stack_ids slot's stay keyed by stack id (read its
- * totals only), and onmax()/onchange() values are not read. */
+/* The counts of slot in p, both generations made one, by the keys
+ * hist_collect() dumps; but a stack_ids slot's stay keyed by stack id
+ * (read its totals only). */
 int hist_peek_slot(const struct hist_maps *m, const struct hist_peek *p, const struct hist *h,
-		   uint32_t slot, struct hist_dump *d);
+		   uint32_t slot, struct hist_counts *c);
 /* hist_total.c: what a histogram counted since its slot began, for counters
  * that only go up (GET /metrics) although interval dumps clear the maps.
  * Keys become series up to a cap, the first seen (most hits first among
  * those seen together); a series stays one. The counts of the other keys
  * are one, "other". */
 struct hist_total {
-	struct hist_dump kept;		/* the series' counts the maps were cleared of, by key */
-	struct hist_entry other;	/* the other keys' counts (its key: NULL) */
+	struct hist_counts kept;	/* the series' counts the maps were cleared of, by key */
+	struct hist_count other;	/* the other keys' counts (its key: NULL) */
 	bool has_other;			/* a key was ever left out */
 };
 
@@ -85,10 +110,10 @@ struct hist_total {
  * key, is not in any). */
 int hist_total_add(struct hist_total *t, const struct hist_dump *d, size_t cap);
 /* The counts since the slot began: t's plus cur's, what the maps hold now
- * (hist_peek_slot()). *ret: an entry per series (keys point into t: valid
+ * (hist_peek_slot()). *ret: a count per series (keys point into t: valid
  * until t changes), to free; *other: the other keys' counts. */
-int hist_total_read(struct hist_total *t, const struct hist_dump *cur, size_t cap,
-		    struct hist_entry **ret, size_t *n, struct hist_entry *other);
+int hist_total_read(struct hist_total *t, const struct hist_counts *cur, size_t cap,
+		    struct hist_count **ret, size_t *n, struct hist_count *other);
 void hist_total_free(struct hist_total *t);
 /* hist_stack.c: the common_stacktrace keys of d as the kernel's hist file
  * shows them (the tracing machinery's leading frames off, TRACERD_HIST_STACK_DEPTH

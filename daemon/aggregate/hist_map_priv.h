@@ -18,9 +18,4 @@ enum key_form hist_small_form(const struct agg_desc *desc);
  * id whose stack is gone (never: the program's map keeps them). */
 const uint8_t *hist_full_key(const struct hist_maps *m, const struct agg_desc *desc,
 			     enum key_form f, const uint8_t *key, uint8_t buf[TRACERD_AGG_LARGE]);
-/* Appends one entry: its key bytes and its values summed over CPUs (the
- * entries' key pointers are set once the dump is whole). */
-int hist_dump_add(struct hist_dump *d, size_t key_size, const uint8_t *key,
-		  const struct agg_value *per_cpu, int ncpu);
-
 #endif

@@ -130,7 +130,7 @@ static size_t first_of(const struct hist_peek_map *pm, uint32_t slot)
 
 /* Appends the entries of slot in pm (both generations), their keys in form f. */
 static int peek_map(const struct hist_maps *m, const struct hist *h, const struct hist_peek_map *pm,
-		    enum key_form f, uint32_t slot, struct hist_dump *d)
+		    enum key_form f, uint32_t slot, struct hist_counts *c)
 {
 	uint8_t buf[TRACERD_AGG_LARGE];
 
@@ -151,7 +151,8 @@ static int peek_map(const struct hist_maps *m, const struct hist *h, const struc
 		} else {
 			key = hist_full_key(m, &h->desc, f, key, buf);
 		}
-		r = hist_dump_add(d, d->key_size, key, &pm->vals[pm->order[i]], 1);
+		r = hist_counts_add(c, key, pm->vals[pm->order[i]].hitcount,
+				    (const uint64_t *)pm->vals[pm->order[i]].sums);
 		if (r < 0)
 			return r;
 	}
@@ -159,22 +160,20 @@ static int peek_map(const struct hist_maps *m, const struct hist *h, const struc
 }
 
 int hist_peek_slot(const struct hist_maps *m, const struct hist_peek *p, const struct hist *h,
-		   uint32_t slot, struct hist_dump *d)
+		   uint32_t slot, struct hist_counts *c)
 {
 	enum key_form small = hist_small_form(&h->desc);
 	int r = 0;
 
-	*d = (struct hist_dump){ .key_size = tracerd_agg_map_bytes(h->desc.map) };
+	*c = (struct hist_counts){ .key_size = tracerd_agg_map_bytes(h->desc.map) };
 	if (small != KEY_FULL)
-		r = peek_map(m, h, &p->maps[AGG_MAP_SMALL], small, slot, d);
+		r = peek_map(m, h, &p->maps[AGG_MAP_SMALL], small, slot, c);
 	if (r >= 0)
-		r = peek_map(m, h, &p->maps[h->desc.map % AGG_MAPS], KEY_FULL, slot, d);
+		r = peek_map(m, h, &p->maps[h->desc.map % AGG_MAPS], KEY_FULL, slot, c);
 	if (r < 0) {
-		hist_dump_free(d);
+		hist_counts_free(c);
 		return r;
 	}
-	for (size_t i = 0; i < d->n; i++)
-		d->v[i].key = d->keys + i * d->key_size;
-	hist_dump_merge(d);	/* a key in both generations, or in both maps */
+	hist_counts_merge(c);	/* a key in both generations, or in both maps */
 	return 0;
 }

@@ -10,6 +10,7 @@
  * brings a general server's surface (chunked bodies, POST processing, TLS
  * hooks). tracerd answers one GET: a strict parser of about a hundred lines
  * (http_parse.c) on the loop it already runs is smaller to audit and fuzz. */
+#include <malloc.h>
 #include <netinet/in.h>
 #include <sys/socket.h>
 #include <sys/uio.h>
@@ -33,6 +34,7 @@ struct http_conn {
 	sd_event_source *io, *timer;
 	struct strbuf head, body;	/* the response: headers, then the body unless HEAD */
 	size_t sent, lingered;
+	bool large;			/* its body was HTTP_TRIM_BYTES or more */
 	size_t in_len;
 	char in[HTTP_REQUEST_MAX];
 };
@@ -49,9 +51,15 @@ struct http_server {
 	struct http_stats stats;
 };
 
+/* A response this large was a scrape of many series, whose work freed
+ * megabytes that glibc keeps in its heap (its mmap threshold rises to the
+ * size of each mapped block freed): given back once no scrape is open. */
+#define HTTP_TRIM_BYTES (256 * 1024)
+
 static void conn_free(struct http_conn *c)
 {
 	struct http_server *s = c->server;
+	bool large = c->large || c->body.cap >= HTTP_TRIM_BYTES;
 
 	if (c->prev)
 		c->prev->next = c->next;
@@ -66,6 +74,8 @@ static void conn_free(struct http_conn *c)
 	sb_free(&c->head);
 	sb_free(&c->body);
 	free(c);
+	if (large && !s->n_conns)
+		malloc_trim(0);
 }
 
 /* A timer source fires once, usec from now. */
@@ -127,6 +137,7 @@ static void conn_write(struct http_conn *c)
 		c->sent += (size_t)n;
 	}
 	c->server->stats.answered++;
+	c->large = c->body.cap >= HTTP_TRIM_BYTES;
 	sb_free(&c->head);
 	sb_free(&c->body);
 	c->state = CONN_LINGER;

@@ -35,9 +35,16 @@ static size_t utf8_len(const unsigned char *s, size_t n)
  * U+FFFD. */
 void metrics_label(struct strbuf *out, const char *name, const char *v)
 {
+	sb_puts(out, name);
+	sb_putc(out, '=');
+	metrics_value(out, v);
+}
+
+void metrics_value(struct strbuf *out, const char *v)
+{
 	size_t n = strlen(v), k;
 
-	sb_printf(out, "%s=\"", name);
+	sb_putc(out, '"');
 	for (; *v; v += k, n -= k) {
 		k = utf8_len((const unsigned char *)v, n);
 		if (!k) {

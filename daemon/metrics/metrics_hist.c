@@ -17,14 +17,16 @@
 #include "util.h"
 
 struct series {
-	char *labels;		/* ,name="value" per key */
+	size_t labels;		/* ,name="value" per key: at fams.labels + this */
 	uint64_t num;		/* the key's number (one-key histograms) */
 	uint64_t hits, sums[TRACERD_AGG_VALS];
 };
 
-/* The three families, each written whole after the last slot. */
+/* The three families, each written whole after the last slot, and the
+ * series' labels of the slot at hand, in one buffer (no malloc a series). */
 struct fams {
 	struct strbuf hits, sums, buckets;
+	struct strbuf labels, v;
 	bool om;
 	struct hist_format_opts o;
 };
@@ -50,36 +52,34 @@ static void key_label(const struct hist *h, size_t i, struct strbuf *out)
 		sb_putc(out, label_char(*n) ? *n : '_');
 }
 
-/* The series of an entry (or of the other keys' counts: each key label
+/* The series of a key's counts (or of the other keys': each key label
  * "other"); a stack histogram's one series has no key label. */
-static int series_of(const struct hist *h, const struct fams *f, const struct hist_entry *e,
-		     bool other, struct series *s)
+static void series_of(const struct hist *h, struct fams *f, const struct hist_count *e,
+		      bool other, struct series *s)
 {
-	struct strbuf lb = { 0 }, v = { 0 }, name = { 0 };
-
-	*s = (struct series){ .hits = e->hitcount };
+	*s = (struct series){ .labels = f->labels.len, .hits = e->hitcount };
 	memcpy(s->sums, e->sums, sizeof(s->sums));
 	for (size_t i = 0; i < h->n_keys && !hist_has_stack(h); i++) {
-		sb_reset(&v);
-		sb_reset(&name);
+		sb_reset(&f->v);
 		if (!other)
-			hist_format_key(h, i, e->key, &f->o, &v);
-		key_label(h, i, &name);
-		sb_putc(&lb, ',');
-		metrics_label(&lb, sb_str(&name), other ? "other" : sb_str(&v));
+			hist_format_key(h, i, e->key, &f->o, &f->v);
+		sb_putc(&f->labels, ',');
+		key_label(h, i, &f->labels);
+		sb_putc(&f->labels, '=');
+		metrics_value(&f->labels, other ? "other" : sb_str(&f->v));
 	}
+	sb_putc(&f->labels, '\0');
 	if (!other && h->n_keys)
 		s->num = hist_key_number(h, 0, e->key);
-	sb_free(&v);
-	sb_free(&name);
-	s->labels = lb.oom ? NULL : strdup(sb_str(&lb));
-	sb_free(&lb);
-	return s->labels ? 0 : -ENOMEM;
 }
+
+/* qsort has no context argument: the labels of the slot being sorted. */
+static __thread const char *sorting;
 
 static int cmp_labels(const void *a, const void *b)
 {
-	return strcmp(((const struct series *)a)->labels, ((const struct series *)b)->labels);
+	return strcmp(sorting + ((const struct series *)a)->labels,
+		      sorting + ((const struct series *)b)->labels);
 }
 
 static int cmp_num(const void *a, const void *b)
@@ -91,20 +91,20 @@ static int cmp_num(const void *a, const void *b)
 
 /* Series of equal labels made one: the cgroups of one unit, keys that
  * print alike. */
-static void merge_equal(struct series *v, size_t *n)
+static void merge_equal(const char *labels, struct series *v, size_t *n)
 {
 	size_t out = 0;
 
+	sorting = labels;
 	qsort_safe(v, *n, sizeof(*v), cmp_labels);
 	for (size_t i = 1; i < *n; i++) {
-		if (strcmp(v[out].labels, v[i].labels)) {
+		if (strcmp(labels + v[out].labels, labels + v[i].labels)) {
 			v[++out] = v[i];
 			continue;
 		}
 		v[out].hits += v[i].hits;
 		for (size_t j = 0; j < TRACERD_AGG_VALS; j++)
 			v[out].sums[j] += v[i].sums[j];
-		free(v[i].labels);
 	}
 	if (*n)
 		*n = out + 1;
@@ -114,16 +114,23 @@ static void put_counts(struct fams *f, const struct hist *h, const char *sel,
 		       const struct series *v, size_t n)
 {
 	for (size_t i = 0; i < n; i++) {
+		const char *lb = sb_str(&f->labels) + v[i].labels;
+
 		sb_puts(&f->hits, "tracerd_hist_hits_total{");
 		metrics_event_labels(&f->hits, sel, h->e);
-		sb_printf(&f->hits, "%s} %llu\n", v[i].labels, (unsigned long long)v[i].hits);
+		sb_puts(&f->hits, lb);
+		sb_puts(&f->hits, "} ");
+		sb_put_u64(&f->hits, v[i].hits);
+		sb_putc(&f->hits, '\n');
 		for (size_t j = 0; j < h->n_vals; j++) {
 			sb_puts(&f->sums, "tracerd_hist_sum_total{");
 			metrics_event_labels(&f->sums, sel, h->e);
 			sb_putc(&f->sums, ',');
 			metrics_label(&f->sums, "field", h->vals[j].name);
-			sb_printf(&f->sums, "%s} %llu\n", v[i].labels,
-				  (unsigned long long)v[i].sums[j]);
+			sb_puts(&f->sums, lb);
+			sb_puts(&f->sums, "} ");
+			sb_put_u64(&f->sums, v[i].sums[j]);
+			sb_putc(&f->sums, '\n');
 		}
 	}
 }
@@ -201,10 +208,11 @@ static int put_slot(struct tracer *t, const struct hist_peek *pk, const char *se
 {
 	const struct hist *h = slot->hist;
 	size_t cap = hist_has_stack(h) ? 0 : t->cfg.metrics_max_series, n = 0, ns = 0;
-	_cleanup_free_ struct hist_entry *v = NULL;
+	_cleanup_free_ struct hist_count *v = NULL;
 	_cleanup_free_ struct series *s = NULL;
-	struct hist_dump cur = { 0 };
-	struct hist_entry other;
+	struct hist_counts cur = { 0 };
+	struct hist_count other;
+	bool has_other;
 	int r;
 
 	if (!slot->hist_total && !(slot->hist_total = calloc(1, sizeof(*slot->hist_total))))
@@ -212,26 +220,25 @@ static int put_slot(struct tracer *t, const struct hist_peek *pk, const char *se
 	r = hist_peek_slot(&t->hist_maps, pk, h, slot->id, &cur);
 	if (r >= 0)
 		r = hist_total_read(slot->hist_total, &cur, cap, &v, &n, &other);
-	if (r >= 0 && !(s = calloc(n + 1, sizeof(*s))))
-		r = -ENOMEM;
-	for (size_t i = 0; r >= 0 && i < n; i++)
-		if ((r = series_of(h, f, &v[i], false, &s[ns])) >= 0)
-			ns++;
-	if (r >= 0)
-		merge_equal(s, &ns);
-	if (r >= 0 && (slot->hist_total->has_other || !cap) &&
-	    (r = series_of(h, f, &other, true, &s[ns])) >= 0)
-		ns++;
-	if (r >= 0) {
-		put_counts(f, h, sel, s, ns);
-		if (cap && is_distribution(h))
-			put_buckets(f, h, sel, s, ns - slot->hist_total->has_other, other.hitcount,
-				    other.sums);
-	}
-	for (size_t i = 0; i < ns; i++)
-		free(s[i].labels);
-	hist_dump_free(&cur);
-	return r;
+	hist_counts_free(&cur);
+	if (r < 0)
+		return r;
+	s = malloc((n + 1) * sizeof(*s));
+	if (!s)
+		return -ENOMEM;
+	sb_reset(&f->labels);
+	for (ns = 0; ns < n; ns++)
+		series_of(h, f, &v[ns], false, &s[ns]);
+	merge_equal(sb_str(&f->labels), s, &ns);
+	has_other = slot->hist_total->has_other || !cap;
+	if (has_other)
+		series_of(h, f, &other, true, &s[ns++]);
+	if (f->labels.oom)
+		return -ENOMEM;
+	put_counts(f, h, sel, s, ns);
+	if (cap && is_distribution(h))
+		put_buckets(f, h, sel, s, ns - has_other, other.hitcount, other.sums);
+	return 0;
 }
 
 /* A family's head and samples, if it has any. */
@@ -279,5 +286,7 @@ int metrics_hist_write(struct tracer *t, struct strbuf *out, bool om)
 	sb_free(&f.hits);
 	sb_free(&f.sums);
 	sb_free(&f.buckets);
+	sb_free(&f.labels);
+	sb_free(&f.v);
 	return r;
 }

@@ -10,6 +10,8 @@
 
 /* name="value", the value's backslash, double quote and newline escaped. */
 void metrics_label(struct strbuf *out, const char *name, const char *v);
+/* "value", escaped as a label's. */
+void metrics_value(struct strbuf *out, const char *v);
 /* HELP and TYPE of a metric family. In OpenMetrics (om) a counter's family
  * is named without its samples' "_total". */
 void metrics_head(struct strbuf *out, bool om, const char *name, const char *type,
