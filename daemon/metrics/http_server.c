@@ -34,7 +34,6 @@ struct http_conn {
 	sd_event_source *io, *timer;
 	struct strbuf head, body;	/* the response: headers, then the body unless HEAD */
 	size_t sent, lingered;
-	bool large;			/* its body was HTTP_TRIM_BYTES or more */
 	size_t in_len;
 	char in[HTTP_REQUEST_MAX];
 };
@@ -53,13 +52,12 @@ struct http_server {
 
 /* A response this large was a scrape of many series, whose work freed
  * megabytes that glibc keeps in its heap (its mmap threshold rises to the
- * size of each mapped block freed): given back once no scrape is open. */
+ * size of each mapped block freed): given back once it is sent. */
 #define HTTP_TRIM_BYTES (256 * 1024)
 
 static void conn_free(struct http_conn *c)
 {
 	struct http_server *s = c->server;
-	bool large = c->large || c->body.cap >= HTTP_TRIM_BYTES;
 
 	if (c->prev)
 		c->prev->next = c->next;
@@ -74,8 +72,6 @@ static void conn_free(struct http_conn *c)
 	sb_free(&c->head);
 	sb_free(&c->body);
 	free(c);
-	if (large && !s->n_conns)
-		malloc_trim(0);
 }
 
 /* A timer source fires once, usec from now. */
@@ -111,6 +107,7 @@ static void conn_linger(struct http_conn *c)
 static void conn_write(struct http_conn *c)
 {
 	uint64_t linger;
+	bool large;
 
 	for (;;) {
 		size_t total = c->head.len + c->body.len, off = c->sent;
@@ -137,9 +134,11 @@ static void conn_write(struct http_conn *c)
 		c->sent += (size_t)n;
 	}
 	c->server->stats.answered++;
-	c->large = c->body.cap >= HTTP_TRIM_BYTES;
+	large = c->body.cap >= HTTP_TRIM_BYTES;
 	sb_free(&c->head);
 	sb_free(&c->body);
+	if (large)
+		malloc_trim(0);
 	c->state = CONN_LINGER;
 	linger = HTTP_LINGER_USEC < c->server->response_usec ? HTTP_LINGER_USEC : c->server->response_usec;
 	if (shutdown(c->fd, SHUT_WR) < 0 ||
