@@ -30,6 +30,11 @@ struct store_writer_opts {
 	/* A kernel address's symbol as %pS prints it, for the KSYMS chunks of
 	 * stack frames (file thread); false: none. NULL: frames undescribed. */
 	bool (*ksym)(uint64_t addr, struct strbuf *out);
+	/* The recorder (Output=recorder): > 0, sealed blocks stay in memory,
+	 * compressed, at most this many bytes of them (the oldest dropped
+	 * first, counted overwritten), and reach the disk only in snapshots,
+	 * directories of their own under directory. */
+	uint64_t window;
 };
 
 struct store_writer_stats {
@@ -65,6 +70,42 @@ void store_writer_sync(struct store_writer *w);
 void store_writer_get_stats(struct store_writer *w, struct store_writer_stats *s);
 /* Syncs, then frees. */
 void store_writer_free(struct store_writer *w);
+
+/* The recorder's window (opts.window). */
+struct store_window_stats {
+	uint64_t bytes, blocks;		/* held now */
+	uint64_t records;		/* given to it in all */
+	uint64_t overwritten;		/* records of the blocks dropped */
+	uint64_t overwritten_lost;	/* the ring buffer's losses marked in those */
+};
+void store_window_get_stats(struct store_writer *w, struct store_window_stats *s);
+
+struct store_snapshot_info {
+	char *path;			/* its directory (where it would have been) */
+	char *reason;
+	uint64_t records, lost;		/* its records; the ring's losses marked in them */
+	uint64_t overwritten;		/* records the window dropped before its first */
+	uint64_t ts_first, ts_last;	/* ns, CLOCK_MONOTONIC; 0 with no record */
+	int err;			/* -errno: not written, nothing left of it */
+};
+/* A snapshot of the window into directory/snapshot-DATE-REASON/: every
+ * block up to the records appended so far, then those appended until
+ * store_snapshot_end(), written by a thread of its own into a hidden
+ * temporary directory (STORE_SNAPSHOT_TMP) renamed once it is whole and
+ * synced. -EBUSY: one is being taken. reason: [A-Za-z0-9_.-] only. */
+int store_snapshot_start(struct store_writer *w, const char *reason);
+/* Its last records: those appended so far. */
+void store_snapshot_end(struct store_writer *w);
+/* 1: the snapshot is written, or failed (info->err), and info is its (free
+ * with store_snapshot_info_free()); 0: none, or not yet. wait: until it is
+ * (after store_snapshot_end()). */
+int store_snapshot_poll(struct store_writer *w, bool wait, struct store_snapshot_info *info);
+void store_snapshot_info_free(struct store_snapshot_info *i);
+/* The name a snapshot's directory has until it is complete: this, then
+ * its name ("snapshot-..."). One left at a start was torn by a crash. */
+#define STORE_SNAPSHOT_TMP ".tmp-"
+#define STORE_SNAPSHOT_PREFIX "snapshot-"
+
 /* CLOCK_MONOTONIC in µs. */
 uint64_t store_now_usec(void);
 

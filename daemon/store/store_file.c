@@ -26,22 +26,27 @@ static int64_t realtime_offset_ns(void)
 
 /* One chunk, whole or not at all: header and payload in one write; on a
  * short write the file is cut back to where the chunk began. */
-static int write_chunk(struct store_writer *w, struct store_chunk_hdr *h, const void *payload)
+int store_chunk_write(int fd, uint64_t *size, struct store_chunk_hdr *h, const void *payload)
 {
 	struct iovec iov[2] = { { h, sizeof(*h) }, { (void *)payload, h->disk_len } };
 	size_t want = sizeof(*h) + h->disk_len;
 	ssize_t n;
 
 	store_chunk_seal(h, payload);
-	n = writev(w->fd, iov, 2);
+	n = writev(fd, iov, 2);
 	if (n == (ssize_t)want) {
-		w->file_size += want;
+		*size += want;
 		return 0;
 	}
 	int err = n < 0 ? -errno : -ENOSPC;
 	if (n > 0)
-		(void)!ftruncate(w->fd, w->file_size);
+		(void)!ftruncate(fd, *size);
 	return err;
+}
+
+static int write_chunk(struct store_writer *w, struct store_chunk_hdr *h, const void *payload)
+{
+	return store_chunk_write(w->fd, &w->file_size, h, payload);
 }
 
 /* Writes payload, already compressed into out. */
@@ -57,11 +62,10 @@ static int write_compressed(struct store_writer *w, const struct bbuf *payload,
 	return write_chunk(w, &h, out->p);
 }
 
-static int write_file_chunk(struct store_writer *w)
+int store_file_chunk_write(int fd, uint64_t *size, enum store_codec codec, const char *stream,
+			   uint64_t first, const char *cpus, const char *extra)
 {
-	char boot[BOOT_ID_MAX], stream[17], *text = NULL;
-	struct strbuf cpus = { 0 };
-	uint64_t first;
+	char boot[BOOT_ID_MAX], *text = NULL;
 	struct utsname u;
 	struct timespec now;
 	struct store_chunk_hdr h = { .type = STORE_CHUNK_FILE, .codec = STORE_CODEC_NONE };
@@ -69,23 +73,35 @@ static int write_file_chunk(struct store_writer *w)
 
 	uname(&u);
 	(void)boot_id_get(boot);
-	store_dir_stream(w->sdir, stream, &first, &cpus);
 	clock_gettime(CLOCK_REALTIME, &now);
 	n = asprintf(&text,
 		     "version=%d\nwriter=tracerd %s\nkernel_release=%s\nmachine=%s\nboot_id=%s\n"
 		     "pointer_key_id=%s\nclock=CLOCK_MONOTONIC\nrealtime_offset_ns=%lld\ncreated_realtime_ns=%lld\n"
-		     "codec=%s\nstream=%s\nfirst_record=%llu\n%s%s%s",
+		     "codec=%s\nstream=%s\nfirst_record=%llu\n%s%s%s%s",
 		     STORE_VERSION, TRACERD_VERSION, u.release, u.machine, boot, ptrkey_in_use()->id,
 		     (long long)realtime_offset_ns(),
-		     (long long)now.tv_sec * 1000000000LL + now.tv_nsec, store_codec_name(w->o.codec),
-		     stream, (unsigned long long)first, cpus.oom ? "" : "first_record_cpus=",
-		     cpus.oom ? "" : sb_str(&cpus), cpus.oom ? "" : "\n");
-	sb_free(&cpus);
+		     (long long)now.tv_sec * 1000000000LL + now.tv_nsec, store_codec_name(codec),
+		     stream, (unsigned long long)first, cpus ? "first_record_cpus=" : "",
+		     cpus ? cpus : "", cpus ? "\n" : "", extra ? extra : "");
 	if (n < 0)
 		return -ENOMEM;
 	h.raw_len = h.disk_len = n;
-	r = write_chunk(w, &h, text);
+	r = store_chunk_write(fd, size, &h, text);
 	free(text);
+	return r;
+}
+
+static int write_file_chunk(struct store_writer *w)
+{
+	char stream[17];
+	struct strbuf cpus = { 0 };
+	uint64_t first;
+	int r;
+
+	store_dir_stream(w->sdir, stream, &first, &cpus);
+	r = store_file_chunk_write(w->fd, &w->file_size, w->o.codec, stream, first,
+				   cpus.oom ? NULL : sb_str(&cpus), NULL);
+	sb_free(&cpus);
 	return r;
 }
 
@@ -229,7 +245,7 @@ static int ensure_file(struct store_writer *w, size_t next)
 	return w->fd >= 0 ? 0 : open_file(w);
 }
 
-static void describe(struct bbuf *p, const struct store_evinfo *ev)
+void store_describe(struct bbuf *p, const struct store_evinfo *ev)
 {
 	bbuf_varint(p, ev->id);
 	bbuf_string(p, ev->system);
@@ -260,7 +276,7 @@ static int write_events(struct store_writer *w, const struct store_block *b)
 		pthread_mutex_unlock(&w->lock);
 		if (ev->described_gen == w->file_gen)
 			continue;
-		describe(&p, ev);
+		store_describe(&p, ev);
 		n++;
 	}
 	if (n) {
@@ -317,10 +333,8 @@ static int write_ksyms(struct store_writer *w, const struct store_block *b)
 	return r;
 }
 
-static int write_block(struct store_writer *w, const struct store_block *b)
+int store_file_pack(struct store_writer *w, const struct store_block *b)
 {
-	int r;
-
 	w->payload.len = 0;
 	w->payload.oom = false;
 	for (unsigned i = 0; i < STORE_N_COLUMNS; i++) {
@@ -329,9 +343,15 @@ static int write_block(struct store_writer *w, const struct store_block *b)
 		bbuf_varint(&w->payload, b->col[i].len);
 		bbuf_put(&w->payload, b->col[i].p, b->col[i].len);
 	}
+	return w->payload.oom ? -ENOMEM : store_compress(w->comp, w->payload.p, w->payload.len, &w->out);
+}
+
+static int write_block(struct store_writer *w, const struct store_block *b)
+{
 	/* Compressed first, so that rotation goes by what the block takes on
 	 * disk (and some room for event descriptions before it). */
-	r = w->payload.oom ? -ENOMEM : store_compress(w->comp, w->payload.p, w->payload.len, &w->out);
+	int r = store_file_pack(w, b);
+
 	if (r >= 0)
 		r = ensure_file(w, w->out.len + 2 * sizeof(struct store_chunk_hdr) + 4096);
 	if (r >= 0)
@@ -342,6 +362,19 @@ static int write_block(struct store_writer *w, const struct store_block *b)
 		return r;
 	return write_compressed(w, &w->payload, &w->out, STORE_CHUNK_BLOCK, b->n, b->ts_min,
 				b->ts_max);
+}
+
+/* Each event's records of b counted: on disk (err 0) or lost (-errno). */
+void store_file_done(struct store_writer *w, const struct store_block *b, int err)
+{
+	for (size_t i = 0; w->o.done && i < b->n_counts; i++) {
+		struct store_evinfo *ev;
+
+		pthread_mutex_lock(&w->lock);
+		ev = w->ev[b->counts[i].id];
+		pthread_mutex_unlock(&w->lock);
+		w->o.done(ev->owner, b->counts[i].n, err < 0 ? err : 0, w->o.userdata);
+	}
 }
 
 int store_file_write_block(struct store_writer *w, struct store_block *b)
@@ -366,13 +399,6 @@ int store_file_write_block(struct store_writer *w, struct store_block *b)
 	due = store_file_sync_due(w);
 	if (due && store_now_usec() >= due)
 		store_file_sync(w);
-	for (size_t i = 0; w->o.done && i < b->n_counts; i++) {
-		struct store_evinfo *ev;
-
-		pthread_mutex_lock(&w->lock);
-		ev = w->ev[b->counts[i].id];
-		pthread_mutex_unlock(&w->lock);
-		w->o.done(ev->owner, b->counts[i].n, r < 0 ? r : 0, w->o.userdata);
-	}
+	store_file_done(w, b, r);
 	return r;
 }

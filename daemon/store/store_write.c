@@ -57,7 +57,10 @@ static void *file_thread(void *arg)
 		b = &w->blocks[w->head];
 		w->busy = true;
 		pthread_mutex_unlock(&w->lock);
-		store_file_write_block(w, b);
+		if (w->o.window)
+			store_window_add(w, b);
+		else
+			store_file_write_block(w, b);
 		pthread_mutex_lock(&w->lock);
 		w->busy = false;
 		w->head = (w->head + 1) % STORE_BLOCKS;
@@ -86,7 +89,9 @@ int store_writer_new(struct store_writer **ret, const struct store_writer_opts *
 	pthread_condattr_setclock(&attr, CLOCK_MONOTONIC);
 	pthread_cond_init(&w->cond, &attr);
 	pthread_condattr_destroy(&attr);
-	r = w->dir ? store_dir_lock(w->dir, &w->sdir) : -ENOMEM;
+	/* The recorder writes no file into the directory until a snapshot,
+	 * and each one into a directory of its own. */
+	r = !w->dir ? -ENOMEM : o->window ? 0 : store_dir_lock(w->dir, &w->sdir);
 	if (r >= 0)
 		r = store_compressor_new(&w->comp, o->codec, o->level);
 	if (r >= 0) {
@@ -215,6 +220,7 @@ static struct store_block *take_block(struct store_writer *w)
 	b->n_cgroups = 0;
 	b->raw = 0;
 	b->n_counts = 0;
+	b->lost = 0;
 	cpu_counts_zero(&b->cpus);
 	b->gen = ++w->gen;
 	b->opened_usec = store_now_usec();
@@ -356,6 +362,7 @@ void store_writer_add_lost(struct store_writer *w, unsigned cpu, uint64_t ts_ns,
 	bbuf_varint(col, cpu);
 	bbuf_varint(col, ts_ns);
 	bbuf_varint(col, n);
+	b->lost += n;
 	b->ts_min = ts_ns < b->ts_min ? ts_ns : b->ts_min;
 	b->ts_max = ts_ns > b->ts_max ? ts_ns : b->ts_max;
 }
@@ -421,8 +428,29 @@ void store_writer_flush(struct store_writer *w, bool force)
 {
 	struct store_block *b = w->open;
 
+	/* The recorder's blocks fill up: a snapshot seals the open one. */
+	if (w->o.window && !force)
+		return;
 	if (b && (b->n || b->col[STORE_COL_LOST].len) && (force || store_now_usec() - b->opened_usec >= w->o.flush_usec / 2))
 		seal(w);
+}
+
+/* The open block holds the records so far: sealed, it comes to the window,
+ * and to the snapshot, next. */
+int store_snapshot_start(struct store_writer *w, const char *reason)
+{
+	if (!w->o.window)
+		return -EINVAL;
+	if (w->win.snap)
+		return -EBUSY;
+	store_writer_flush(w, true);
+	return store_snap_start(w, reason);
+}
+
+void store_snapshot_end(struct store_writer *w)
+{
+	store_writer_flush(w, true);
+	store_snap_end(w);
 }
 
 void store_writer_sync(struct store_writer *w)
@@ -456,6 +484,8 @@ void store_writer_free(struct store_writer *w)
 		pthread_mutex_unlock(&w->lock);
 		pthread_join(w->thread, NULL);
 	}
+	store_snapshot_free(w);
+	store_window_free(&w->win);
 	for (unsigned i = 0; i < STORE_BLOCKS; i++) {
 		for (unsigned c = 0; c < STORE_N_COLUMNS; c++)
 			bbuf_free(&w->blocks[i].col[c]);
