@@ -1,7 +1,8 @@
 // SPDX-License-Identifier: GPL-2.0
 /* The daemon's event loop (sd-event): ring-buffer wakeups and a flush
  * timer drain records; SIGHUP reloads; SIGTERM/SIGINT drain and exit; the
- * watchdog is pinged by the loop itself, so a stuck loop is noticed. */
+ * watchdog is pinged by the loop itself, so a stuck loop is noticed;
+ * SIGUSR1 takes a snapshot of the recorder. */
 #include <signal.h>
 #include <sys/epoll.h>
 #include <sys/resource.h>
@@ -233,6 +234,20 @@ static int on_term(sd_event_source *s, const struct signalfd_siginfo *si, void *
 	return sd_event_exit(sd_event_source_get_event(s), 0);
 }
 
+/* SIGUSR1 (systemctl kill -s USR1 tracerd): a snapshot of the recorder. */
+static int on_usr1(sd_event_source *s, const struct signalfd_siginfo *si, void *userdata)
+{
+	struct daemon *dm = userdata;
+
+	(void)s; (void)si;
+	/* What was traced before the signal is in the snapshot. */
+	tracer_drain_written(dm->t);
+	if (sink_route_snapshot(dm->t->sink, "signal") == -ENOENT)
+		log_warning("SIGUSR1: no recorder to take a snapshot of (no selection has "
+			    "Output=recorder)");
+	return 0;
+}
+
 /* The journal entry that ends a reload. systemd 252 has no
  * Type=notify-reload, so `systemctl reload` returns as soon as SIGHUP is
  * sent; this entry (TRACE_RELOAD=ok or failed, numbered) is how a caller
@@ -355,7 +370,7 @@ static void stop(struct daemon *dm)
 		 (now_usec(CLOCK_MONOTONIC) - t1) / 1000.0);
 }
 
-/* Blocks SIGTERM, SIGINT and SIGHUP for the signalfd, from the start so that
+/* Blocks SIGTERM, SIGINT, SIGHUP and SIGUSR1 for the signalfd, from the start so that
  * one sent while tracerd attaches waits for the loop. A shell starts
  * background jobs with SIGINT ignored, and an ignored signal never reaches a
  * signalfd: block first (a blocked signal is never discarded), then take
@@ -368,10 +383,12 @@ static void block_signals(void)
 	sigaddset(&mask, SIGTERM);
 	sigaddset(&mask, SIGINT);
 	sigaddset(&mask, SIGHUP);
+	sigaddset(&mask, SIGUSR1);
 	sigprocmask(SIG_BLOCK, &mask, NULL);
 	signal(SIGTERM, SIG_DFL);
 	signal(SIGINT, SIG_DFL);
 	signal(SIGHUP, SIG_DFL);
+	signal(SIGUSR1, SIG_DFL);
 }
 
 static int setup_loop(struct daemon *dm)
@@ -385,7 +402,8 @@ static int setup_loop(struct daemon *dm)
 		return r;
 	if ((r = sd_event_add_signal(dm->event, NULL, SIGTERM, on_term, dm)) < 0 ||
 	    (r = sd_event_add_signal(dm->event, NULL, SIGINT, on_term, dm)) < 0 ||
-	    (r = sd_event_add_signal(dm->event, NULL, SIGHUP, on_hup, dm)) < 0)
+	    (r = sd_event_add_signal(dm->event, NULL, SIGHUP, on_hup, dm)) < 0 ||
+	    (r = sd_event_add_signal(dm->event, NULL, SIGUSR1, on_usr1, dm)) < 0)
 		return r;
 	/* Edge-triggered: the BPF side wakes us only past WakeupBytes. */
 	r = sd_event_add_io(dm->event, NULL, tracer_ring_fd(t), EPOLLIN | EPOLLET,

@@ -31,6 +31,7 @@ void config_init(struct config *c)
 	apply_defaults(c, "Daemon", c);
 	apply_defaults(c, "Store", c);
 	apply_defaults(c, "Metrics", c);
+	apply_defaults(c, "Recorder", c);
 }
 
 static void selection_free(struct selection *s)
@@ -47,6 +48,7 @@ static void selection_free(struct selection *s)
 	config_pos_free(&s->stack_trace_pos);
 	strv_free(s->units, s->n_units);
 	config_pos_free(&s->units_pos);
+	config_pos_free(&s->trigger_pos);
 	config_pos_free(&s->pos);
 }
 
@@ -68,7 +70,7 @@ static int begin_section(struct config_parser *p, const char *name, int col)
 	struct config *c = p->c;
 	struct selection *s;
 
-	static const char *const plain[] = { "Daemon", "Store", "Synthetic", "Metrics" };
+	static const char *const plain[] = { "Daemon", "Store", "Recorder", "Synthetic", "Metrics" };
 
 	for (size_t i = 0; i < ARRAY_SIZE(plain); i++)
 		if (!strcmp(name, plain[i])) {
@@ -77,7 +79,7 @@ static int begin_section(struct config_parser *p, const char *name, int col)
 		}
 	if (strcmp(name, "Selection"))
 		return config_error(p, col, "unknown section [%s], expected [Daemon], [Store], "
-				    "[Synthetic], [Metrics] or [Selection]", name);
+				    "[Recorder], [Synthetic], [Metrics] or [Selection]", name);
 	if (GROW(c->sels, c->cap_sels, c->n_sels) < 0)
 		return -ENOMEM;
 	s = &c->sels[c->n_sels++];
@@ -362,6 +364,32 @@ static int load_dropins(struct config *c, const char *path, struct diag *d)
 	return r;
 }
 
+/* A diagnostic at a value's position, its line shown. */
+static int error_at(const struct conf_pos *at, struct diag *d, const char *msg)
+{
+	diag_set(d, at->file, at->line, at->col, "%s", msg);
+	if (d && at->source)
+		snprintf(d->source, sizeof(d->source), "%s", at->source);
+	return -EINVAL;
+}
+
+/* Trigger=snapshot: on records, of a recorder that some selection fills. */
+static int check_trigger(const struct config *c, const struct selection *s, struct diag *d)
+{
+	if (s->trigger != TRIGGER_SNAPSHOT)
+		return 0;
+	if (s->aggregate && *s->aggregate)
+		return error_at(&s->trigger_pos, d,
+				"Trigger=snapshot fires on records, and a selection with Aggregate= "
+				"writes none; expected Trigger=none here");
+	for (size_t i = 0; i < c->n_sels; i++)
+		if (c->sels[i].output == OUTPUT_RECORDER)
+			return 0;
+	return error_at(&s->trigger_pos, d,
+			"Trigger=snapshot takes a snapshot of the recorder's window, and no "
+			"selection records into it: expected a selection with Output=recorder");
+}
+
 static int finish_selection(struct config *c, size_t i, struct diag *d)
 {
 	struct selection *s = &c->sels[i];
@@ -389,7 +417,7 @@ static int finish_selection(struct config *c, size_t i, struct diag *d)
 	}
 	if (s->rate_limit && !s->rate_burst)
 		s->rate_burst = s->rate_limit;
-	return 0;
+	return check_trigger(c, s, d);
 }
 
 int config_finish(struct config *c, struct diag *d)

@@ -8,8 +8,13 @@
 #include <stdint.h>
 #include "diag.h"
 
-/* OUTPUT_DAEMON: a selection's records go where [Daemon] Output= says. */
-enum output { OUTPUT_JOURNAL, OUTPUT_STDOUT, OUTPUT_STORE, OUTPUT_DAEMON };
+/* OUTPUT_DAEMON: a selection's records go where [Daemon] Output= says.
+ * OUTPUT_RECORDER: into the flight recorder's window ([Recorder]), a
+ * selection's only. */
+enum output { OUTPUT_JOURNAL, OUTPUT_STDOUT, OUTPUT_STORE, OUTPUT_RECORDER, OUTPUT_DAEMON };
+
+/* Trigger=: what an accepted event of the selection does besides its Output=. */
+enum sel_trigger { TRIGGER_NONE, TRIGGER_SNAPSHOT };
 
 /* StackTrace=: the bits are tracerd_record.h's TRACERD_STACK_KERNEL and _USER. */
 enum stack_trace { STACK_TRACE_NO, STACK_TRACE_KERNEL, STACK_TRACE_USER, STACK_TRACE_BOTH };
@@ -24,6 +29,14 @@ struct store_config {
 	unsigned max_file_sec;
 	unsigned sync_interval_sec;
 	enum store_compression compression;
+};
+
+/* [Recorder]: the flight recorder's window (Output=recorder) and its
+ * snapshots, written under [Store] Directory=. */
+struct recorder_config {
+	uint64_t size;			/* compressed bytes the window keeps */
+	unsigned keep_after_sec;	/* recorded into a snapshot after its trigger */
+	unsigned min_interval_sec;	/* a trigger sooner after a snapshot is counted */
 };
 
 /* Where a value was written, for diagnostics about it later (filters). */
@@ -56,6 +69,8 @@ struct selection {
 	size_t n_units, cap_units;
 	struct conf_pos units_pos;	/* the last Unit= line, for the warning of a glob
 					 * that matches nothing running */
+	int trigger;		/* Trigger=: enum sel_trigger */
+	struct conf_pos trigger_pos;	/* for config_finish()'s check */
 };
 
 /* [Synthetic] Event=: a synthetic event's definition in the kernel's
@@ -77,6 +92,7 @@ struct config {
 	enum output output;
 	bool raw_pointers;
 	struct store_config store;
+	struct recorder_config recorder;
 	struct selection *sels;
 	size_t n_sels, cap_sels;
 	struct synth_def *synth;	/* in the order written; event i's id is TP_SYNTH_ID_FIRST + i */
@@ -142,7 +158,7 @@ extern const struct config_type config_type_uint, config_type_size, config_type_
 	config_type_units, config_type_synthetic, config_type_listen;
 
 struct config_item {
-	const char *section;	/* "Daemon", "Store", "Synthetic" or "Selection" */
+	const char *section;	/* "Daemon", "Store", "Recorder", "Synthetic", "Metrics" or "Selection" */
 	const char *key;
 	const char *option;	/* its command-line option, when not named after the key */
 	const struct config_type *type;

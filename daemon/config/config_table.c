@@ -20,6 +20,7 @@ static const char *const sel_outputs[] = {
 	[OUTPUT_JOURNAL] = "journal",
 	[OUTPUT_STDOUT] = "stdout",
 	[OUTPUT_STORE] = "store",
+	[OUTPUT_RECORDER] = "recorder",
 	[OUTPUT_DAEMON] = "daemon",
 	NULL,
 };
@@ -28,6 +29,12 @@ static const char *const compressions[] = {
 	[COMPRESSION_NONE] = "none",
 	[COMPRESSION_ZLIB] = "zlib",
 	[COMPRESSION_ZSTD] = "zstd",
+	NULL,
+};
+
+static const char *const triggers[] = {
+	[TRIGGER_NONE] = "none",
+	[TRIGGER_SNAPSHOT] = "snapshot",
 	NULL,
 };
 
@@ -122,6 +129,21 @@ static const struct config_item table[] = {
 	  .names = compressions, .def = "zstd",
 	  .description = "how blocks of records are compressed: zstd, zlib or none" },
 
+	{ .section = "Recorder", .key = "Size", .type = &config_type_size,
+	  .offset = offsetof(struct config, recorder.size),
+	  .min = 64 << 10, .max = 1ULL << 40, .def = "64M",
+	  .description = "memory for Output=recorder's window, compressed as the store compresses; "
+			 "the oldest block goes first (counted overwritten)" },
+	{ .section = "Recorder", .key = "KeepAfterSec", .type = &config_type_uint,
+	  .offset = offsetof(struct config, recorder.keep_after_sec),
+	  .min = 0, .max = 3600, .def = "5",
+	  .description = "a snapshot goes on recording this long after its trigger" },
+	{ .section = "Recorder", .key = "MinIntervalSec", .type = &config_type_uint,
+	  .offset = offsetof(struct config, recorder.min_interval_sec),
+	  .min = 0, .max = 86400, .def = "60",
+	  .description = "at most one snapshot per interval; a trigger inside it, or while a "
+			 "snapshot is written, is counted and takes none" },
+
 	{ .section = "Synthetic", .key = "Event", .type = &config_type_synthetic,
 	  .option = "--synthetic",
 	  .offset = offsetof(struct config, synth),
@@ -176,7 +198,14 @@ static const struct config_item table[] = {
 	{ .section = "Selection", .key = "Output", .type = &config_type_enum,
 	  .offset = offsetof(struct selection, output),
 	  .names = sel_outputs, .def = "daemon",
-	  .description = "where this selection's events go; daemon for [Daemon] Output=" },
+	  .description = "where this selection's events go; recorder: the window of [Recorder], "
+			 "on disk only in snapshots; daemon for [Daemon] Output=" },
+	{ .section = "Selection", .key = "Trigger", .type = &config_type_enum,
+	  .offset = offsetof(struct selection, trigger),
+	  .pos_offset = offsetof(struct selection, trigger_pos),	/* for config_finish()'s check */
+	  .names = triggers, .def = "none",
+	  .description = "snapshot: each accepted event takes a snapshot of the recorder's window "
+			 "(as SIGUSR1 does), besides going to its Output=" },
 	{ .section = "Selection", .key = "Aggregate", .type = &config_type_hist,
 	  .offset = offsetof(struct selection, aggregate),
 	  .pos_offset = offsetof(struct selection, aggregate_pos),	/* for the hist compiler */

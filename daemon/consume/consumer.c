@@ -67,12 +67,15 @@ void consumer_set_output(struct consumer *c, consumer_emit_fn emit, consumer_flu
 	c->out = out;
 }
 
-/* The line is rendered here, once, for every output but the store. */
+/* The line is rendered here, once, for every output but the store and the
+ * recorder (raw records both). */
 static bool needs_text(const struct consumer *c, const struct out_slot *s)
 {
 	int o = out_slot_output(s);
 
-	return c->text_always || (o == OUTPUT_DAEMON ? c->daemon_output : o) != OUTPUT_STORE;
+	if (o == OUTPUT_DAEMON)
+		o = c->daemon_output;
+	return c->text_always || (o != OUTPUT_STORE && o != OUTPUT_RECORDER);
 }
 
 void consumer_refresh_clock(struct consumer *c)

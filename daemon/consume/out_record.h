@@ -29,6 +29,7 @@ struct out_slot {
 	char *selection;		/* the selection's name, "" for none */
 	int priority;			/* syslog level; a reload may change it (atomic) */
 	int output;			/* the selection's Output= (enum output); atomic too */
+	int trigger;			/* its Trigger= (enum sel_trigger); atomic too */
 	unsigned refs;
 	uint64_t delivered;		/* atomic */
 	uint64_t sink_errors;		/* and errnos: under a lock, see out_slot.c */
@@ -71,6 +72,8 @@ void out_slot_set_priority(struct out_slot *s, int priority);
 int out_slot_priority(const struct out_slot *s);
 void out_slot_set_output(struct out_slot *s, int output);
 int out_slot_output(const struct out_slot *s);
+void out_slot_set_trigger(struct out_slot *s, int trigger);
+int out_slot_trigger(const struct out_slot *s);
 /* Counting, from the consumer or the sink queue's writer thread. */
 void out_slot_delivered(const struct out_slot *s, uint64_t n);
 void out_slot_error(const struct out_slot *s, int err, uint64_t n);	/* err: negative errno */

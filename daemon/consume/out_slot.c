@@ -60,6 +60,16 @@ int out_slot_output(const struct out_slot *s)
 	return __atomic_load_n(&s->output, __ATOMIC_RELAXED);
 }
 
+void out_slot_set_trigger(struct out_slot *s, int trigger)
+{
+	__atomic_store_n(&s->trigger, trigger, __ATOMIC_RELAXED);
+}
+
+int out_slot_trigger(const struct out_slot *s)
+{
+	return __atomic_load_n(&s->trigger, __ATOMIC_RELAXED);
+}
+
 int out_slot_priority(const struct out_slot *s)
 {
 	return __atomic_load_n(&s->priority, __ATOMIC_RELAXED);

@@ -73,8 +73,23 @@ int journal_probe(void);
 void journal_reached(int r);
 int journal_unreachable(void);
 /* Output=store: raw records into cfg's [Store] directory (docs/STORE.md).
- * Fails with -EBUSY if another process writes into it; d says why. */
-int sink_store_new(struct sink **ret, const struct config *cfg, struct diag *d);
+ * Fails with -EBUSY if another process writes into it; d says why.
+ * window > 0: the recorder's window of that many bytes instead, on disk
+ * only in snapshots (store_writer_opts.window). */
+struct store_writer;
+int sink_store_new(struct sink **ret, const struct config *cfg, uint64_t window, struct diag *d);
+/* Its writer; NULL: not a store sink. */
+struct store_writer *sink_store_writer(struct sink *s);
+/* Output=recorder: the window of cfg's [Recorder] (a store sink's) and its
+ * snapshots, into [Store] Directory=; reports a torn snapshot a crash left
+ * there. */
+int sink_recorder_new(struct sink **ret, const struct config *cfg, struct diag *d);
+/* A trigger: a snapshot of the window, named after reason (a selection's
+ * name, "signal", "request"); inside [Recorder] MinIntervalSec= of the last
+ * one, or while one is taken, it is counted (-EBUSY). Not a recorder: -ENOENT. */
+int sink_recorder_snapshot(struct sink *s, const char *reason);
+/* The route's recorder's (-ENOENT: none is configured). */
+int sink_route_snapshot(struct sink *route, const char *reason);
 /* Each selection's records to its Output= (or [Daemon] Output=), each sink
  * made when first needed; messages to [Daemon] Output=. */
 int sink_route_new(struct sink **ret, const struct config *cfg, struct diag *d);

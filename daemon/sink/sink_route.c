@@ -1,6 +1,7 @@
 // SPDX-License-Identifier: GPL-2.0
 /* Per-selection Output=: records go to the sink their selection names
- * (journal, stdout, store), or the [Daemon] one. Every output a config names
+ * (journal, stdout, store, recorder), or the [Daemon] one; a record of a
+ * Trigger=snapshot selection takes a snapshot of the recorder too. Every output a config names
  * is made when it is started or reloaded (one that cannot be made fails
  * that); the journal and stdout sit behind their queues, the store has its
  * own writer thread. A reload that changes [Store] closes the running store
@@ -21,7 +22,8 @@ struct sink_route {
 
 static const char *output_name(enum output o)
 {
-	return o == OUTPUT_STORE ? "store" : o == OUTPUT_STDOUT ? "stdout" : "journal";
+	return o == OUTPUT_STORE ? "store" : o == OUTPUT_STDOUT ? "stdout" :
+	       o == OUTPUT_RECORDER ? "recorder" : "journal";
 }
 
 /* One output's sink; cfg gives the store's settings. d says why it failed. */
@@ -31,9 +33,11 @@ static int open_output(enum output o, const struct config *cfg, struct sink **re
 	int r;
 
 	*ret = NULL;
-	r = o == OUTPUT_STORE ? sink_store_new(ret, cfg, &why) :
+	r = o == OUTPUT_STORE ? sink_store_new(ret, cfg, 0, &why) :
+	    o == OUTPUT_RECORDER ? sink_recorder_new(ret, cfg, &why) :
 	    o == OUTPUT_STDOUT ? sink_stdout_new(ret, stdout) : sink_journal_new(ret);
-	if (r >= 0 && o != OUTPUT_STORE && (r = sink_queue_wrap(ret)) < 0) {
+	/* The store and the recorder have their own writer thread. */
+	if (r >= 0 && o != OUTPUT_STORE && o != OUTPUT_RECORDER && (r = sink_queue_wrap(ret)) < 0) {
 		sink_free(*ret);
 		*ret = NULL;
 	}
@@ -76,10 +80,12 @@ static bool names(const struct config *cfg, enum output o)
 	return false;
 }
 
-/* The settings a store is made with: [Store], and FlushIntervalMSec=. */
+/* The settings a store is made with: [Store], and FlushIntervalMSec=;
+ * [Recorder] for the recorder. */
 static int store_settings(struct config *to, const struct config *from)
 {
 	to->store = from->store;
+	to->recorder = from->recorder;
 	to->store.directory = from->store.directory ? strdup(from->store.directory) : NULL;
 	to->flush_interval_ms = from->flush_interval_ms;
 	return !from->store.directory || to->store.directory ? 0 : -ENOMEM;
@@ -105,8 +111,12 @@ static int route_emit(struct sink *sk, const struct out_record *r)
 		o = s->def;
 	if (!s->out[o] && (k = make(s, o, NULL)) < 0)
 		return k;
-	return sink_emit(s->out[o], r);
+	k = sink_emit(s->out[o], r);
+	if (out_slot_trigger(r->slot) == TRIGGER_SNAPSHOT)
+		(void)sink_recorder_snapshot(s->out[OUTPUT_RECORDER], r->slot->selection);
+	return k;
 }
+
 
 static int route_message(struct sink *sk, int priority, const char *msg, const char *const *fields,
 			 size_t n_fields)
@@ -130,6 +140,7 @@ static void route_lost(struct sink *sk, unsigned cpu, uint64_t ts_ns, uint64_t n
 	struct sink_route *s = (struct sink_route *)sk;
 
 	sink_lost(s->out[OUTPUT_STORE], cpu, ts_ns, n);
+	sink_lost(s->out[OUTPUT_RECORDER], cpu, ts_ns, n);
 }
 
 static void route_close(struct sink *sk)
@@ -148,6 +159,13 @@ static void route_free(struct sink *sk)
 		sink_free(s->out[i]);
 	free(s->cfg.store.directory);
 	free(s);
+}
+
+static const struct sink_ops route_ops;
+
+static struct sink_route *as_route(struct sink *sk)
+{
+	return sk && sk->ops == &route_ops ? (struct sink_route *)sk : NULL;
 }
 
 static const struct sink_ops route_ops = {
@@ -186,11 +204,6 @@ int sink_route_new(struct sink **ret, const struct config *cfg, struct diag *d)
 	return 0;
 }
 
-static struct sink_route *as_route(struct sink *sk)
-{
-	return sk && sk->ops == &route_ops ? (struct sink_route *)sk : NULL;
-}
-
 int sink_route_prepare(struct sink *sk, const struct config *cfg, struct route_update *u,
 		       struct diag *d)
 {
@@ -201,6 +214,8 @@ int sink_route_prepare(struct sink *sk, const struct config *cfg, struct route_u
 	if (!s)
 		return 0;
 	u->store_changed = store_differs(&s->cfg, cfg);
+	if (s->out[OUTPUT_RECORDER] && memcmp(&s->cfg.recorder, &cfg->recorder, sizeof(cfg->recorder)))
+		log_warning("[Recorder] takes effect on restart only: the running window stays");
 	r = store_settings(&u->cfg, cfg);
 	for (unsigned o = 0; r >= 0 && o < N_OUTPUTS; o++) {
 		if (!names(cfg, o) || (s->out[o] && !(o == OUTPUT_STORE && u->store_changed)))
@@ -249,4 +264,11 @@ void sink_route_commit(struct sink *sk, struct route_update *u)
 	s->def = u->def;
 	s->base.inner = s->out[s->def];
 	sink_route_abort(u);
+}
+
+int sink_route_snapshot(struct sink *sk, const char *reason)
+{
+	struct sink_route *s = as_route(sk);
+
+	return s ? sink_recorder_snapshot(s->out[OUTPUT_RECORDER], reason) : -ENOENT;
 }

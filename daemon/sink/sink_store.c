@@ -162,6 +162,13 @@ static void store_free(struct sink *sk)
 	free(s);
 }
 
+static const struct sink_ops store_ops;
+
+struct store_writer *sink_store_writer(struct sink *sk)
+{
+	return sk && sk->ops == &store_ops ? ((struct sink_store *)sk)->w : NULL;
+}
+
 static const struct sink_ops store_ops = {
 	.emit = store_emit,
 	.message = store_message,
@@ -171,7 +178,7 @@ static const struct sink_ops store_ops = {
 	.free = store_free,
 };
 
-int sink_store_new(struct sink **ret, const struct config *cfg, struct diag *d)
+int sink_store_new(struct sink **ret, const struct config *cfg, uint64_t window, struct diag *d)
 {
 	struct sink_store *s = calloc(1, sizeof(*s));
 	struct store_writer_opts o = {
@@ -184,6 +191,7 @@ int sink_store_new(struct sink **ret, const struct config *cfg, struct diag *d)
 		.codec = (enum store_codec)cfg->store.compression,
 		.done = store_done,
 		.ksym = render_kernel_symbol,
+		.window = window,
 	};
 	int r;
 
@@ -194,7 +202,7 @@ int sink_store_new(struct sink **ret, const struct config *cfg, struct diag *d)
 	s->dir = strdup(cfg->store.directory ? cfg->store.directory : "");
 	if (!s->dir || !cfg->store.directory)
 		r = -ENOMEM;
-	else if (mkdir(s->dir, 0750) < 0 && errno != EEXIST)
+	else if (!window && mkdir(s->dir, 0750) < 0 && errno != EEXIST)
 		r = -errno;
 	else
 		r = sink_journal_new(&s->messages);

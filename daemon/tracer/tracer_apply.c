@@ -221,6 +221,7 @@ static int slot_prepare(struct tracer *t, struct sel_state *st, struct tp_event 
 	    trace_slot_new(&slot, id, e, st->conf->name, st->conf->priority, &st->rl) < 0)
 		return -ENOMEM;
 	out_slot_set_output(slot->out, st->conf->output);
+	out_slot_set_trigger(slot->out, st->conf->trigger);
 	slot->unit_set = desc->unit_set;
 	r = *hist && (*hist)->is_trigger ? trigger_index_take(t, *hist, st, d) : 0;
 	if (r < 0) {
@@ -484,6 +485,7 @@ static void sel_state_update(struct sel_state *st, const struct selection *conf)
 	for (size_t i = 0; i < st->n_slots; i++) {
 		out_slot_set_priority(st->slots[i]->out, conf->priority);
 		out_slot_set_output(st->slots[i]->out, conf->output);
+		out_slot_set_trigger(st->slots[i]->out, conf->trigger);
 	}
 }
 

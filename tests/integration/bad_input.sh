@@ -40,7 +40,7 @@ cc() { local name=$1 status=$2 msg=$3 caret=${4:-}; expect "$name" "$status" "$F
 conf outside $'Foo=bar\n'
 cc "assignment outside a section" 1 ":1:1: assignment outside a section, expected [Daemon] or [Selection] first" "    ^"
 conf section $'[Bogus]\n'
-cc "unknown section" 1 ":1:2: unknown section [Bogus], expected [Daemon], [Store], [Synthetic], [Metrics] or [Selection]" "     ^"
+cc "unknown section" 1 ":1:2: unknown section [Bogus], expected [Daemon], [Store], [Recorder], [Synthetic], [Metrics] or [Selection]" "     ^"
 conf synthetic $'[Synthetic]\nEvent=wakeup_latency u64 lat; \\\n      pid_t pid; int64 prio\n'"$SEL"
 cc "a synthetic event's bad type, on a continued line" 1 ":3:18: expected a type of the kernel's synthetic events: s64 u64 s32 u32 s16 u16 s8 u8 char, unsigned char, short, unsigned short, int, unsigned int, long, unsigned long, bool, pid_t, gfp_t, char[N]" "                     ^"
 conf synthetic_twice $'[Synthetic]\nEvent=lat u64 a\n\n[Synthetic]\nEvent=  lat s64 b\n'"$SEL"
@@ -59,7 +59,12 @@ cc "mistyped key: did you mean" 1 ":2:1: unknown key 'RingBufferSzie' in [Daemon
 conf typo2 $'[Selection]\nName=s\nevent=sched:sched_switch\n'
 cc "mistyped [Selection] key: did you mean" 1 ":3:1: unknown key 'event' in [Selection]; did you mean 'Events'?"
 conf unkkey2 $'[Selection]\nColour=blue\n'
-cc "unknown [Selection] key" 1 ":2:1: unknown key 'Colour' in [Selection]; expected Name, Events, Filter, Unit, Priority, RateLimit, RateLimitBurst, Output, Aggregate, AggregateIntervalSec, SyscallStrings or StackTrace"
+cc "unknown [Selection] key" 1 ":2:1: unknown key 'Colour' in [Selection]; expected Name, Events, Filter, Unit, Priority, RateLimit, RateLimitBurst, Output, Trigger, Aggregate, AggregateIntervalSec, SyscallStrings or StackTrace"
+conf unkkey3 $'[Recorder]\nSize=1M\nKeepAfter=5\n'
+cc "unknown [Recorder] key: did you mean" 1 ":3:1: unknown key 'KeepAfter' in [Recorder]; did you mean 'KeepAfterSec'?"
+conf trigger $'[Selection]\nName=s\nEvents=sched:sched_switch\nTrigger=snapshot\n'
+cc "Trigger=snapshot with no recorder" 1 ":4:9: Trigger=snapshot takes a snapshot of the recorder's window, and no selection records into it: expected a selection with Output=recorder" "            ^"
+expect "Trigger=snapshot with no recorder, daemon start (EX_CONFIG)" 78 "$F:4:9: Trigger=snapshot takes a snapshot of the recorder's window, and no selection records into it: expected a selection with Output=recorder" "" -- "$TRACERD" --config "$F"
 for v in 3K 2G lots -8M 99999999999999999999 2K 8Q 12K; do
 	conf size "[Daemon]"$'\n'"RingBufferSize=$v"$'\n'"$SEL"
 	cc "RingBufferSize=$v" 1 ":2:16: expected a power of two from 4K to 1G, got '$v'" "                   ^"

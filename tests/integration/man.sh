@@ -102,7 +102,7 @@ check "exit status: $(echo $statuses) all documented (got: $(echo $documented))"
 	bash -c 'for s in $1; do grep -qx "$s" <<<"$2" || exit 1; done' _ "$statuses" "$documented"
 
 # Signals: what the event loop handles, each in SIGNALS.
-signals=$(grep -hoE 'sd_event_add_signal\([^)]*SIG[A-Z]+' daemon/*.c | grep -oE 'SIG[A-Z]+$' | sort -u)
+signals=$(grep -hoE 'sd_event_add_signal\([^)]*SIG[A-Z0-9]+' daemon/*.c | grep -oE 'SIG[A-Z0-9]+$' | sort -u)
 insig=$(render "$P8" | awk '/^[^ ]/ { in_sec = ($0 == "SIGNALS"); next } in_sec')
 for s in $signals; do
 	grep -qw "$s" <<<"$insig" || not_ok "signal $s is not in tracerd(8)'s SIGNALS"

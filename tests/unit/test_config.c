@@ -15,7 +15,7 @@ static const struct bad {
 } bad[] = {
 	{ "Foo=bar\n", NULL,
 	  "t.conf:1:1: assignment outside a section, expected [Daemon] or [Selection] first" },
-	{ "[Bogus]\n", NULL, "t.conf:1:2: unknown section [Bogus], expected [Daemon], [Store], [Synthetic], [Metrics] or [Selection]" },
+	{ "[Bogus]\n", NULL, "t.conf:1:2: unknown section [Bogus], expected [Daemon], [Store], [Recorder], [Synthetic], [Metrics] or [Selection]" },
 	{ "  [Daemon\n", NULL, "t.conf:1:10: expected ']' to end the section header" },
 	{ "[Daemon] x\n", NULL, "t.conf:1:11: expected ']' to end the section header" },
 	{ "[Daemon]\njust words\n", NULL, "t.conf:2:1: expected Key=Value or [Section]" },
@@ -33,7 +33,16 @@ static const struct bad {
 	{ "[Selection]\nName=a\nEvents=x:y\nStackTrace=all\n", NULL,
 	  "t.conf:4:12: expected 'no', 'kernel', 'user' or 'both', got 'all'" },
 	{ "[Selection]\nColour=blue\n", NULL,
-	  "t.conf:2:1: unknown key 'Colour' in [Selection]; expected Name, Events, Filter, Unit, Priority, RateLimit, RateLimitBurst, Output, Aggregate, AggregateIntervalSec, SyscallStrings or StackTrace" },
+	  "t.conf:2:1: unknown key 'Colour' in [Selection]; expected Name, Events, Filter, Unit, Priority, RateLimit, RateLimitBurst, Output, Trigger, Aggregate, AggregateIntervalSec, SyscallStrings or StackTrace" },
+	{ "[Selection]\nName=a\nEvents=x:y\nTrigger=snapshot\n", NULL,
+	  "t.conf:4:9: Trigger=snapshot takes a snapshot of the recorder's window, and no selection "
+	  "records into it: expected a selection with Output=recorder" },
+	{ "[Selection]\nName=a\nEvents=x:y\nOutput=recorder\nAggregate=hist:keys=cpu\nTrigger=snapshot\n", NULL,
+	  "t.conf:6:9: Trigger=snapshot fires on records, and a selection with Aggregate= writes none; "
+	  "expected Trigger=none here" },
+	{ "[Selection]\nName=a\nEvents=x:y\nTrigger=yes\n", NULL,
+	  "t.conf:4:9: expected 'none' or 'snapshot', got 'yes'" },
+	{ "[Recorder]\nSize=1K\n", NULL, "t.conf:2:6: expected a size such as 256K, got '1K'" },
 	{ "[Daemon]\nRingBufferSize=3K\n", NULL,
 	  "t.conf:2:16: expected a power of two from 4K to 1G, got '3K'" },
 	{ "[Daemon]\nRingBufferSize = 2G\n", NULL,
@@ -394,7 +403,8 @@ static void the_expected_keys_are_the_tables(void)
 		{ "Daemon", "RingBufferSize, WakeupBytes, Output, FlushIntervalMSec, StatsIntervalSec, VariableMaxAgeSec or RawPointers" },
 		{ "Store", "Directory, MaxUse, MaxFileSize, MaxFileSec, SyncIntervalSec or Compression" },
 		{ "Synthetic", "Event" },
-		{ "Selection", "Name, Events, Filter, Unit, Priority, RateLimit, RateLimitBurst, Output, Aggregate, AggregateIntervalSec, SyscallStrings or StackTrace" },
+		{ "Recorder", "Size, KeepAfterSec or MinIntervalSec" },
+		{ "Selection", "Name, Events, Filter, Unit, Priority, RateLimit, RateLimitBurst, Output, Trigger, Aggregate, AggregateIntervalSec, SyscallStrings or StackTrace" },
 	};
 	size_t n;
 	const struct config_item *t = config_table(&n);
@@ -434,6 +444,7 @@ static void the_table_is_complete(void)
 	for (size_t i = 0; i < n; i++) {
 		EXPECT(!strcmp(t[i].section, "Daemon") || !strcmp(t[i].section, "Store") ||
 		       !strcmp(t[i].section, "Synthetic") || !strcmp(t[i].section, "Metrics") ||
+		       !strcmp(t[i].section, "Recorder") ||
 		       !strcmp(t[i].section, "Selection"), "%s",
 		       t[i].key);
 		EXPECT(t[i].type && t[i].type->name && t[i].description && *t[i].description, "%s", t[i].key);
@@ -443,7 +454,7 @@ static void the_table_is_complete(void)
 		       "%s", t[i].key);
 		EXPECT(t[i].min <= t[i].max, "%s", t[i].key);
 	}
-	EXPECT(n == 28, "%zu keys", n);
+	EXPECT(n == 32, "%zu keys", n);
 }
 
 /* The command line's selection: options named after the keys, parsed as

@@ -1,0 +1,241 @@
+// SPDX-License-Identifier: GPL-2.0
+/* Output=recorder, the flight recorder: records go into a window in memory
+ * (a store sink whose writer keeps its compressed blocks instead of
+ * writing them, store_window.c), and a trigger writes the window out as a
+ * store directory of its own (store_snapshot.c). This file decides when:
+ * a trigger inside [Recorder] MinIntervalSec= of the last snapshot, or
+ * while one is taken, is counted instead; a snapshot records on for
+ * KeepAfterSec= after its trigger; and says what each snapshot holds, in
+ * one journal entry. It runs on the loop's thread; the writing does not. */
+#include <dirent.h>
+#include <fcntl.h>
+#include <limits.h>
+#include <stdio.h>
+#include "log.h"
+#include "sink.h"
+#include "store/store.h"
+#include "util.h"
+
+struct sink_recorder {
+	struct sink base;
+	struct sink *store;		/* the window's */
+	struct store_writer *w;
+	char *dir;
+	uint64_t keep_after_usec, min_interval_usec;
+	uint64_t last_usec;		/* the last snapshot's trigger; 0: none yet */
+	uint64_t end_usec;		/* the one being taken records until then; 0: ended */
+	bool taking;
+	uint64_t skipped;		/* triggers that took no snapshot, since the last */
+	bool skip_said;			/* the first of them was logged */
+};
+
+static struct sink_recorder *as_recorder(struct sink *s);
+
+/* "123.456789", as the lines show a timestamp. */
+static void format_ts(char *buf, size_t size, uint64_t ns)
+{
+	snprintf(buf, size, "%llu.%06llu", (unsigned long long)(ns / 1000000000),
+		 (unsigned long long)(ns % 1000000000 / 1000));
+}
+
+/* The snapshot's journal entry. */
+static void report(struct sink_recorder *s, const struct store_snapshot_info *i)
+{
+	char f[8][PATH_MAX + 32], first[32], last[32];
+	const char *fields[8] = { f[0], f[1], f[2], f[3], f[4], f[5], f[6], f[7] };
+
+	format_ts(first, sizeof(first), i->ts_first);
+	format_ts(last, sizeof(last), i->ts_last);
+	snprintf(f[0], sizeof(f[0]), "TRACE_SNAPSHOT=%s", i->path);
+	snprintf(f[1], sizeof(f[1]), "TRACE_SNAPSHOT_REASON=%s", i->reason);
+	snprintf(f[2], sizeof(f[2]), "TRACE_SNAPSHOT_FIRST=%s", first);
+	snprintf(f[3], sizeof(f[3]), "TRACE_SNAPSHOT_LAST=%s", last);
+	snprintf(f[4], sizeof(f[4]), "TRACE_SNAPSHOT_RECORDS=%llu", (unsigned long long)i->records);
+	snprintf(f[5], sizeof(f[5]), "TRACE_SNAPSHOT_LOST=%llu", (unsigned long long)i->lost);
+	snprintf(f[6], sizeof(f[6]), "TRACE_SNAPSHOT_OVERWRITTEN=%llu", (unsigned long long)i->overwritten);
+	snprintf(f[7], sizeof(f[7]), "TRACE_SNAPSHOT_SKIPPED=%llu", (unsigned long long)s->skipped);
+	if (i->err < 0)
+		sink_message(s->store, LOG_ERR, fields, 2,
+			     "snapshot (%s) could not be written to %s: %s; the window is kept",
+			     i->reason, i->path, strerror(-i->err));
+	else
+		sink_message(s->store, LOG_INFO, fields, ARRAY_SIZE(fields),
+			     "snapshot (%s) in %s: %llu records from %s to %s, %llu lost in it, "
+			     "%llu overwritten before it, %llu triggers skipped since the last",
+			     i->reason, i->path, (unsigned long long)i->records, first, last,
+			     (unsigned long long)i->lost, (unsigned long long)i->overwritten,
+			     (unsigned long long)s->skipped);
+	s->skipped = 0;
+	s->skip_said = false;
+}
+
+/* A snapshot done is reported; wait: the one being taken ends now. */
+static void reap(struct sink_recorder *s, bool wait)
+{
+	struct store_snapshot_info info;
+
+	if (!s->taking)
+		return;
+	if (wait || (s->end_usec && store_now_usec() >= s->end_usec)) {
+		store_snapshot_end(s->w);
+		s->end_usec = 0;
+	}
+	if (store_snapshot_poll(s->w, wait, &info) <= 0)
+		return;
+	s->taking = false;
+	report(s, &info);
+	store_snapshot_info_free(&info);
+}
+
+/* A trigger that takes none: counted, the first of a run said. */
+static int skip(struct sink_recorder *s, const char *reason)
+{
+	s->skipped++;
+	if (!s->skip_said)
+		sink_message(s->store, LOG_NOTICE, NULL, 0,
+			     "snapshot trigger (%s) %s: counted, no snapshot (the next one's "
+			     "journal entry says how many)", reason,
+			     s->taking ? "while a snapshot is taken" : "inside [Recorder] MinIntervalSec=");
+	s->skip_said = true;
+	return -EBUSY;
+}
+
+int sink_recorder_snapshot(struct sink *sk, const char *reason)
+{
+	struct sink_recorder *s = as_recorder(sk);
+	uint64_t now = store_now_usec();
+	int r;
+
+	if (!s)
+		return -ENOENT;
+	reap(s, false);
+	if (s->taking || (s->last_usec && now - s->last_usec < s->min_interval_usec))
+		return skip(s, reason);
+	r = store_snapshot_start(s->w, reason);
+	if (r < 0) {
+		sink_message(s->store, LOG_ERR, NULL, 0, "cannot take a snapshot (%s): %s", reason,
+			     strerror(-r));
+		return r;
+	}
+	s->taking = true;
+	s->last_usec = now;
+	s->end_usec = now + s->keep_after_usec;
+	return 0;
+}
+
+static int recorder_emit(struct sink *sk, const struct out_record *r)
+{
+	struct sink_recorder *s = (struct sink_recorder *)sk;
+
+	return sink_emit(s->store, r);
+}
+
+static int recorder_message(struct sink *sk, int priority, const char *msg,
+			    const char *const *fields, size_t n_fields)
+{
+	struct sink_recorder *s = (struct sink_recorder *)sk;
+
+	return s->store->ops->message(s->store, priority, msg, fields, n_fields);
+}
+
+static void recorder_flush(struct sink *sk)
+{
+	struct sink_recorder *s = (struct sink_recorder *)sk;
+
+	sink_flush(s->store);
+	reap(s, false);
+}
+
+static void recorder_lost(struct sink *sk, unsigned cpu, uint64_t ts_ns, uint64_t n)
+{
+	struct sink_recorder *s = (struct sink_recorder *)sk;
+
+	sink_lost(s->store, cpu, ts_ns, n);
+}
+
+/* A snapshot being taken ends here, written whole before the stop. */
+static void recorder_close(struct sink *sk)
+{
+	struct sink_recorder *s = (struct sink_recorder *)sk;
+
+	reap(s, true);
+	if (s->skipped)
+		sink_message(s->store, LOG_NOTICE, NULL, 0,
+			     "%llu snapshot triggers since the last snapshot took none "
+			     "([Recorder] MinIntervalSec=)", (unsigned long long)s->skipped);
+	s->skipped = 0;
+	sink_close(s->store);
+}
+
+static void recorder_free(struct sink *sk)
+{
+	struct sink_recorder *s = (struct sink_recorder *)sk;
+
+	reap(s, true);
+	sink_free(s->store);
+	free(s->dir);
+	free(s);
+}
+
+static const struct sink_ops recorder_ops = {
+	.emit = recorder_emit,
+	.message = recorder_message,
+	.flush = recorder_flush,
+	.lost = recorder_lost,
+	.close = recorder_close,
+	.free = recorder_free,
+};
+
+static struct sink_recorder *as_recorder(struct sink *s)
+{
+	return s && s->ops == &recorder_ops ? (struct sink_recorder *)s : NULL;
+}
+
+/* A snapshot's temporary directory left by a crash during its write:
+ * said, and renamed NAME.torn so that it is said once. */
+static void report_torn(struct sink_recorder *s)
+{
+	DIR *d = opendir(s->dir);
+	struct dirent *de;
+	size_t n = strlen(STORE_SNAPSHOT_TMP);
+
+	while (d && (de = readdir(d))) {
+		char torn[NAME_MAX + 8];
+
+		if (strncmp(de->d_name, STORE_SNAPSHOT_TMP STORE_SNAPSHOT_PREFIX,
+			    n + strlen(STORE_SNAPSHOT_PREFIX)))
+			continue;
+		snprintf(torn, sizeof(torn), "%s.torn", de->d_name + n);
+		if (renameat(dirfd(d), de->d_name, dirfd(d), torn) < 0)
+			snprintf(torn, sizeof(torn), "%s", de->d_name);
+		sink_message(s->store, LOG_WARNING, NULL, 0,
+			     "%s/%s: a snapshot torn by a stop during its write (incomplete: "
+			     "tracerd --read reports where it ends); now %s/%s", s->dir, de->d_name,
+			     s->dir, torn);
+	}
+	if (d)
+		closedir(d);
+}
+
+int sink_recorder_new(struct sink **ret, const struct config *cfg, struct diag *d)
+{
+	struct sink_recorder *s = calloc(1, sizeof(*s));
+	int r;
+
+	if (!s)
+		return -ENOMEM;
+	s->base = (struct sink){ .ops = &recorder_ops };
+	s->keep_after_usec = cfg->recorder.keep_after_sec * 1000000ULL;
+	s->min_interval_usec = cfg->recorder.min_interval_sec * 1000000ULL;
+	s->dir = strdup(cfg->store.directory ? cfg->store.directory : "");
+	r = s->dir ? sink_store_new(&s->store, cfg, cfg->recorder.size, d) : -ENOMEM;
+	if (r < 0) {
+		free(s->dir);
+		free(s);
+		return r;
+	}
+	s->w = sink_store_writer(s->store);
+	report_torn(s);
+	*ret = &s->base;
+	return 0;
+}
