@@ -83,6 +83,9 @@ static void reap(struct sink_recorder *s, bool wait)
 	if (store_snapshot_poll(s->w, wait, &info) <= 0)
 		return;
 	s->taking = false;
+	/* A snapshot that failed (a full disk) holds the next one back no more. */
+	if (info.err < 0)
+		s->last_usec = 0;
 	report(s, &info);
 	store_snapshot_info_free(&info);
 }

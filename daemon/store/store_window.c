@@ -54,10 +54,12 @@ static struct store_wblock *wblock_new(struct store_writer *w, const struct stor
 		store_wblock_unref(wb);
 		return NULL;
 	}
-	memcpy(wb->payload, w->out.p, w->out.len);
+	if (w->out.len)
+		memcpy(wb->payload, w->out.p, w->out.len);
 	for (size_t i = 0; i < b->n_counts; i++)
 		wb->events[wb->n_events++] = b->counts[i].id;
-	memcpy(wb->kaddrs, b->kaddrs.p, b->kaddrs.len);
+	if (b->kaddrs.len)
+		memcpy(wb->kaddrs, b->kaddrs.p, b->kaddrs.len);
 	wb->n_kaddrs = b->kaddrs.len / sizeof(uint64_t);
 	return wb;
 }
