@@ -20,12 +20,13 @@ KERNEL_TESTS ?= no
 export KERNEL_TESTS
 else ifeq ($(SANITIZE),thread)
 # ThreadSanitizer: the tests that run tracerd's threads (the sink queue's
-# writer, the store's file thread, the detach workers), unless TESTS= says;
-# not store_diff, a comparison of rendering that takes minutes.
+# writer, the store's file thread, the recorder's snapshot thread, the
+# detach workers), unless TESTS= says; not store_diff, a comparison of
+# rendering that takes minutes.
 BUILD ?= build-tsan
 CC := clang
 SAN := -fsanitize=thread -fno-omit-frame-pointer
-TESTS ?= store$$ journal reload loss
+TESTS ?= store$$ journal reload loss recorder
 export TESTS
 else ifeq ($(SANITIZE),fuzz)
 # libFuzzer harnesses (tests/fuzz): the library instrumented for coverage.

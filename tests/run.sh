@@ -53,7 +53,7 @@ ONCE="breadth stop kernel_skips class_oracle man completion valgrind"
 WAITS="churn reload_drain reload_counts duplicate_selections"
 COMPUTES="layers unit/* !unit/test_ksym man completion class_oracle bad_input latency_bad cmdline exec
 	syscall_strings store_lock store_follow no_journal units reload_journal
-	loss_stalled_sink"
+	loss_stalled_sink recorder"
 # The tests in a booted container (tests/nspawn.sh), a third lane beside
 # those two: each boots its own, in cgroups of its own, counts its own
 # processes' events and reads the container's journal. They mostly wait

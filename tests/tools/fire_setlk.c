@@ -1,0 +1,54 @@
+// SPDX-License-Identifier: GPL-2.0
+/* A test workload of numbered events: fires filelock:fcntl_setlk N times,
+ * each an fcntl(F_SETLK, F_UNLCK) whose l_start is the event's number
+ * (the record's fl_start), FIRST, FIRST + 1, ..., and prints
+ * "pid N seconds".
+ *   fire_setlk N [FIRST [RATE]]   RATE: calls per second (0: as fast) */
+#include <fcntl.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <time.h>
+#include <unistd.h>
+
+static double now(void)
+{
+	struct timespec ts;
+
+	clock_gettime(CLOCK_MONOTONIC, &ts);
+	return ts.tv_sec + ts.tv_nsec / 1e9;
+}
+
+int main(int argc, char **argv)
+{
+	char path[] = "/tmp/fire_setlk.XXXXXX";
+	unsigned long n, first, rate;
+	int fd = mkstemp(path);
+	double t0;
+
+	if (argc < 2 || fd < 0) {
+		fprintf(stderr, "usage: fire_setlk N [FIRST [RATE]]\n");
+		return 2;
+	}
+	unlink(path);
+	n = strtoul(argv[1], NULL, 0);
+	first = argc > 2 ? strtoul(argv[2], NULL, 0) : 1;
+	rate = argc > 3 ? strtoul(argv[3], NULL, 0) : 0;
+	t0 = now();
+	for (unsigned long i = 0; i < n; i++) {
+		struct flock unlock = { .l_type = F_UNLCK, .l_whence = SEEK_SET,
+					.l_start = first + i, .l_len = 1 };
+
+		if (fcntl(fd, F_SETLK, &unlock) < 0) {
+			perror("fcntl");
+			return 1;
+		}
+		if (rate && i % 64 == 63) {
+			double due = t0 + (double)(i + 1) / rate, d = due - now();
+
+			if (d > 0)
+				usleep(d * 1e6);
+		}
+	}
+	printf("%d %lu %.3f\n", getpid(), n, now() - t0);
+	return 0;
+}
