@@ -238,13 +238,14 @@ static int on_term(sd_event_source *s, const struct signalfd_siginfo *si, void *
 static int on_usr1(sd_event_source *s, const struct signalfd_siginfo *si, void *userdata)
 {
 	struct daemon *dm = userdata;
+	bool asked = si->ssi_code == SI_QUEUE && si->ssi_int == TRACERD_SNAPSHOT_REQUEST;
 
-	(void)s; (void)si;
+	(void)s;
 	/* What was traced before the signal is in the snapshot. */
 	tracer_drain_written(dm->t);
-	if (sink_route_snapshot(dm->t->sink, "signal") == -ENOENT)
-		log_warning("SIGUSR1: no recorder to take a snapshot of (no selection has "
-			    "Output=recorder)");
+	if (sink_route_snapshot(dm->t->sink, asked ? "request" : "signal") == -ENOENT)
+		log_warning("%s: no recorder to take a snapshot of (no selection has "
+			    "Output=recorder)", asked ? "tracerd --snapshot" : "SIGUSR1");
 	return 0;
 }
 

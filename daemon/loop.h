@@ -26,7 +26,14 @@ struct run_opts {
 #define EXIT_UNAVAILABLE 69
 #define EXIT_NOPERM 77
 
+/* SIGUSR1's value from tracerd --snapshot (sigqueue): the snapshot's
+ * reason is "request", not "signal". */
+#define TRACERD_SNAPSHOT_REQUEST 0x736e6170	/* "snap" */
+
 /* Runs the daemon until SIGTERM or SIGINT; returns an exit status. */
 int run_daemon(const struct run_opts *o);
+
+/* snapshot_ask.c: tracerd --snapshot [PID]; an exit status. */
+int snapshot_ask(const char *pid_arg);
 
 #endif

@@ -71,6 +71,8 @@ static void help(void)
 	       "     --metrics-listen ADDR serve GET /metrics (Prometheus) at HOST:PORT, [IPV6]:PORT\n"
 	       "                           or a unix socket path, as [Metrics] Listen=\n");
 	printf("     --check-config [FILE] check the config against this kernel and exit\n"
+	       "     --snapshot [PID]      ask the running tracerd (tracerd.service's, or PID)\n"
+	       "                           for a snapshot of its recorder; root only\n"
 	       "     --list-events [GLOB]  list events, e.g. 'sched:*'\n"
 	       "     --list-classes [GLOB] list event classes with their events\n"
 	       "     --describe SYS:EVENT  fields, class and symbol tables of an event\n"
@@ -96,7 +98,7 @@ enum {
 	ARG_CHECK = 0x100, ARG_LIST_EVENTS, ARG_LIST_CLASSES, ARG_DESCRIBE, ARG_VERSION,
 	ARG_READ, ARG_JSON, ARG_SINCE, ARG_UNTIL, ARG_FOLLOW, ARG_RAW_PTRS, ARG_TRACE_DAT,
 	ARG_SYNTHETIC,
-	ARG_METRICS,
+	ARG_METRICS, ARG_SNAPSHOT,
 	ARG_SELECTION = 0x200,	/* + the key's index in the config table */
 };
 
@@ -122,6 +124,7 @@ static const struct option *options(void)
 		{ "trace-dat", required_argument, NULL, ARG_TRACE_DAT },
 		{ "synthetic", required_argument, NULL, ARG_SYNTHETIC },
 		{ "metrics-listen", required_argument, NULL, ARG_METRICS },
+		{ "snapshot", optional_argument, NULL, ARG_SNAPSHOT },
 		{ "help", no_argument, NULL, 'h' },
 	};
 	static struct option all[MAX_OPTIONS];
@@ -366,6 +369,9 @@ int main(int argc, char **argv)
 		case 'f': o.foreground = true; break;
 		case 'h': help(); return 0;
 		case ARG_VERSION: inspect_version(stdout); return 0;
+		case ARG_SNAPSHOT:	/* "--snapshot PID" as well as "--snapshot=PID" */
+			return snapshot_ask(optarg ? optarg : optind < argc && argv[optind][0] != '-' ?
+					    argv[optind] : NULL);
 		case ARG_CHECK: case ARG_LIST_EVENTS: case ARG_LIST_CLASSES: case ARG_DESCRIBE:
 			action = c;
 			/* "--opt VALUE" as well as "--opt=VALUE" for the optional ones */

@@ -101,9 +101,11 @@ note "snapshot: $SNAP: $(field MESSAGE "$E")"
 check "named after its trigger (trig)" [ "$(field TRACE_SNAPSHOT_REASON "$E")" = trig ] && [[ $SNAP == "$DIR"/snapshot-*-trig ]]
 check "the snapshot is a directory, no temporary one left" [ -d "$SNAP" ] && [ -z "$(ls -A "$DIR" | grep '^\.tmp-')" ]
 "$TMP/$NUMS" 1000 500001 >/dev/null
-kill -USR1 "$TRACERD_PID"
-for ((i = 0; i < 200; i++)); do grep -aq "snapshot trigger (signal) inside" "$TMP/j.txt" && break; sleep 0.05; done
-check "a trigger inside MinIntervalSec=: said, counted" grep -aq "snapshot trigger (signal) inside \[Recorder\] MinIntervalSec=: counted" "$TMP/j.txt"
+"$TRACERD" --snapshot="$TRACERD_PID" >"$TMP/ask.out" 2>&1
+rc=$?
+check "tracerd --snapshot=PID asks ($rc: $(cat "$TMP/ask.out"))" [ $rc = 0 ]
+for ((i = 0; i < 200; i++)); do grep -aq "snapshot trigger (request) inside" "$TMP/j.txt" && break; sleep 0.05; done
+check "a trigger inside MinIntervalSec=: said, counted" grep -aq "snapshot trigger (request) inside \[Recorder\] MinIntervalSec=: counted" "$TMP/j.txt"
 check "... and no snapshot" [ "$(ls "$DIR" | wc -l)" = 1 ]
 stop_tracerd
 check "tracerd exits 0" [ $? = 0 ]
@@ -125,6 +127,13 @@ F=$(final nums)
 check "every number delivered to the window ($(field TRACE_STATS_DELIVERED "$F")), none lost ($(field TRACE_STATS_LOST "$F"))" \
 	[ "$(field TRACE_STATS_DELIVERED "$F")" = 402000 ] && [ "$(field TRACE_STATS_LOST "$F")" = 0 ]
 
+runuser -u nobody -- "$TRACERD" --snapshot=1 >"$TMP/nobody.out" 2>&1
+rc=$?
+check "tracerd --snapshot as a user: refused, exit 77 ($rc: $(cat "$TMP/nobody.out"))" [ $rc = 77 ]
+"$TRACERD" --snapshot=$$ >"$TMP/notd.out" 2>&1
+rc=$?
+check "tracerd --snapshot=PID of another program: refused, exit 69 ($rc: $(cat "$TMP/notd.out"))" [ $rc = 69 ]
+
 # --- two triggers inside MinIntervalSec=: one snapshot, the other counted in
 # the next one's entry; a full disk: reported, the window kept, and the
 # next trigger writes it
@@ -141,7 +150,7 @@ check "a full disk: the snapshot is reported not written ($(field MESSAGE "$E"))
 	grep -q "snapshot (signal) could not be written to .*: No space left on device; the window is kept" <<<"$(field MESSAGE "$E")"
 check "... and leaves nothing behind" [ -z "$(ls -A "$DIR")" ]
 mount -o remount,size=64m "$DIR"
-kill -USR1 "$TRACERD_PID"
+"$TRACERD" --snapshot="$TRACERD_PID" >/dev/null
 sleep 0.3
 kill -USR1 "$TRACERD_PID"
 sleep 2.2
@@ -149,7 +158,8 @@ kill -USR1 "$TRACERD_PID"
 wait_snapshots 3 20
 stop_tracerd
 check "tracerd exits 0" [ $? = 0 ]
-check "two snapshots of three triggers after the failed one" [ "$(ls "$DIR" | grep -c '^snapshot-.*-signal$')" = 2 ]
+check "two snapshots of three triggers after the failed one (--snapshot's named request)" \
+	[ "$(ls "$DIR" | grep -c '^snapshot-.*-signal$')" = 1 ] && [ "$(ls "$DIR" | grep -c '^snapshot-.*-request$')" = 1 ]
 E2=$(entries TRACE_SNAPSHOT | sed -n 2p)
 E3=$(entries TRACE_SNAPSHOT | sed -n 3p)
 check "the window kept: the one after the full disk holds the numbers up to 300000" \
