@@ -156,18 +156,33 @@ static void recorder_lost(struct sink *sk, unsigned cpu, uint64_t ts_ns, uint64_
 	sink_lost(s->store, cpu, ts_ns, n);
 }
 
+/* What the window was given, and what it dropped. */
+static void report_window(struct sink_recorder *s)
+{
+	struct store_window_stats st;
+
+	store_window_get_stats(s->w, &st);
+	sink_message(s->store, LOG_INFO, NULL, 0,
+		     "recorder: %llu records into the window, %llu overwritten (with %llu ring "
+		     "buffer losses marked among them); it holds %llu KiB in %llu blocks",
+		     (unsigned long long)st.records, (unsigned long long)st.overwritten,
+		     (unsigned long long)st.overwritten_lost, (unsigned long long)(st.bytes >> 10),
+		     (unsigned long long)st.blocks);
+}
+
 /* A snapshot being taken ends here, written whole before the stop. */
 static void recorder_close(struct sink *sk)
 {
 	struct sink_recorder *s = (struct sink_recorder *)sk;
 
 	reap(s, true);
+	sink_close(s->store);	/* the window has every record */
+	report_window(s);
 	if (s->skipped)
 		sink_message(s->store, LOG_NOTICE, NULL, 0,
 			     "%llu snapshot triggers since the last snapshot took none "
 			     "([Recorder] MinIntervalSec=)", (unsigned long long)s->skipped);
 	s->skipped = 0;
-	sink_close(s->store);
 }
 
 static void recorder_free(struct sink *sk)

@@ -110,6 +110,8 @@ check "... and no snapshot" [ "$(ls "$DIR" | wc -l)" = 1 ]
 stop_tracerd
 check "tracerd exits 0" [ $? = 0 ]
 check "... and says the trigger took no snapshot" grep -aq "1 snapshot triggers since the last snapshot took none" "$TMP/j.txt"
+check "at stop: what the window was given (402001 records) and dropped, said" \
+	grep -aqE "recorder: 402001 records into the window, [1-9][0-9]* overwritten \(with 0 ring buffer losses" "$TMP/j.txt"
 "$TRACERD" --read "$SNAP" >"$TMP/wrap.txt" 2>"$TMP/wrap.err"
 check "--read reads the snapshot, exit 0 ($(head -1 "$TMP/wrap.err"))" [ $? = 0 ]
 check "the window wrapped: overwritten $OVER > 0" [ "${OVER:-0}" -gt 0 ]
