@@ -225,7 +225,11 @@ static void *snap_thread(void *arg)
 			r = put_block(s, &f, b);
 		store_wblock_unref(b);
 	}
-	r = snap_close(s, &f, r < 0 ? r : s->info.err);
+	pthread_mutex_lock(&s->w->lock);
+	if (r >= 0)
+		r = s->info.err;	/* a block it could not take (the file thread's) */
+	pthread_mutex_unlock(&s->w->lock);
+	r = snap_close(s, &f, r);
 	pthread_mutex_lock(&s->w->lock);
 	s->info.err = r;
 	s->finished = true;
