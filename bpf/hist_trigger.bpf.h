@@ -78,7 +78,7 @@ struct trigger_ctx {
 	const struct hist_trigger *tr;
 	const __u8 *rec;
 	const struct synth_param *params;	/* the action's, or the saves */
-	__u32 index;				/* of tr in hist_triggers */
+	struct hist_snap *snap;			/* tr's, for .snapshot() */
 };
 
 #define HT_VAR_MASK (TRACERD_HIST_VARS - 1)
@@ -239,15 +239,22 @@ static __always_inline void trigger_store(__u32 slot, const struct hist_trigger 
 /* .snapshot(): as the kernel's cond_snapshot, a new maximum of all keys
  * (onmax) or any change (onchange) asks for one. Two CPUs may both see a
  * new maximum at once and both ask: the recorder takes one snapshot in
- * MinIntervalSec= and counts the others. */
+ * MinIntervalSec= and counts the others. Without a branch: a fork here
+ * multiplied the states of everything after it in the triggers' program
+ * past the verifier's limit of pending jumps (E2BIG, "The sequence of 8193
+ * jumps is too complex") for every config with a trigger. c->snap was
+ * looked up with the trigger, whose NULL path ends the event. Values are
+ * below 2^63 (times, sizes): max - val has its top bit set when val beats
+ * max; TRACK_CHANGE is 2, bit 1 of track. */
+_Static_assert(TRACK_MAX == 1 && TRACK_CHANGE == 2, "track's bit 1 is onchange()");
 static __always_inline void trigger_snapshot(struct trigger_ctx *c, __u64 val)
 {
-	struct hist_snap *s = bpf_map_lookup_elem(&hist_snap, &c->index);
+	struct hist_snap *s = c->snap;
+	__u64 max = s->max, change = (c->tr->track >> 1) & 1;
+	__u64 ask = (c->tr->snapshot & 1) & (((max - val) >> 63) | change);
 
-	if (!s || (c->tr->track == TRACK_MAX && val <= s->max))
-		return;
-	s->max = val;
-	__sync_fetch_and_add(&s->requests, 1);
+	s->max = max ^ ((max ^ val) & -ask);
+	__sync_fetch_and_add(&s->requests, ask);
 }
 
 /* onmax()/onchange(): the entry's tracked value, and the saved fields of
@@ -264,8 +271,7 @@ static __always_inline void trigger_track(struct trigger_ctx *c, struct agg_scra
 
 	if (tr->track == TRACK_MAX ? val <= old : val == old)
 		return;
-	if (tr->snapshot)
-		trigger_snapshot(c, val);
+	trigger_snapshot(c, val);
 	c->params = tr->saves;
 	for (__u32 i = 0; i < TRACERD_TRACK_SAVES && i < tr->n_saves; i++)
 		trigger_param_cb(i, c);

@@ -358,6 +358,7 @@ static __always_inline bool trigger_run(void *ctx, __u32 slot, struct event_stat
 	struct trigger_ctx c = { .t = t, .rec = s->data };
 	struct agg_scratch *a = &s->agg;
 	const struct hist_trigger *tr;
+	struct hist_snap *snap;
 	__u32 i;
 
 	if (!ad) {
@@ -366,12 +367,13 @@ static __always_inline bool trigger_run(void *ctx, __u32 slot, struct event_stat
 	}
 	i = ad->trigger - 1;
 	tr = bpf_map_lookup_elem(&hist_triggers, &i);
-	if (!tr || !ad->trigger) {
+	snap = bpf_map_lookup_elem(&hist_snap, &i);
+	if (!tr || !snap || !ad->trigger) {
 		st->agg_dropped++;
 		return false;
 	}
 	c.tr = tr;
-	c.index = i;
+	c.snap = snap;
 	a->hdr.slot = slot;
 	a->hdr.gen = ad->gen & 1;
 	__builtin_memset(a->data, 0, TRACERD_AGG_SMALL);
