@@ -183,6 +183,7 @@ static int on_flush(sd_event_source *s, uint64_t usec, void *userdata)
 
 	(void)usec;
 	drain(dm);
+	tracer_snapshot_poll(dm->t);	/* onmax().snapshot(): after what led to it */
 	report_suppressed(dm->t);
 	/* Like any filter whose reader went away (`tracerd -f | head`): stop,
 	 * with the summary on stderr, instead of counting sink errors forever. */
@@ -243,7 +244,7 @@ static int on_usr1(sd_event_source *s, const struct signalfd_siginfo *si, void *
 	(void)s;
 	/* What was traced before the signal is in the snapshot. */
 	tracer_drain_written(dm->t);
-	if (sink_route_snapshot(dm->t->sink, asked ? "request" : "signal") == -ENOENT)
+	if (sink_route_snapshot(dm->t->sink, asked ? "request" : "signal", 1) == -ENOENT)
 		log_warning("%s: no recorder to take a snapshot of (no selection has "
 			    "Output=recorder)", asked ? "tracerd --snapshot" : "SIGUSR1");
 	return 0;

@@ -84,12 +84,14 @@ struct store_writer *sink_store_writer(struct sink *s);
  * snapshots, into [Store] Directory=; reports a torn snapshot a crash left
  * there. */
 int sink_recorder_new(struct sink **ret, const struct config *cfg, struct diag *d);
-/* A trigger: a snapshot of the window, named after reason (a selection's
- * name, "signal", "request"); inside [Recorder] MinIntervalSec= of the last
- * one, or while one is taken, it is counted (-EBUSY). Not a recorder: -ENOENT. */
-int sink_recorder_snapshot(struct sink *s, const char *reason);
+/* n triggers (a selection's records, SIGUSR1, onmax().snapshot()'s requests
+ * since the last poll): the first takes a snapshot of the window, named
+ * after reason (a selection's name, "signal", "request"), unless it comes
+ * inside [Recorder] MinIntervalSec= of the last one or while one is taken;
+ * every one that takes none is counted (-EBUSY). Not a recorder: -ENOENT. */
+int sink_recorder_snapshot(struct sink *s, const char *reason, uint64_t n);
 /* The route's recorder's (-ENOENT: none is configured). */
-int sink_route_snapshot(struct sink *route, const char *reason);
+int sink_route_snapshot(struct sink *route, const char *reason, uint64_t n);
 /* Each selection's records to its Output= (or [Daemon] Output=), each sink
  * made when first needed; messages to [Daemon] Output=. */
 int sink_route_new(struct sink **ret, const struct config *cfg, struct diag *d);

@@ -90,10 +90,10 @@ static void reap(struct sink_recorder *s, bool wait)
 	store_snapshot_info_free(&info);
 }
 
-/* A trigger that takes none: counted, the first of a run said. */
-static int skip(struct sink_recorder *s, const char *reason)
+/* n triggers that take none: counted, the first of a run said. */
+static int skip(struct sink_recorder *s, const char *reason, uint64_t n)
 {
-	s->skipped++;
+	s->skipped += n;
 	if (!s->skip_said)
 		sink_message(s->store, LOG_NOTICE, NULL, 0,
 			     "snapshot trigger (%s) %s: counted, no snapshot (the next one's "
@@ -103,7 +103,7 @@ static int skip(struct sink_recorder *s, const char *reason)
 	return -EBUSY;
 }
 
-int sink_recorder_snapshot(struct sink *sk, const char *reason)
+int sink_recorder_snapshot(struct sink *sk, const char *reason, uint64_t n)
 {
 	struct sink_recorder *s = as_recorder(sk);
 	uint64_t now = store_now_usec();
@@ -111,19 +111,23 @@ int sink_recorder_snapshot(struct sink *sk, const char *reason)
 
 	if (!s)
 		return -ENOENT;
+	if (!n)
+		return 0;
 	reap(s, false);
 	if (s->taking || (s->last_usec && now - s->last_usec < s->min_interval_usec))
-		return skip(s, reason);
+		return skip(s, reason, n);
 	r = store_snapshot_start(s->w, reason);
-	if (r < 0) {
+	if (r < 0)
 		sink_message(s->store, LOG_ERR, NULL, 0, "cannot take a snapshot (%s): %s", reason,
 			     strerror(-r));
-		return r;
+	else {
+		s->taking = true;
+		s->last_usec = now;
+		s->end_usec = now + s->keep_after_usec;
 	}
-	s->taking = true;
-	s->last_usec = now;
-	s->end_usec = now + s->keep_after_usec;
-	return 0;
+	if (n > 1)	/* those after the first, which took it (or tried) */
+		(void)skip(s, reason, n - 1);
+	return r;
 }
 
 static int recorder_emit(struct sink *sk, const struct out_record *r)

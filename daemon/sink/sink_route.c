@@ -113,7 +113,7 @@ static int route_emit(struct sink *sk, const struct out_record *r)
 		return k;
 	k = sink_emit(s->out[o], r);
 	if (out_slot_trigger(r->slot) == TRIGGER_SNAPSHOT)
-		(void)sink_recorder_snapshot(s->out[OUTPUT_RECORDER], r->slot->selection);
+		(void)sink_recorder_snapshot(s->out[OUTPUT_RECORDER], r->slot->selection, 1);
 	return k;
 }
 
@@ -266,9 +266,9 @@ void sink_route_commit(struct sink *sk, struct route_update *u)
 	sink_route_abort(u);
 }
 
-int sink_route_snapshot(struct sink *sk, const char *reason)
+int sink_route_snapshot(struct sink *sk, const char *reason, uint64_t n)
 {
 	struct sink_route *s = as_route(sk);
 
-	return s ? sink_recorder_snapshot(s->out[OUTPUT_RECORDER], reason) : -ENOENT;
+	return s ? sink_recorder_snapshot(s->out[OUTPUT_RECORDER], reason, n) : -ENOENT;
 }

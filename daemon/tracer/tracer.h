@@ -82,6 +82,7 @@ struct tracer {
 	} unit_last;
 	bool synth_written[TRACERD_SYNTH_EVENTS];
 	bool trigger_used[TRACERD_HIST_TRIGGERS];	/* hist_triggers' indexes taken */
+	uint64_t snap_seen[TRACERD_HIST_TRIGGERS];	/* .snapshot() requests answered */
 	uint64_t vars_swept_usec;	/* the last tracer_vars_tick() sweep */	/* synth_subs entries with slots */
 	uint64_t *lost_seen;		/* per CPU: the ring buffer's losses passed to the sink */
 	size_t n_lost_seen;
@@ -214,6 +215,10 @@ void sel_state_free(struct tracer *t, struct sel_state *st);
 int tracer_link(struct tracer *t, struct sel_state **sels, size_t n, struct diag *d);
 /* Ages out the triggers' variables (VariableMaxAgeSec=), called each
  * second; due_usec, the timer's time (CLOCK_MONOTONIC). */
+/* onmax()/onchange().snapshot(): the requests the triggers' program
+ * counted since the last poll go to the recorder, named after their
+ * selection (the flush timer, after the drain). */
+void tracer_snapshot_poll(struct tracer *t);
 void tracer_vars_tick(struct tracer *t, uint64_t due_usec);
 int tracer_link_check(struct registry *reg, struct hist ***hists, struct tp_event ***events,
 		      const size_t *n_events, size_t n, struct diag *d);

@@ -188,6 +188,7 @@ static int trigger_index_take(struct tracer *t, struct hist *h, const struct sel
 	for (unsigned i = 0; i < TRACERD_HIST_TRIGGERS; i++)
 		if (!t->trigger_used[i]) {
 			t->trigger_used[i] = true;
+			t->snap_seen[i] = 0;	/* loader_set_trigger() clears its requests */
 			h->desc.trigger = i + 1;
 			return 0;
 		}
@@ -567,6 +568,30 @@ static int check_hist_room(struct tracer *t, struct sel_build *b, size_t n, stru
 	return 0;
 }
 
+/* onmax()/onchange().snapshot() asks the recorder: some selection must
+ * record into it, as for Trigger=snapshot (config_finish()). */
+static int check_snapshots(const struct sel_build *b, size_t n, struct diag *d)
+{
+	for (size_t i = 0; i < n; i++)
+		if (b[i].conf->output == OUTPUT_RECORDER)
+			return 0;
+	for (size_t i = 0; i < n; i++) {
+		const struct sel_state *k = b[i].keep;
+		const struct conf_pos *at = &b[i].conf->aggregate_pos;
+
+		for (size_t j = 0; j < (k ? k->n_slots : b[i].n_events); j++) {
+			const struct hist *h = k ? k->slots[j]->hist : b[i].hists ? b[i].hists[j] : NULL;
+
+			if (h && h->is_trigger && h->trig.snapshot)
+				return diag_set(d, at->file, at->line, at->col,
+						"onmax().snapshot() takes a snapshot of the recorder's "
+						"window, and no selection records into it: expected a "
+						"selection with Output=recorder");
+		}
+	}
+	return 0;
+}
+
 /* The triggers of the selections built (a kept one's in its slots) bound
  * without slots: a reference or action that cannot be is an error before
  * anything is loaded or said. */
@@ -593,6 +618,8 @@ static int check_links(struct registry *reg, struct sel_build *b, size_t n, stru
 		}
 	}
 	r = tracer_link_check(reg, hists, events, n_events, n, d);
+	if (r >= 0)
+		r = check_snapshots(b, n, d);
 out:
 	for (size_t i = 0; i < n; i++)
 		if (b[i].keep) {

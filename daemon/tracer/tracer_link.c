@@ -7,6 +7,7 @@
  * variables has new slots. */
 #include "clock.h"
 #include "log.h"
+#include "sink/sink.h"
 #include "tracer.h"
 #include "util.h"
 
@@ -116,6 +117,22 @@ int tracer_link_check(struct registry *reg, struct hist ***hists, struct tp_even
 			};
 		}
 	return hist_link(items, n_items, &f, d);
+}
+
+void tracer_snapshot_poll(struct tracer *t)
+{
+	for (size_t i = 0; i < t->n_sels; i++)
+		for (size_t k = 0; k < t->sels[i]->n_slots; k++) {
+			const struct hist *h = t->sels[i]->slots[k]->hist;
+			unsigned index = h ? h->desc.trigger - 1 : 0;
+			uint64_t n;
+
+			if (!h || !h->is_trigger || !h->trig.snapshot || index >= TRACERD_HIST_TRIGGERS ||
+			    loader_snapshot_requests(t->ld, index, &n) < 0 || n <= t->snap_seen[index])
+				continue;
+			(void)sink_route_snapshot(t->sink, t->sels[i]->conf->name, n - t->snap_seen[index]);
+			t->snap_seen[index] = n;
+		}
 }
 
 static void on_expired(void *userdata, unsigned slot)
