@@ -12,13 +12,35 @@
 #include "loop.h"
 #include "util.h"
 
+/* The system bus, else systemd's own socket (root's, as systemctl uses it
+ * where no D-Bus runs). */
+static int open_bus(sd_bus **ret)
+{
+	sd_bus *bus = NULL;
+	int r = sd_bus_open_system(ret);
+
+	if (r >= 0)
+		return r;
+	r = sd_bus_new(&bus);
+	if (r >= 0)
+		r = sd_bus_set_address(bus, "unix:path=/run/systemd/private");
+	if (r >= 0)
+		r = sd_bus_start(bus);
+	if (r < 0) {
+		sd_bus_unref(bus);
+		return r;
+	}
+	*ret = bus;
+	return 0;
+}
+
 /* tracerd.service's MainPID; -ESRCH: it does not run. */
 static int main_pid(pid_t *ret)
 {
 	sd_bus_error e = SD_BUS_ERROR_NULL;
 	sd_bus *bus = NULL;
 	uint32_t pid = 0;
-	int r = sd_bus_open_system(&bus);
+	int r = open_bus(&bus);
 
 	if (r >= 0)
 		r = sd_bus_get_property_trivial(bus, "org.freedesktop.systemd1",

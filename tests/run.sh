@@ -58,7 +58,7 @@ COMPUTES="layers unit/* !unit/test_ksym man completion class_oracle bad_input la
 # those two: each boots its own, in cgroups of its own, counts its own
 # processes' events and reads the container's journal. They mostly wait
 # too: for the boot, and stop for the detach of 720 events.
-CONTAINERS="systemd systemd_units systemd_units_unified systemd_metrics systemd_metrics_unified ustack_pidns stop"
+CONTAINERS="systemd systemd_units systemd_units_unified systemd_metrics systemd_metrics_unified ustack_pidns stop systemd_recorder"
 
 # in_list NAME LIST: NAME (without integration/) matches a pattern of LIST
 # and none of its !patterns.

@@ -113,7 +113,8 @@ check "... and says the trigger took no snapshot" grep -aq "1 snapshot triggers 
 check "at stop: what the window was given (402001 records) and dropped, said" \
 	grep -aqE "recorder: 402001 records into the window, [1-9][0-9]* overwritten \(with 0 ring buffer losses" "$TMP/j.txt"
 "$TRACERD" --read "$SNAP" >"$TMP/wrap.txt" 2>"$TMP/wrap.err"
-check "--read reads the snapshot, exit 0 ($(head -1 "$TMP/wrap.err"))" [ $? = 0 ]
+rc=$?
+check "--read reads the snapshot, exit 0 ($rc$(head -1 "$TMP/wrap.err" | sed 's/^/: /'))" [ $rc = 0 ]
 check "the window wrapped: overwritten $OVER > 0" [ "${OVER:-0}" -gt 0 ]
 check "its numbers run from overwritten + 1 to the last fired within KeepAfterSec=, each once" \
 	numbers "$TMP/wrap.txt" $((OVER + 1)) 401000
