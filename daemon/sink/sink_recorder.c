@@ -54,17 +54,18 @@ static void report(struct sink_recorder *s, const struct store_snapshot_info *i)
 	snprintf(f[5], sizeof(f[5]), "TRACE_SNAPSHOT_LOST=%llu", (unsigned long long)i->lost);
 	snprintf(f[6], sizeof(f[6]), "TRACE_SNAPSHOT_OVERWRITTEN=%llu", (unsigned long long)i->overwritten);
 	snprintf(f[7], sizeof(f[7]), "TRACE_SNAPSHOT_SKIPPED=%llu", (unsigned long long)s->skipped);
-	if (i->err < 0)
+	if (i->err < 0) {	/* the triggers it skipped go to the next one's entry */
 		sink_message(s->store, LOG_ERR, fields, 2,
 			     "snapshot (%s) could not be written to %s: %s; the window is kept",
 			     i->reason, i->path, strerror(-i->err));
-	else
-		sink_message(s->store, LOG_INFO, fields, ARRAY_SIZE(fields),
-			     "snapshot (%s) in %s: %llu records from %s to %s, %llu lost in it, "
-			     "%llu overwritten before it, %llu triggers skipped since the last",
-			     i->reason, i->path, (unsigned long long)i->records, first, last,
-			     (unsigned long long)i->lost, (unsigned long long)i->overwritten,
-			     (unsigned long long)s->skipped);
+		return;
+	}
+	sink_message(s->store, LOG_INFO, fields, ARRAY_SIZE(fields),
+		     "snapshot (%s) in %s: %llu records from %s to %s, %llu lost in it, "
+		     "%llu overwritten before it, %llu triggers skipped since the last",
+		     i->reason, i->path, (unsigned long long)i->records, first, last,
+		     (unsigned long long)i->lost, (unsigned long long)i->overwritten,
+		     (unsigned long long)s->skipped);
 	s->skipped = 0;
 	s->skip_said = false;
 }
