@@ -4,6 +4,7 @@
  * their events rebuilt from the stored formats; a flipped byte costs its
  * block and nothing else; a torn tail costs the torn chunk only. */
 #include <fcntl.h>
+#include <glob.h>
 #include <sys/stat.h>
 #include "render/render.h"
 #include "store/store.h"
@@ -169,6 +170,82 @@ static void round_trip(enum store_codec codec)
 	write_store(dir, codec);
 	read_store(dir, 0, 0);
 	rm_dir(dir);
+}
+
+/* The recorder's window (Output=recorder): no file until a snapshot; past
+ * its size whole blocks go, counted; a snapshot holds the window's blocks
+ * at its start and those appended until its end, not after, and reads back
+ * as any store. A window of 1 byte keeps the newest block alone. */
+static void test_window_snapshot(void)
+{
+	char dir[64];
+	struct store_writer_opts o = { .directory = dir, .codec = STORE_CODEC_ZSTD,
+				       .flush_usec = 100000, .window = 1 };
+	struct store_window_stats st;
+	struct store_snapshot_info info = { 0 };
+	struct store_writer *w;
+	char pattern[96];
+	glob_t g = { 0 };
+	int ids[3], r = 0;
+
+	make_recs();
+	make_dir(dir);
+	EXPECT(store_writer_new(&w, &o) == 0, "writer");
+	for (int i = 0; i < 3; i++)
+		ids[i] = store_writer_add_event(w, fx_find(evs[i][0], evs[i][1]), NULL, "sel", 6, NULL);
+	for (size_t i = 0; i < ARRAY_SIZE(recs); i++) {
+		if (i == 4 * N_PER_BLOCK)	/* blocks 0-3 given: 3 is the window */
+			r = store_snapshot_start(w, "test");
+		if (i == 5 * N_PER_BLOCK)	/* block 4 recorded after the trigger */
+			store_snapshot_end(w);
+		EXPECT(store_writer_append(w, ids[recs[i].h.slot], &recs[i].h, recs[i].data,
+					   recs[i].h.len) == 0, "append %zu", i);
+		if (i < 4 * N_PER_BLOCK && (i + 1) % N_PER_BLOCK == 0)
+			store_writer_sync(w);	/* sealed, and in the window */
+	}
+	EXPECT(r == 0, "snapshot: %s", strerror(-r));
+	EXPECT(store_snapshot_start(w, "again") == -EBUSY, "one at a time");
+	EXPECT(store_snapshot_poll(w, true, &info) == 1 && info.err == 0, "written: %s",
+	       strerror(-info.err));
+	store_writer_sync(w);
+	store_window_get_stats(w, &st);
+	EXPECT(st.records == ARRAY_SIZE(recs) && st.overwritten == 5 * N_PER_BLOCK && st.blocks == 1,
+	       "records %llu overwritten %llu blocks %llu", (unsigned long long)st.records,
+	       (unsigned long long)st.overwritten, (unsigned long long)st.blocks);
+	EXPECT(info.records == 2 * N_PER_BLOCK && info.overwritten == 3 * N_PER_BLOCK && !info.lost,
+	       "snapshot: records %llu overwritten %llu", (unsigned long long)info.records,
+	       (unsigned long long)info.overwritten);
+	EXPECT(info.path && strstr(info.path, "/" STORE_SNAPSHOT_PREFIX) && strstr(info.path, "-test"),
+	       "path %s", info.path);
+	snprintf(pattern, sizeof(pattern), "%s/*" STORE_SUFFIX, dir);
+	EXPECT(glob(pattern, 0, NULL, &g) == GLOB_NOMATCH, "no store file beside the snapshot");
+	globfree(&g);
+	if (info.path)
+		read_store(info.path, ~(1u << 3 | 1u << 4), 0);	/* blocks 3 and 4 */
+	store_snapshot_info_free(&info);
+	store_writer_free(w);
+	rm_dir(dir);
+}
+
+/* A snapshot that cannot be written says why and leaves nothing. */
+static void test_window_snapshot_fails(void)
+{
+	struct store_writer_opts o = { .directory = "/dev/null/nowhere", .codec = STORE_CODEC_ZSTD,
+				       .flush_usec = 100000, .window = 1 << 20 };
+	struct store_snapshot_info info = { 0 };
+	struct store_writer *w;
+	int id;
+
+	make_recs();
+	EXPECT(store_writer_new(&w, &o) == 0, "writer: no directory until a snapshot");
+	id = store_writer_add_event(w, fx_find(evs[0][0], evs[0][1]), NULL, "sel", 6, NULL);
+	EXPECT(store_writer_append(w, id, &recs[0].h, recs[0].data, recs[0].h.len) == 0, "append");
+	EXPECT(store_snapshot_start(w, "fails") == 0, "start");
+	store_snapshot_end(w);
+	EXPECT(store_snapshot_poll(w, true, &info) == 1 && info.err == -ENOTDIR, "err %d", info.err);
+	store_snapshot_info_free(&info);
+	EXPECT(store_snapshot_start(w, "again") == 0, "the next one starts");
+	store_writer_free(w);	/* ends and reaps it */
 }
 
 static void test_round_trip_zstd(void) { round_trip(STORE_CODEC_ZSTD); }
@@ -552,5 +629,7 @@ int main(void)
 	RUN(test_deleted_unread);
 	RUN(test_deleted_before_seen);
 	RUN(test_deleted_across_restart);
+	RUN(test_window_snapshot);
+	RUN(test_window_snapshot_fails);
 	return TEST_EXIT();
 }
