@@ -21,6 +21,7 @@ check "make install into the container" \
 ct mkdir -p /etc/tracerd
 ct sh -c "cat >$CONF" <<CONF
 [Daemon]
+RingBufferSize=64M
 StatsIntervalSec=0
 [Recorder]
 Size=256K
@@ -68,6 +69,7 @@ ct tracerd --read "$SNAP" >"$TMP/snap.txt" 2>"$TMP/snap.err"
 rc=$?
 check "the snapshot reads back after the restart, exit 0 ($rc$(head -1 "$TMP/snap.err" | sed 's/^/: /'))" [ $rc = 0 ]
 check "the window wrapped: $OVER overwritten" [ "${OVER:-0}" -gt 0 ]
+check "no loss in it ($(jfield TRACE_SNAPSHOT_LOST "$E"))" [ "$(jfield TRACE_SNAPSHOT_LOST "$E")" = 0 ]
 check "... its numbers from overwritten + 1 ($((OVER + 1))) to 600000, each once" python3 - "$TMP/snap.txt" $((OVER + 1)) 600000 <<'PY'
 import re, sys
 want, last = int(sys.argv[2]), int(sys.argv[3])
