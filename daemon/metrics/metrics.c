@@ -6,6 +6,7 @@
 #include <sys/utsname.h>
 #include "consume/ringbuf.h"
 #include "http.h"
+#include "sink/sink.h"
 #include "metrics.h"
 #include "metrics_priv.h"
 #include "util.h"
@@ -115,6 +116,39 @@ static void put_server(const struct http_stats *s, struct strbuf *out, bool om)
 		  (unsigned long long)s->timeouts);
 }
 
+/* Output=recorder's window and snapshots (issue 33), if one is configured. */
+static void put_recorder(struct tracer *t, struct strbuf *out, bool om)
+{
+	static const struct {
+		const char *name, *type, *help;
+		size_t off;
+	} m[] = {
+		{ "tracerd_recorder_records_total", "counter", "Records into the flight "
+		  "recorder's window.", offsetof(struct recorder_stats, records) },
+		{ "tracerd_recorder_overwritten_total", "counter", "Records the window dropped, "
+		  "oldest block first, to stay within [Recorder] Size=.",
+		  offsetof(struct recorder_stats, overwritten) },
+		{ "tracerd_recorder_window_bytes", "gauge", "Compressed bytes the window holds.",
+		  offsetof(struct recorder_stats, bytes) },
+		{ "tracerd_recorder_snapshots_total", "counter", "Snapshots written whole.",
+		  offsetof(struct recorder_stats, snapshots) },
+		{ "tracerd_recorder_snapshots_failed_total", "counter", "Snapshots that could not "
+		  "be written (the window was kept).", offsetof(struct recorder_stats, failed) },
+		{ "tracerd_recorder_triggers_skipped_total", "counter", "Snapshot triggers that "
+		  "took none: inside MinIntervalSec=, or while one was written.",
+		  offsetof(struct recorder_stats, skipped) },
+	};
+	struct recorder_stats st;
+
+	if (sink_route_recorder_stats(t->sink, &st) < 0)
+		return;
+	for (size_t i = 0; i < ARRAY_SIZE(m); i++) {
+		metrics_head(out, om, m[i].name, m[i].type, m[i].help);
+		sb_printf(out, "%s %llu\n", m[i].name,
+			  (unsigned long long)*(const uint64_t *)((const char *)&st + m[i].off));
+	}
+}
+
 int metrics_write(struct tracer *t, const struct http_stats *server, bool om, struct strbuf *out)
 {
 	struct pass p = { .out = out };
@@ -125,6 +159,7 @@ int metrics_write(struct tracer *t, const struct http_stats *server, bool om, st
 	put_daemon(t, out, om);
 	if (server)
 		put_server(server, out, om);
+	put_recorder(t, out, om);
 	metrics_head(out, om, "tracerd_events_total", "counter", "Events of each selection and "
 		     "event, by what became of them; each event is counted once.");
 	tracer_each_event(t, put_event, &p);

@@ -92,6 +92,16 @@ int sink_recorder_new(struct sink **ret, const struct config *cfg, struct diag *
 int sink_recorder_snapshot(struct sink *s, const char *reason, uint64_t n);
 /* The route's recorder's (-ENOENT: none is configured). */
 int sink_route_snapshot(struct sink *route, const char *reason, uint64_t n);
+/* What the recorder did since start (GET /metrics); -ENOENT: not one, or
+ * the route has none. */
+struct recorder_stats {
+	uint64_t records, overwritten;	/* into the window, and dropped from it */
+	uint64_t bytes;			/* the window holds now */
+	uint64_t snapshots, failed;	/* written whole; that could not be */
+	uint64_t skipped;		/* triggers that took none (MinIntervalSec=, busy) */
+};
+int sink_recorder_stats(struct sink *s, struct recorder_stats *out);
+int sink_route_recorder_stats(struct sink *route, struct recorder_stats *out);
 /* Each selection's records to its Output= (or [Daemon] Output=), each sink
  * made when first needed; messages to [Daemon] Output=. */
 int sink_route_new(struct sink **ret, const struct config *cfg, struct diag *d);

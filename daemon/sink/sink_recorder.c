@@ -27,6 +27,7 @@ struct sink_recorder {
 	bool taking;
 	uint64_t skipped;		/* triggers that took no snapshot, since the last */
 	bool skip_said;			/* the first of them was logged */
+	uint64_t written, failed, skipped_all;	/* since start, for GET /metrics */
 };
 
 static struct sink_recorder *as_recorder(struct sink *s);
@@ -55,6 +56,7 @@ static void report(struct sink_recorder *s, const struct store_snapshot_info *i)
 	snprintf(f[6], sizeof(f[6]), "TRACE_SNAPSHOT_OVERWRITTEN=%llu", (unsigned long long)i->overwritten);
 	snprintf(f[7], sizeof(f[7]), "TRACE_SNAPSHOT_SKIPPED=%llu", (unsigned long long)s->skipped);
 	if (i->err < 0) {	/* the triggers it skipped go to the next one's entry */
+		s->failed++;
 		sink_message(s->store, LOG_ERR, fields, 2,
 			     "snapshot (%s) could not be written to %s: %s; the window is kept",
 			     i->reason, i->path, strerror(-i->err));
@@ -66,6 +68,7 @@ static void report(struct sink_recorder *s, const struct store_snapshot_info *i)
 		     i->reason, i->path, (unsigned long long)i->records, first, last,
 		     (unsigned long long)i->lost, (unsigned long long)i->overwritten,
 		     (unsigned long long)s->skipped);
+	s->written++;
 	s->skipped = 0;
 	s->skip_said = false;
 }
@@ -95,6 +98,7 @@ static void reap(struct sink_recorder *s, bool wait)
 static int skip(struct sink_recorder *s, const char *reason, uint64_t n)
 {
 	s->skipped += n;
+	s->skipped_all += n;
 	if (!s->skip_said)
 		sink_message(s->store, LOG_NOTICE, NULL, 0,
 			     "snapshot trigger (%s) %s: counted, no snapshot (the next one's "
@@ -173,6 +177,21 @@ static void report_window(struct sink_recorder *s)
 		     (unsigned long long)st.records, (unsigned long long)st.overwritten,
 		     (unsigned long long)st.overwritten_lost, (unsigned long long)(st.bytes >> 10),
 		     (unsigned long long)st.blocks);
+}
+
+int sink_recorder_stats(struct sink *sk, struct recorder_stats *out)
+{
+	struct sink_recorder *s = as_recorder(sk);
+	struct store_window_stats w;
+
+	if (!s)
+		return -ENOENT;
+	store_window_get_stats(s->w, &w);
+	*out = (struct recorder_stats){
+		.records = w.records, .overwritten = w.overwritten, .bytes = w.bytes,
+		.snapshots = s->written, .failed = s->failed, .skipped = s->skipped_all,
+	};
+	return 0;
 }
 
 /* A snapshot being taken ends here, written whole before the stop. */

@@ -272,3 +272,10 @@ int sink_route_snapshot(struct sink *sk, const char *reason, uint64_t n)
 
 	return s ? sink_recorder_snapshot(s->out[OUTPUT_RECORDER], reason, n) : -ENOENT;
 }
+
+int sink_route_recorder_stats(struct sink *sk, struct recorder_stats *out)
+{
+	struct sink_route *s = as_route(sk);
+
+	return s ? sink_recorder_stats(s->out[OUTPUT_RECORDER], out) : -ENOENT;
+}

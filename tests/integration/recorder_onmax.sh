@@ -6,7 +6,8 @@
 # window holds numbered fcntl_setlk events (tests/tools/fire_setlk); the
 # maxima come from fcntl_setlk calls of another comm, whose l_start is the
 # value. journald's socket is a stand-in in a mount namespace of this
-# test's own (agg_journal.py), as in recorder.sh.
+# test's own (agg_journal.py), as in recorder.sh. GET /metrics counts the
+# snapshots, the skipped trigger and the window's records.
 . "$(dirname "$0")/../lib.sh"
 need_root recorder_onmax
 if [ -z "${RECORDER_NS:-}" ]; then
@@ -22,9 +23,12 @@ MAXC=recm$$
 cp "${BUILD:-build}/tests/tools/fire_setlk" "$TMP/$NUMS"
 cp "${BUILD:-build}/tests/tools/fire_setlk" "$TMP/$MAXC"
 DIR=$TMP/store
+PORT=$(python3 -c 'import socket; s = socket.socket(); s.bind(("127.0.0.1", 0)); print(s.getsockname()[1])')
 cat >"$TMP/c.conf" <<CONF
 [Daemon]
 StatsIntervalSec=0
+[Metrics]
+Listen=127.0.0.1:$PORT
 [Store]
 Directory=$DIR
 [Recorder]
@@ -65,9 +69,19 @@ sleep 3.5
 "$TMP/$MAXC" 1 6 >/dev/null		# none
 "$TMP/$MAXC" 1 9 >/dev/null		# a new one, past it
 wait_snapshots 2
+# GET /metrics has the recorder's counts.
+curl -sf --max-time 5 "http://127.0.0.1:$PORT/metrics" >"$TMP/m.txt"
+metric() { awk -v k="$1" '$1 == k {print $2}' "$TMP/m.txt"; }
+E2=$(entries | sed -n 2p)
+check "metrics: 2 snapshots, 1 trigger skipped, 100000 records into the window, more overwritten than the last snapshot says ($(metric tracerd_recorder_overwritten_total) >= $(field TRACE_SNAPSHOT_OVERWRITTEN "$E2"))" \
+	[ "$(metric tracerd_recorder_snapshots_total)" = 2 ] &&
+	[ "$(metric tracerd_recorder_triggers_skipped_total)" = 1 ] &&
+	[ "$(metric tracerd_recorder_records_total)" = 100000 ] &&
+	[ "$(metric tracerd_recorder_snapshots_failed_total)" = 0 ] &&
+	[ "$(metric tracerd_recorder_overwritten_total)" -ge "$(field TRACE_SNAPSHOT_OVERWRITTEN "$E2")" ] &&
+	[ "$(metric tracerd_recorder_window_bytes)" -gt 0 ]
 stop_tracerd
 check "tracerd exits 0" [ $? = 0 ]
 check "two snapshots" [ "$(entries | wc -l)" = 2 ] && [ "$(ls "$DIR" | grep -c -- '-mx$')" = 2 ]
-E2=$(entries | sed -n 2p)
 check "the maximum inside MinIntervalSec= counted in the next one's entry, nothing else" \
 	[ "$(field TRACE_SNAPSHOT_SKIPPED "$E2")" = 1 ]
