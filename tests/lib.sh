@@ -25,6 +25,25 @@ on_exit() { CLEANUP+=("$*"); }
 # test's records alone.
 fire_as() { cp "$FIRE" "$TMP/${1:0:15}" && FIRE=$TMP/${1:0:15}; }
 
+# A TCP port on 127.0.0.1 that nothing listens on now.
+free_port() { python3 -c 'import socket; s = socket.socket(); s.bind(("127.0.0.1", 0)); print(s.getsockname()[1])'; }
+
+# journal_standin NAME: this test in a mount namespace of its own (the
+# script runs again there), with journald's socket a stand-in that writes
+# each entry it gets to $TMP/j.txt (tests/integration/agg_journal.py).
+journal_standin() {
+	if [ -z "${JOURNAL_NS:-}" ]; then
+		rm -rf "$TMP"	# exec runs no trap: the run in the namespace makes its own
+		JOURNAL_NS=1 exec unshare -m bash "$0"
+	fi
+	mount -t tmpfs none /run/systemd && mkdir /run/systemd/journal ||
+		{ not_ok "$1: a journal stand-in"; exit 0; }
+	python3 "$PWD/tests/integration/agg_journal.py" /run/systemd/journal/socket "$TMP/j.txt" &
+	on_exit "kill $!"
+	local i
+	for ((i = 0; i < 50; i++)); do [ -S /run/systemd/journal/socket ] && return 0; sleep 0.02; done
+}
+
 ok() { echo "ok - $*"; }
 not_ok() { echo "not ok - $*"; }
 check() { # check NAME CMD...: ok if CMD succeeds

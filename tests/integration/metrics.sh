@@ -16,7 +16,7 @@ need_root metrics
 COMM=mtr$$
 cp "${FIRE:-$PWD/${BUILD:-build}/tests/tools/fire_syscall}" "$TMP/$COMM"
 FIRE=$TMP/$COMM
-PORT=$(python3 -c 'import socket; s = socket.socket(); s.bind(("127.0.0.1", 0)); print(s.getsockname()[1])')
+PORT=$(free_port)
 URL=http://127.0.0.1:$PORT/metrics
 
 cat >"$TMP/m.conf" <<EOF

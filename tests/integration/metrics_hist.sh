@@ -24,7 +24,7 @@
 need_root metrics_hist
 COMM=mth$$
 fire_as "$COMM"
-PORT=$(python3 -c 'import socket; s = socket.socket(); s.bind(("127.0.0.1", 0)); print(s.getsockname()[1])')
+PORT=$(free_port)
 URL=http://127.0.0.1:$PORT/metrics
 N=1000
 

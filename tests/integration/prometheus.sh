@@ -31,7 +31,6 @@ for p in prometheus promtool; do
 done
 [ "$(uname -m)" = x86_64 ] || { not_ok "prometheus: the Python workload calls sysfs(2) as x86_64 numbers it"; exit 0; }
 
-free_port() { python3 -c 'import socket; s = socket.socket(); s.bind(("127.0.0.1", 0)); print(s.getsockname()[1])'; }
 PORT=$(free_port)
 PPORT=$(free_port)
 PROM=http://127.0.0.1:$PPORT

@@ -13,13 +13,7 @@
 # namespace of this test's own (agg_journal.py), as is the full disk.
 . "$(dirname "$0")/../lib.sh"
 need_root recorder
-if [ -z "${RECORDER_NS:-}" ]; then
-	RECORDER_NS=1 exec unshare -m bash "$0" "$@"
-fi
-mount -t tmpfs none /run/systemd && mkdir /run/systemd/journal || { not_ok "recorder: a journal stand-in"; exit 0; }
-python3 "$PWD/tests/integration/agg_journal.py" /run/systemd/journal/socket "$TMP/j.txt" &
-on_exit "kill $!"
-for ((i = 0; i < 50; i++)); do [ -S /run/systemd/journal/socket ] && break; sleep 0.02; done
+journal_standin recorder
 
 NUMS=recn$$
 TRIG=rect$$

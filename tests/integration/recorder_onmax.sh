@@ -10,20 +10,14 @@
 # snapshots, the skipped trigger and the window's records.
 . "$(dirname "$0")/../lib.sh"
 need_root recorder_onmax
-if [ -z "${RECORDER_NS:-}" ]; then
-	RECORDER_NS=1 exec unshare -m bash "$0" "$@"
-fi
-mount -t tmpfs none /run/systemd && mkdir /run/systemd/journal || { not_ok "a journal stand-in"; exit 0; }
-python3 "$PWD/tests/integration/agg_journal.py" /run/systemd/journal/socket "$TMP/j.txt" &
-on_exit "kill $!"
-for ((i = 0; i < 50; i++)); do [ -S /run/systemd/journal/socket ] && break; sleep 0.02; done
+journal_standin recorder_onmax
 
 NUMS=recn$$
 MAXC=recm$$
 cp "${BUILD:-build}/tests/tools/fire_setlk" "$TMP/$NUMS"
 cp "${BUILD:-build}/tests/tools/fire_setlk" "$TMP/$MAXC"
 DIR=$TMP/store
-PORT=$(python3 -c 'import socket; s = socket.socket(); s.bind(("127.0.0.1", 0)); print(s.getsockname()[1])')
+PORT=$(free_port)
 cat >"$TMP/c.conf" <<CONF
 [Daemon]
 StatsIntervalSec=0
