@@ -62,7 +62,7 @@ TEST_BINS := $(TEST_SRCS:tests/%.c=$(BUILD)/tests/%)
 
 .SECONDARY:
 .PHONY: all deps run test check-layers install uninstall clean help fuzz fuzz-ci fuzzers bench \
-	bench-render bench-deps bench-build bench-latency bench-metrics
+	bench-render bench-deps bench-build bench-latency bench-metrics bench-recorder
 all: $(BUILD)/tracerd $(TEST_BINS)
 
 help:
@@ -83,6 +83,7 @@ help:
 	@echo "make bench-deps   install what make bench needs (bpftrace, perf)"
 	@echo "make bench-latency   wakeup latency pairs, tracerd vs bpftrace (root; bench/results/DATE-latency.txt)"
 	@echo "make bench-metrics   GET /metrics: 10k-series scrapes, 100 scrapers, per-event cost (root; bench/results/DATE-metrics.txt)"
+	@echo "make bench-recorder  the flight recorder: per event against the store, no disk writes, a 256M snapshot, RSS (root)"
 
 deps:
 	scripts/deps.sh
@@ -257,6 +258,10 @@ bench-latency: bench-deps bench-build
 bench-metrics: bench-build
 	scripts/mount-tracefs.sh
 	python3 bench/metrics-bench.py --build $(BUILD) $(METRICS_ARGS)
+
+bench-recorder: bench-build
+	scripts/mount-tracefs.sh
+	python3 bench/recorder-bench.py --tracerd $(BUILD)/tracerd $(RECORDER_ARGS)
 
 bench: bench-deps bench-build
 	scripts/mount-tracefs.sh
