@@ -2,7 +2,8 @@
 # The flight recorder (Output=recorder, [Recorder]): a workload fires
 # numbered events (filelock:fcntl_setlk, l_start = 1, 2, ...) into a window
 # smaller than it, so that it wraps; then a Trigger=snapshot event, and more
-# numbered events within KeepAfterSec=. The snapshot, read back by --read,
+# numbered events within KeepAfterSec=. The snapshot, read back by --read
+# (and by trace-cmd, exported by --trace-dat),
 # holds every number from its first to the last fired within KeepAfterSec=,
 # none missing or repeated, and its first is the count overwritten + 1, as
 # its journal entry says; nothing was on disk before the trigger. Then:
@@ -120,6 +121,11 @@ check "its first and last timestamps are the lines'" \
 	[ "$(field TRACE_SNAPSHOT_FIRST "$E")" = "$(head -1 "$TMP/wrap.txt" | grep -oE '[0-9]+\.[0-9]{6}:' | tr -d :)" ] && \
 	[ "$(field TRACE_SNAPSHOT_LAST "$E")" = "$(tail -1 "$TMP/wrap.txt" | grep -oE '[0-9]+\.[0-9]{6}:' | tr -d :)" ]
 check "no loss in it" [ "$(field TRACE_SNAPSHOT_LOST "$E")" = 0 ]
+# A snapshot is a store like any: exported to trace.dat, trace-cmd reads
+# the same records.
+"$TRACERD" --read "$SNAP" --trace-dat "$TMP/snap.dat" 2>"$TMP/dat.err"
+n=$(trace-cmd report -N -t "$TMP/snap.dat" 2>/dev/null | grep -c "fcntl_setlk:\|sys_enter_sysfs:")
+check "--trace-dat of the snapshot: trace-cmd report reads its $lines records ($n)" [ "$n" = "$lines" ]
 F=$(final nums)
 check "every number delivered to the window ($(field TRACE_STATS_DELIVERED "$F")), none lost ($(field TRACE_STATS_LOST "$F"))" \
 	[ "$(field TRACE_STATS_DELIVERED "$F")" = 402000 ] && [ "$(field TRACE_STATS_LOST "$F")" = 0 ]
