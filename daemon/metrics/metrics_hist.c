@@ -229,6 +229,8 @@ static int put_slot(struct tracer *t, const struct hist_peek *pk, const char *se
 	sb_reset(&f->labels);
 	for (ns = 0; ns < n; ns++)
 		series_of(h, f, &v[ns], false, &s[ns]);
+	if (f->labels.oom)	/* the offsets point nowhere */
+		return -ENOMEM;
 	merge_equal(sb_str(&f->labels), s, &ns);
 	has_other = slot->hist_total->has_other || !cap;
 	if (has_other)
