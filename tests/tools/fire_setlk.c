@@ -9,14 +9,7 @@
 #include <stdlib.h>
 #include <time.h>
 #include <unistd.h>
-
-static double now(void)
-{
-	struct timespec ts;
-
-	clock_gettime(CLOCK_MONOTONIC, &ts);
-	return ts.tv_sec + ts.tv_nsec / 1e9;
-}
+#include "pace.h"
 
 int main(int argc, char **argv)
 {
@@ -33,7 +26,7 @@ int main(int argc, char **argv)
 	n = strtoul(argv[1], NULL, 0);
 	first = argc > 2 ? strtoul(argv[2], NULL, 0) : 1;
 	rate = argc > 3 ? strtoul(argv[3], NULL, 0) : 0;
-	t0 = now();
+	t0 = pace_now();
 	for (unsigned long i = 0; i < n; i++) {
 		struct flock unlock = { .l_type = F_UNLCK, .l_whence = SEEK_SET,
 					.l_start = first + i, .l_len = 1 };
@@ -42,13 +35,8 @@ int main(int argc, char **argv)
 			perror("fcntl");
 			return 1;
 		}
-		if (rate && i % 64 == 63) {
-			double due = t0 + (double)(i + 1) / rate, d = due - now();
-
-			if (d > 0)
-				usleep(d * 1e6);
-		}
+		pace(t0, i, rate);
 	}
-	printf("%d %lu %.3f\n", getpid(), n, now() - t0);
+	printf("%d %lu %.3f\n", getpid(), n, pace_now() - t0);
 	return 0;
 }

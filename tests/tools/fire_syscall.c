@@ -14,14 +14,7 @@
 #include <sys/syscall.h>
 #include <time.h>
 #include <unistd.h>
-
-static double now(void)
-{
-	struct timespec ts;
-
-	clock_gettime(CLOCK_MONOTONIC, &ts);
-	return ts.tv_sec + ts.tv_nsec / 1e9;
-}
+#include "pace.h"
 
 int main(int argc, char **argv)
 {
@@ -36,7 +29,7 @@ int main(int argc, char **argv)
 	n = strtoul(argv[1], NULL, 0);
 	rate = argc > 2 ? strtoul(argv[2], NULL, 0) : 0;
 	getppid_calls = argc > 3 && !strcmp(argv[3], "getppid");
-	t0 = now();
+	t0 = pace_now();
 	for (i = 0; i < n; i++) {
 		/* option 3: the number of filesystem types; harmless. It ignores
 		 * arg1, which numbers the calls for tests that check order. */
@@ -44,13 +37,8 @@ int main(int argc, char **argv)
 			syscall(SYS_getppid);
 		else
 			syscall(SYS_sysfs, 3, i, 0);
-		if (rate && i % 64 == 63) {
-			double due = t0 + (double)(i + 1) / rate, d = due - now();
-
-			if (d > 0)
-				usleep(d * 1e6);
-		}
+		pace(t0, i, rate);
 	}
-	printf("%d %lu %.3f\n", getpid(), n, now() - t0);
+	printf("%d %lu %.3f\n", getpid(), n, pace_now() - t0);
 	return 0;
 }
