@@ -438,7 +438,6 @@ static int on_metrics(void *userdata, const struct http_request *req, struct str
 		      const char **content_type)
 {
 	struct daemon *dm = userdata;
-
 	struct http_stats server;
 	bool om = metrics_wants_openmetrics(req->accept);
 

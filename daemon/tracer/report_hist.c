@@ -198,7 +198,7 @@ static void keep_total(struct tracer *t, const struct sel_state *st, struct trac
 		       const struct hist_dump *d)
 {
 	size_t cap = hist_has_stack(slot->hist) ? 0 : t->cfg.metrics_max_series;
-	int r = 0;
+	int r;
 
 	if (!slot->hist_total)
 		slot->hist_total = calloc(1, sizeof(*slot->hist_total));

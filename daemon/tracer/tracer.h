@@ -213,12 +213,12 @@ void sel_state_free(struct tracer *t, struct sel_state *st);
  * written, with each synthetic event's selections; tracer_link_check(),
  * the same on what tracer_check() built, without slots. */
 int tracer_link(struct tracer *t, struct sel_state **sels, size_t n, struct diag *d);
-/* Ages out the triggers' variables (VariableMaxAgeSec=), called each
- * second; due_usec, the timer's time (CLOCK_MONOTONIC). */
 /* onmax()/onchange().snapshot(): the requests the triggers' program
  * counted since the last poll go to the recorder, named after their
  * selection (the flush timer, after the drain). */
 void tracer_snapshot_poll(struct tracer *t);
+/* Ages out the triggers' variables (VariableMaxAgeSec=), called each
+ * second; due_usec, the timer's time (CLOCK_MONOTONIC). */
 void tracer_vars_tick(struct tracer *t, uint64_t due_usec);
 int tracer_link_check(struct registry *reg, struct hist ***hists, struct tp_event ***events,
 		      const size_t *n_events, size_t n, struct diag *d);

@@ -569,25 +569,23 @@ static int check_hist_room(struct tracer *t, struct sel_build *b, size_t n, stru
 }
 
 /* onmax()/onchange().snapshot() asks the recorder: some selection must
- * record into it, as for Trigger=snapshot (config_finish()). */
-static int check_snapshots(const struct sel_build *b, size_t n, struct diag *d)
+ * record into it, as for Trigger=snapshot (config_finish()). hists[i]:
+ * selection i's histograms, n_events[i] of them, as check_links() has them. */
+static int check_snapshots(const struct sel_build *b, struct hist ***hists,
+			   const size_t *n_events, size_t n, struct diag *d)
 {
 	for (size_t i = 0; i < n; i++)
 		if (b[i].conf->output == OUTPUT_RECORDER)
 			return 0;
 	for (size_t i = 0; i < n; i++) {
-		const struct sel_state *k = b[i].keep;
 		const struct conf_pos *at = &b[i].conf->aggregate_pos;
 
-		for (size_t j = 0; j < (k ? k->n_slots : b[i].n_events); j++) {
-			const struct hist *h = k ? k->slots[j]->hist : b[i].hists ? b[i].hists[j] : NULL;
-
-			if (h && h->is_trigger && h->trig.snapshot)
+		for (size_t j = 0; hists[i] && j < n_events[i]; j++)
+			if (hists[i][j] && hists[i][j]->is_trigger && hists[i][j]->trig.snapshot)
 				return diag_set(d, at->file, at->line, at->col,
 						"onmax().snapshot() takes a snapshot of the recorder's "
 						"window, and no selection records into it: expected a "
 						"selection with Output=recorder");
-		}
 	}
 	return 0;
 }
@@ -619,7 +617,7 @@ static int check_links(struct registry *reg, struct sel_build *b, size_t n, stru
 	}
 	r = tracer_link_check(reg, hists, events, n_events, n, d);
 	if (r >= 0)
-		r = check_snapshots(b, n, d);
+		r = check_snapshots(b, hists, n_events, n, d);
 out:
 	for (size_t i = 0; i < n; i++)
 		if (b[i].keep) {

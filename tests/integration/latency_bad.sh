@@ -56,4 +56,4 @@ bad "onmatch() naming an event no selection has (sched.sched_wakeup_new)" 12
 conf "$SYNTH"$'\nEvent=x u64 a; flot b' >"$TMP/bad.conf"
 bad "a synthetic event field of an unknown type (flot)" 5
 conf "" "" 'Aggregate=hist:keys=next_pid:wakeup_lat=common_timestamp.usecs-$ts0:onmax($wakeup_lat).snapshot() if next_comm ~ "latw*"' >"$TMP/bad.conf"
-bad ".snapshot() (refused for now)" 12
+bad ".snapshot() with no selection recording into the recorder" 12
