@@ -37,6 +37,7 @@ struct recorder_config {
 	uint64_t size;			/* compressed bytes the window keeps */
 	unsigned keep_after_sec;	/* recorded into a snapshot after its trigger */
 	unsigned min_interval_sec;	/* a trigger sooner after a snapshot is counted */
+	unsigned max_snapshots;		/* the newest kept on disk; 0: all */
 };
 
 /* Where a value was written, for diagnostics about it later (filters). */

@@ -143,6 +143,11 @@ static const struct config_item table[] = {
 	  .min = 0, .max = 86400, .def = "60",
 	  .description = "at most one snapshot per interval; a trigger inside it, or while a "
 			 "snapshot is written, is counted and takes none" },
+	{ .section = "Recorder", .key = "MaxSnapshots", .type = &config_type_uint,
+	  .offset = offsetof(struct config, recorder.max_snapshots),
+	  .min = 0, .max = 1000000, .def = "10",
+	  .description = "snapshot directories kept: once one is written, the oldest (by name, "
+			 "torn ones too) are deleted past this many; 0 for no limit" },
 
 	{ .section = "Synthetic", .key = "Event", .type = &config_type_synthetic,
 	  .option = "--synthetic",

@@ -137,6 +137,9 @@ static void put_recorder(struct tracer *t, struct strbuf *out, bool om)
 		{ "tracerd_recorder_triggers_skipped_total", "counter", "Snapshot triggers that "
 		  "took none: inside MinIntervalSec=, or while one was written.",
 		  offsetof(struct recorder_stats, skipped) },
+		{ "tracerd_recorder_snapshots_deleted_total", "counter", "Old snapshot "
+		  "directories deleted to keep [Recorder] MaxSnapshots=.",
+		  offsetof(struct recorder_stats, deleted) },
 	};
 	struct recorder_stats st;
 

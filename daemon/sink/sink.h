@@ -99,6 +99,7 @@ struct recorder_stats {
 	uint64_t bytes;			/* the window holds now */
 	uint64_t snapshots, failed;	/* written whole; that could not be */
 	uint64_t skipped;		/* triggers that took none (MinIntervalSec=, busy) */
+	uint64_t deleted;		/* old snapshots deleted (MaxSnapshots=) */
 };
 int sink_recorder_stats(struct sink *s, struct recorder_stats *out);
 int sink_route_recorder_stats(struct sink *route, struct recorder_stats *out);

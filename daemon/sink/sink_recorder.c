@@ -6,7 +6,9 @@
  * a trigger inside [Recorder] MinIntervalSec= of the last snapshot, or
  * while one is taken, is counted instead; a snapshot records on for
  * KeepAfterSec= after its trigger; and says what each snapshot holds, in
- * one journal entry. It runs on the loop's thread; the writing does not. */
+ * one journal entry. Once one is written, the oldest snapshots past
+ * MaxSnapshots= are deleted. It runs on the loop's thread; the writing
+ * does not. */
 #include <dirent.h>
 #include <fcntl.h>
 #include <limits.h>
@@ -22,12 +24,14 @@ struct sink_recorder {
 	struct store_writer *w;
 	char *dir;
 	uint64_t keep_after_usec, min_interval_usec;
+	unsigned max_snapshots;		/* 0: no limit */
 	uint64_t last_usec;		/* the last snapshot's trigger; 0: none yet */
 	uint64_t end_usec;		/* the one being taken records until then; 0: ended */
 	bool taking;
 	uint64_t skipped;		/* triggers that took no snapshot, since the last */
 	bool skip_said;			/* the first of them was logged */
 	uint64_t written, failed, skipped_all;	/* since start, for GET /metrics */
+	uint64_t deleted;		/* snapshots MaxSnapshots= deleted, since start */
 };
 
 static struct sink_recorder *as_recorder(struct sink *s);
@@ -73,6 +77,41 @@ static void report(struct sink_recorder *s, const struct store_snapshot_info *i)
 	s->skip_said = false;
 }
 
+/* MaxSnapshots=: the oldest snapshots past it go once path is written. On
+ * the loop's thread: a snapshot directory holds one file, whose unlink is
+ * quick, and at most one snapshot is written per MinIntervalSec=. One
+ * that cannot be deleted is said, and is tried again after the next. */
+static void keep_snapshots(struct sink_recorder *s, const char *path)
+{
+	const char *current = strrchr(path, '/');
+	char **names;
+	size_t n;
+	int r;
+
+	if (!s->max_snapshots)
+		return;
+	r = store_snapshots_over(s->dir, s->max_snapshots, current ? current + 1 : path, &names, &n);
+	if (r < 0) {
+		log_warning("recorder: cannot list the snapshots in %s to keep [Recorder] "
+			    "MaxSnapshots=%u: %s", s->dir, s->max_snapshots, strerror(-r));
+		return;
+	}
+	for (size_t i = 0; i < n; i++) {
+		r = store_snapshot_remove(s->dir, names[i]);
+		if (r < 0) {
+			log_warning("recorder: cannot delete the old snapshot %s/%s to keep "
+				    "[Recorder] MaxSnapshots=%u: %s", s->dir, names[i],
+				    s->max_snapshots, strerror(-r));
+			continue;
+		}
+		s->deleted++;
+		log_info("recorder: deleted the old snapshot %s/%s, %llu in all, to keep "
+			 "[Recorder] MaxSnapshots=%u", s->dir, names[i],
+			 (unsigned long long)s->deleted, s->max_snapshots);
+	}
+	strv_free(names, n);
+}
+
 /* A snapshot done is reported; wait: the one being taken ends now. */
 static void reap(struct sink_recorder *s, bool wait)
 {
@@ -91,6 +130,8 @@ static void reap(struct sink_recorder *s, bool wait)
 	if (info.err < 0)
 		s->last_usec = 0;
 	report(s, &info);
+	if (info.err >= 0)
+		keep_snapshots(s, info.path);
 	store_snapshot_info_free(&info);
 }
 
@@ -173,10 +214,14 @@ static void report_window(struct sink_recorder *s)
 	store_window_get_stats(s->w, &st);
 	sink_message(s->store, LOG_INFO, NULL, 0,
 		     "recorder: %llu records into the window, %llu overwritten (with %llu ring "
-		     "buffer losses marked among them); it holds %llu KiB in %llu blocks",
+		     "buffer losses marked among them); it holds %llu KiB in %llu blocks; "
+		     "%llu snapshots written, %llu failed, %llu old ones deleted "
+		     "([Recorder] MaxSnapshots=%u)",
 		     (unsigned long long)st.records, (unsigned long long)st.overwritten,
 		     (unsigned long long)st.overwritten_lost, (unsigned long long)(st.bytes >> 10),
-		     (unsigned long long)st.blocks);
+		     (unsigned long long)st.blocks, (unsigned long long)s->written,
+		     (unsigned long long)s->failed, (unsigned long long)s->deleted,
+		     s->max_snapshots);
 }
 
 int sink_recorder_stats(struct sink *sk, struct recorder_stats *out)
@@ -190,6 +235,7 @@ int sink_recorder_stats(struct sink *sk, struct recorder_stats *out)
 	*out = (struct recorder_stats){
 		.records = w.records, .overwritten = w.overwritten, .bytes = w.bytes,
 		.snapshots = s->written, .failed = s->failed, .skipped = s->skipped_all,
+		.deleted = s->deleted,
 	};
 	return 0;
 }
@@ -269,6 +315,7 @@ int sink_recorder_new(struct sink **ret, const struct config *cfg, struct diag *
 	s->base = (struct sink){ .ops = &recorder_ops };
 	s->keep_after_usec = cfg->recorder.keep_after_sec * 1000000ULL;
 	s->min_interval_usec = cfg->recorder.min_interval_sec * 1000000ULL;
+	s->max_snapshots = cfg->recorder.max_snapshots;
 	s->dir = strdup(cfg->store.directory ? cfg->store.directory : "");
 	r = s->dir ? sink_store_new(&s->store, cfg, cfg->recorder.size, d) : -ENOMEM;
 	if (r < 0) {

@@ -102,6 +102,14 @@ static bool store_differs(const struct config *a, const struct config *b)
 	       a->flush_interval_ms != b->flush_interval_ms;
 }
 
+/* Field by field: struct recorder_config has padding that a copy need not
+ * keep, so memcmp() could see a change where none was made. */
+static bool recorder_differs(const struct recorder_config *a, const struct recorder_config *b)
+{
+	return a->size != b->size || a->keep_after_sec != b->keep_after_sec ||
+	       a->min_interval_sec != b->min_interval_sec || a->max_snapshots != b->max_snapshots;
+}
+
 static int route_emit(struct sink *sk, const struct out_record *r)
 {
 	struct sink_route *s = (struct sink_route *)sk;
@@ -214,8 +222,9 @@ int sink_route_prepare(struct sink *sk, const struct config *cfg, struct route_u
 	if (!s)
 		return 0;
 	u->store_changed = store_differs(&s->cfg, cfg);
-	if (s->out[OUTPUT_RECORDER] && memcmp(&s->cfg.recorder, &cfg->recorder, sizeof(cfg->recorder)))
-		log_warning("[Recorder] takes effect on restart only: the running window stays");
+	if (s->out[OUTPUT_RECORDER] && recorder_differs(&s->cfg.recorder, &cfg->recorder))
+		log_warning("[Recorder] takes effect on restart only: the running window stays, "
+			    "with its settings");
 	r = store_settings(&u->cfg, cfg);
 	for (unsigned o = 0; r >= 0 && o < N_OUTPUTS; o++) {
 		if (!names(cfg, o) || (s->out[o] && !(o == OUTPUT_STORE && u->store_changed)))

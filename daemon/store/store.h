@@ -106,6 +106,22 @@ void store_snapshot_info_free(struct store_snapshot_info *i);
 #define STORE_SNAPSHOT_TMP ".tmp-"
 #define STORE_SNAPSHOT_PREFIX "snapshot-"
 
+/* store_snapshots_keep.c: [Recorder] MaxSnapshots=. Whether name is a
+ * snapshot directory's: snapshot-YYYYMMDD-HHMMSS.mmm-REASON, or such a name
+ * with ".torn" at its end (one a crash cut, renamed at the next start). */
+bool store_snapshot_name(const char *name);
+/* The snapshot directories in dir past the newest keep, oldest first (by
+ * name: by the time they were taken, torn ones among them), into *names
+ * (*n of them; strv_free() them); nothing else in dir is one. current (a
+ * name in dir, or NULL): the snapshot just written, counted among the keep
+ * and never past them. keep 0: no limit, none. No dir: none. */
+int store_snapshots_over(const char *dir, unsigned keep, const char *current, char ***names,
+			 size_t *n);
+/* Deletes dir/name, a snapshot directory, and the files in it; 0 or the
+ * first -errno (what could not be deleted stays). -EINVAL: not a
+ * snapshot's name. */
+int store_snapshot_remove(const char *dir, const char *name);
+
 /* CLOCK_MONOTONIC in µs. */
 uint64_t store_now_usec(void);
 

@@ -62,6 +62,10 @@ conf unkkey2 $'[Selection]\nColour=blue\n'
 cc "unknown [Selection] key" 1 ":2:1: unknown key 'Colour' in [Selection]; expected Name, Events, Filter, Unit, Priority, RateLimit, RateLimitBurst, Output, Trigger, Aggregate, AggregateIntervalSec, SyscallStrings or StackTrace"
 conf unkkey3 $'[Recorder]\nSize=1M\nKeepAfter=5\n'
 cc "unknown [Recorder] key: did you mean" 1 ":3:1: unknown key 'KeepAfter' in [Recorder]; did you mean 'KeepAfterSec'?"
+conf unkkey4 $'[Recorder]\nColour=blue\n'
+cc "unknown [Recorder] key" 1 ":2:1: unknown key 'Colour' in [Recorder]; expected Size, KeepAfterSec, MinIntervalSec or MaxSnapshots"
+conf maxsnap $'[Recorder]\nMaxSnapshots=-1\n'
+cc "MaxSnapshots=-1" 1 ":2:14: expected a whole number from 0 to 1000000, got '-1'"
 conf trigger $'[Selection]\nName=s\nEvents=sched:sched_switch\nTrigger=snapshot\n'
 cc "Trigger=snapshot with no recorder" 1 ":4:9: Trigger=snapshot takes a snapshot of the recorder's window, and no selection records into it: expected a selection with Output=recorder" "            ^"
 expect "Trigger=snapshot with no recorder, daemon start (EX_CONFIG)" 78 "$F:4:9: Trigger=snapshot takes a snapshot of the recorder's window, and no selection records into it: expected a selection with Output=recorder" "" -- "$TRACERD" --config "$F"

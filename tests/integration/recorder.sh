@@ -9,9 +9,12 @@
 # its journal entry says; nothing was on disk before the trigger. Then:
 # triggers inside MinIntervalSec= (counted, no snapshot; the next snapshot's
 # entry says how many), a full disk (reported, the window kept, the next
-# trigger succeeds), and a SIGKILL while a snapshot is written (the next
-# start reports the torn one). journald's socket is a stand-in in a mount
-# namespace of this test's own (agg_journal.py), as is the full disk.
+# trigger succeeds), a SIGKILL while a snapshot is written (the next
+# start reports the torn one), and MaxSnapshots= (the oldest past it
+# deleted once a snapshot is written, the torn one among them, nothing
+# else; said, counted in GET /metrics; 0: all kept). journald's socket is a
+# stand-in in a mount namespace of this test's own (agg_journal.py), as is
+# the full disk.
 . "$(dirname "$0")/../lib.sh"
 need_root recorder
 journal_standin recorder
@@ -22,7 +25,7 @@ cp "${BUILD:-build}/tests/tools/fire_setlk" "$TMP/$NUMS"
 fire_as "$TRIG"
 DIR=$TMP/store
 
-# conf NAME SIZE KEEP MIN
+# conf NAME SIZE KEEP MIN [MAXSNAPSHOTS [METRICS-PORT]]
 conf() {
 	cat >"$TMP/$1.conf" <<CONF
 [Daemon]
@@ -46,6 +49,9 @@ Filter=comm == "$TRIG"
 Trigger=snapshot
 Output=recorder
 CONF
+	[ -n "${5:-}" ] && printf '[Recorder]\nMaxSnapshots=%s\n' "$5" >>"$TMP/$1.conf"
+	[ -n "${6:-}" ] && printf '[Metrics]\nListen=127.0.0.1:%s\n' "$6" >>"$TMP/$1.conf"
+	return 0
 }
 # The journal entries with field $1 (the stand-in's lines) since the last mark.
 SINCE=0
@@ -196,3 +202,72 @@ check "... renamed ${torn##*/}" [ -d "$torn" ] && [ ! -e "$tmp" ]
 "$TRACERD" --read "$torn" >"$TMP/torn.txt" 2>"$TMP/torn.err"
 first=$(head -1 "$TMP/torn.txt" | grep -oE 'fl_start=[0-9]+' | cut -d= -f2)
 check "what it holds reads back: numbers $first to 100000" numbers "$TMP/torn.txt" "${first:-0}" 100000
+
+
+# --- MaxSnapshots=2, MinIntervalSec=0: three snapshots beside the torn one
+# above, an old one that cannot be deleted (it holds a directory: not
+# tracerd's) and entries that are no snapshot. Each written snapshot deletes
+# the oldest past 2, the torn one first; the one that cannot be deleted is
+# said each time and stops nothing; the newest two are left, and nothing
+# else is touched.
+mark
+stuck=$DIR/snapshot-20000101-000000.000-stuck
+mkdir -p "$stuck/inner" "$DIR/snapshot-mine" "$TMP/linked"
+touch "$DIR/notes.txt" "$DIR/snapshot-mine/file"
+ln -s "$TMP/linked" "$DIR/snapshot-19990101-000000.000-link"
+PORT=$(free_port)
+conf max 256K 0 0 2 "$PORT"
+run_tracerd "$TMP/max.out" --config "$TMP/max.conf" || { not_ok "recorder: tracerd starts with MaxSnapshots=2"; exit 0; }
+for k in 1 2 3; do
+	"$TMP/$NUMS" 1000 $((k * 1000)) >/dev/null
+	kill -USR1 "$TRACERD_PID"
+	wait_snapshots $k 20
+	sleep 0.1
+done
+SNAPS=()
+for k in 1 2 3; do SNAPS+=("$(field TRACE_SNAPSHOT "$(entries TRACE_SNAPSHOT | sed -n ${k}p)")"); done
+for ((i = 0; i < 100; i++)); do
+	curl -sf --max-time 5 "http://127.0.0.1:$PORT/metrics" >"$TMP/m.txt"
+	[ "$(awk '$1 == "tracerd_recorder_snapshots_deleted_total" {print $2}' "$TMP/m.txt")" = 2 ] && break
+	sleep 0.05
+done
+metric() { awk -v k="$1" '$1 == k {print $2}' "$TMP/m.txt"; }
+check "metrics: 3 snapshots written, 2 deleted ($(metric tracerd_recorder_snapshots_total), $(metric tracerd_recorder_snapshots_deleted_total))" \
+	[ "$(metric tracerd_recorder_snapshots_total)" = 3 ] && [ "$(metric tracerd_recorder_snapshots_deleted_total)" = 2 ]
+stop_tracerd
+check "tracerd exits 0" [ $? = 0 ]
+check "three snapshots written" [ "$(entries TRACE_SNAPSHOT | wc -l)" = 3 ] && [ -n "${SNAPS[2]}" ]
+left=$(cd "$DIR" && LC_ALL=C ls -d snapshot-[0-9]* | tr '\n' ' ')
+check "the newest two are left, and the one that cannot be deleted ($left)" \
+	[ "$left" = "snapshot-19990101-000000.000-link ${stuck##*/} ${SNAPS[1]##*/} ${SNAPS[2]##*/} " ]
+check "the first snapshot and the torn one deleted" [ ! -e "${SNAPS[0]}" ] && [ ! -e "$torn" ]
+check "nothing else touched: a file, a directory and a symlink not a snapshot's, its target" \
+	[ -f "$DIR/notes.txt" ] && [ -f "$DIR/snapshot-mine/file" ] && [ -L "$DIR/snapshot-19990101-000000.000-link" ] && [ -d "$TMP/linked" ]
+check "each deletion said once: the torn one, 1 in all" \
+	[ "$(grep -c "recorder: deleted the old snapshot $torn, 1 in all, to keep \[Recorder\] MaxSnapshots=2" "$TMP/max.out.err")" = 1 ]
+check "... the first snapshot, 2 in all" \
+	[ "$(grep -c "recorder: deleted the old snapshot ${SNAPS[0]}, 2 in all, to keep \[Recorder\] MaxSnapshots=2" "$TMP/max.out.err")" = 1 ]
+check "... and no other" [ "$(grep -c "recorder: deleted the old snapshot" "$TMP/max.out.err")" = 2 ]
+check "the one that cannot be deleted: said with why, after each snapshot" \
+	[ "$(grep -c "recorder: cannot delete the old snapshot $stuck to keep \[Recorder\] MaxSnapshots=2: Directory not empty" "$TMP/max.out.err")" = 3 ]
+check "at stop: 3 snapshots written, 2 old ones deleted, said" \
+	grep -aq "3 snapshots written, 0 failed, 2 old ones deleted (\[Recorder\] MaxSnapshots=2)" "$TMP/j.txt"
+"$TRACERD" --read "${SNAPS[2]}" >"$TMP/max.txt" 2>/dev/null
+check "the newest reads back" grep -q "fl_start=3000 " "$TMP/max.txt"
+
+# --- MaxSnapshots=0: no limit, every snapshot kept
+mark
+conf all 256K 0 0 0
+run_tracerd "$TMP/all.out" --config "$TMP/all.conf" || { not_ok "recorder: tracerd starts with MaxSnapshots=0"; exit 0; }
+before=$(ls -d "$DIR"/snapshot-[0-9]* | wc -l)
+for k in 1 2 3; do
+	kill -USR1 "$TRACERD_PID"
+	wait_snapshots $k 20
+	sleep 0.1
+done
+stop_tracerd
+check "tracerd exits 0" [ $? = 0 ]
+after=$(ls -d "$DIR"/snapshot-[0-9]* | wc -l)
+check "MaxSnapshots=0: every snapshot kept ($before and 3: $after)" [ "$after" = $((before + 3)) ]
+check "... none deleted, said at stop" [ "$(grep -c "deleted the old snapshot" "$TMP/all.out.err")" = 0 ] && \
+	grep -aq "3 snapshots written, 0 failed, 0 old ones deleted (\[Recorder\] MaxSnapshots=0)" "$TMP/j.txt"

@@ -43,6 +43,8 @@ static const struct bad {
 	{ "[Selection]\nName=a\nEvents=x:y\nTrigger=yes\n", NULL,
 	  "t.conf:4:9: expected 'none' or 'snapshot', got 'yes'" },
 	{ "[Recorder]\nSize=1K\n", NULL, "t.conf:2:6: expected a size such as 256K, got '1K'" },
+	{ "[Recorder]\nMaxSnapshots=-1\n", NULL,
+	  "t.conf:2:14: expected a whole number from 0 to 1000000, got '-1'" },
 	{ "[Daemon]\nRingBufferSize=3K\n", NULL,
 	  "t.conf:2:16: expected a power of two from 4K to 1G, got '3K'" },
 	{ "[Daemon]\nRingBufferSize = 2G\n", NULL,
@@ -200,6 +202,25 @@ static void values_are_parsed(void)
 		EXPECT(c.sels[0].priority == LOG_WARNING, "priority");
 		EXPECT(c.sels[0].rate_limit == 10 && c.sels[0].rate_burst == 10, "burst defaults to the rate");
 	}
+	config_free(&c);
+}
+
+/* [Recorder]: MaxSnapshots=0 is no limit, not "none kept"; a drop-in's
+ * value wins as for any key. */
+static void recorder_keys_are_parsed(void)
+{
+	struct diag d = { 0 };
+	struct config c;
+
+	config_init(&c);
+	EXPECT(config_parse_text(&c, "t.conf", "[Recorder]\nSize=1M\nKeepAfterSec=0\n"
+				 "MinIntervalSec=0\nMaxSnapshots=0\n", &d) == 0, "%s", d.msg);
+	EXPECT(c.recorder.size == 1 << 20 && !c.recorder.keep_after_sec &&
+	       !c.recorder.min_interval_sec && !c.recorder.max_snapshots, "MaxSnapshots=0: %u",
+	       c.recorder.max_snapshots);
+	EXPECT(config_parse_text(&c, "t.d/a.conf", "[Recorder]\nMaxSnapshots=1000000\n", &d) == 0,
+	       "%s", d.msg);
+	EXPECT(c.recorder.max_snapshots == 1000000, "%u", c.recorder.max_snapshots);
 	config_free(&c);
 }
 
@@ -393,6 +414,8 @@ static void the_defaults_are_the_tables(void)
 	       c.flush_interval_ms == 100 && c.stats_interval_sec == 60 && !c.raw_pointers, "daemon");
 	EXPECT(c.n_sels == 1 && c.sels[0].priority == LOG_INFO && !c.sels[0].rate_limit &&
 	       !c.sels[0].rate_burst && !c.sels[0].filter, "selection");
+	EXPECT(c.recorder.size == 64 << 20 && c.recorder.keep_after_sec == 5 &&
+	       c.recorder.min_interval_sec == 60 && c.recorder.max_snapshots == 10, "recorder");
 	config_free(&c);
 }
 
@@ -403,7 +426,7 @@ static void the_expected_keys_are_the_tables(void)
 		{ "Daemon", "RingBufferSize, WakeupBytes, Output, FlushIntervalMSec, StatsIntervalSec, VariableMaxAgeSec or RawPointers" },
 		{ "Store", "Directory, MaxUse, MaxFileSize, MaxFileSec, SyncIntervalSec or Compression" },
 		{ "Synthetic", "Event" },
-		{ "Recorder", "Size, KeepAfterSec or MinIntervalSec" },
+		{ "Recorder", "Size, KeepAfterSec, MinIntervalSec or MaxSnapshots" },
 		{ "Selection", "Name, Events, Filter, Unit, Priority, RateLimit, RateLimitBurst, Output, Trigger, Aggregate, AggregateIntervalSec, SyscallStrings or StackTrace" },
 	};
 	size_t n;
@@ -454,7 +477,7 @@ static void the_table_is_complete(void)
 		       "%s", t[i].key);
 		EXPECT(t[i].min <= t[i].max, "%s", t[i].key);
 	}
-	EXPECT(n == 32, "%zu keys", n);
+	EXPECT(n == 33, "%zu keys", n);
 }
 
 /* The command line's selection: options named after the keys, parsed as
@@ -559,6 +582,7 @@ int main(void)
 	RUN(every_error_message);
 	RUN(the_caret_line_is_the_source_line);
 	RUN(values_are_parsed);
+	RUN(recorder_keys_are_parsed);
 	RUN(synthetic_events_are_listed);
 	RUN(a_byte_order_mark_is_skipped);
 	RUN(every_key_takes_a_valid_value_and_refuses_a_bad_one);

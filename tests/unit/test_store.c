@@ -217,6 +217,8 @@ static void test_window_snapshot(void)
 	       (unsigned long long)info.overwritten);
 	EXPECT(info.path && strstr(info.path, "/" STORE_SNAPSHOT_PREFIX) && strstr(info.path, "-test"),
 	       "path %s", info.path);
+	EXPECT(info.path && store_snapshot_name(strrchr(info.path, '/') + 1),
+	       "MaxSnapshots= would not count %s", info.path);
 	snprintf(pattern, sizeof(pattern), "%s/*" STORE_SUFFIX, dir);
 	EXPECT(glob(pattern, 0, NULL, &g) == GLOB_NOMATCH, "no store file beside the snapshot");
 	globfree(&g);
@@ -612,6 +614,116 @@ static void test_deleted_before_seen(void)
 	rm_dir(dir);
 }
 
+/* An entry of a store directory: 'd' a directory with a file in it, as a
+ * snapshot is; 'f' a file; 'l' a symlink to dir/target. */
+static void make_entry(const char *dir, const char *name, char kind)
+{
+	char path[512], file[600];
+	int fd;
+
+	snprintf(path, sizeof(path), "%s/%s", dir, name);
+	if (kind == 'd') {
+		EXPECT(mkdir(path, 0750) == 0, "mkdir %s: %m", path);
+		snprintf(file, sizeof(file), "%s/tracerd-0000000000000001-0000" STORE_SUFFIX, path);
+	} else if (kind == 'l') {
+		snprintf(file, sizeof(file), "%s/target", dir);
+		EXPECT(mkdir(file, 0750) == 0 && symlink(file, path) == 0, "symlink %s: %m", path);
+		return;
+	} else {
+		snprintf(file, sizeof(file), "%s", path);
+	}
+	fd = open(file, O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC, 0640);
+	EXPECT(fd >= 0 && write(fd, "x", 1) == 1, "%s: %m", file);
+	if (fd >= 0)
+		close(fd);
+}
+
+static bool exists(const char *dir, const char *name)
+{
+	char path[512];
+	struct stat st;
+
+	snprintf(path, sizeof(path), "%s/%s", dir, name);
+	return lstat(path, &st) == 0;
+}
+
+/* store_snapshots_over(dir, keep, current) is want (names, oldest first). */
+static void expect_over(const char *dir, unsigned keep, const char *current,
+			const char *const *want, size_t n_want)
+{
+	char **names = NULL;
+	size_t n = 0;
+	int r = store_snapshots_over(dir, keep, current, &names, &n);
+
+	EXPECT(r == 0, "keep %u: %s", keep, strerror(-r));
+	EXPECT(n == n_want, "keep %u, current %s: %zu to delete, want %zu", keep, current, n, n_want);
+	for (size_t i = 0; i < n && i < n_want; i++)
+		EXPECT_STREQ(names[i], want[i]);
+	strv_free(names, n);
+}
+
+#define SNAP(t, reason) STORE_SNAPSHOT_PREFIX "2026120" t ".123-" reason
+
+/* MaxSnapshots=: the snapshot directories past the newest keep, oldest by
+ * name first, the torn ones among them; the one just written counts and is
+ * never selected, even when its name sorts first (a clock set back); no
+ * other entry is (the store's files, the lock, a snapshot being written,
+ * names not a snapshot's, a file or a symlink with a snapshot's name). The
+ * deletion takes a snapshot's files with it, and leaves a directory that
+ * holds a directory of someone else's, saying why. */
+static void test_snapshots_keep(void)
+{
+	static const char *const others[][2] = {
+		{ "tracerd-0000000000000001-0000" STORE_SUFFIX, "f" }, { ".lock", "f" },
+		{ STORE_SNAPSHOT_TMP SNAP("1-000000", "being-written"), "d" },
+		{ SNAP("1-000000", "a-file"), "f" }, { SNAP("1-000000", "a-symlink"), "l" },
+		{ STORE_SNAPSHOT_PREFIX "1-000000.123-short-date", "d" },
+		{ SNAP("1-000000", ""), "d" }, { SNAP("1-000000", "a space"), "d" },
+		{ "snapshots", "d" }, { "Snapshot-20261201-000000.123-case", "d" },
+	};
+	const char *a = SNAP("1-000000", "signal"), *b = SNAP("2-000000", "request.torn");
+	const char *c = SNAP("3-000000", "trig"), *d = SNAP("4-000000", "signal");
+	char dir[64], sub[512], **names = NULL;
+	size_t n = 0;
+	int r;
+
+	make_dir(dir);
+	expect_over(dir, 1, NULL, NULL, 0);	/* an empty directory */
+	for (size_t i = 0; i < ARRAY_SIZE(others); i++)
+		make_entry(dir, others[i][0], others[i][1][0]);
+	expect_over(dir, 1, NULL, NULL, 0);	/* none of them a snapshot */
+	make_entry(dir, c, 'd');
+	make_entry(dir, a, 'd');
+	make_entry(dir, d, 'd');
+	make_entry(dir, b, 'd');
+	EXPECT(store_snapshot_name(a) && store_snapshot_name(b) && !store_snapshot_name(others[3][0] + 1),
+	       "names");
+	expect_over(dir, 2, d, (const char *const[]){ a, b }, 2);
+	expect_over(dir, 2, NULL, (const char *const[]){ a, b }, 2);
+	expect_over(dir, 1, d, (const char *const[]){ a, b, c }, 3);
+	expect_over(dir, 4, d, NULL, 0);
+	expect_over(dir, 0, d, NULL, 0);	/* no limit */
+	expect_over(dir, 2, a, (const char *const[]){ b, c }, 2);	/* the clock set back */
+	expect_over(dir, 2, "gone", (const char *const[]){ a, b }, 2);	/* not there: not counted */
+	EXPECT(store_snapshot_remove(dir, a) == 0 && store_snapshot_remove(dir, b) == 0, "remove");
+	EXPECT(!exists(dir, a) && !exists(dir, b) && exists(dir, c) && exists(dir, d), "a and b gone");
+	for (size_t i = 0; i < ARRAY_SIZE(others); i++)
+		EXPECT(exists(dir, others[i][0]), "%s deleted", others[i][0]);
+	EXPECT(exists(dir, "target"), "the symlink's target deleted");
+	EXPECT(store_snapshot_remove(dir, a) == -ENOENT, "gone already");
+	EXPECT(store_snapshot_remove(dir, "snapshots") == -EINVAL, "not a snapshot's name");
+	r = store_snapshot_remove(dir, others[4][0]);
+	EXPECT(r == -ENOTDIR || r == -ELOOP, "a symlink followed: %d", r);
+	EXPECT(store_snapshot_remove(dir, others[3][0]) == -ENOTDIR, "a file");
+	snprintf(sub, sizeof(sub), "%s/%s/not-ours", dir, c);
+	EXPECT(mkdir(sub, 0750) == 0, "%s: %m", sub);
+	EXPECT(store_snapshot_remove(dir, c) == -ENOTEMPTY, "a directory inside followed");
+	EXPECT(exists(dir, c), "a snapshot holding a directory deleted");
+	EXPECT(store_snapshots_over("/nonexistent/dir", 1, NULL, &names, &n) == 0 && !n && !names,
+	       "no directory: no snapshot");
+	rm_dir(dir);
+}
+
 int main(void)
 {
 	if (getenv("TRACERD_STORE_SEEDS")) {
@@ -631,5 +743,6 @@ int main(void)
 	RUN(test_deleted_across_restart);
 	RUN(test_window_snapshot);
 	RUN(test_window_snapshot_fails);
+	RUN(test_snapshots_keep);
 	return TEST_EXIT();
 }
