@@ -55,6 +55,14 @@ note() { echo "# $*"; }
 need_root() {
 	if [ "$(id -u)" != 0 ]; then not_ok "$1: needs root"; exit 0; fi
 }
+# need_tools NAME TOOL...: each TOOL is a command here, else the test NAME
+# fails at once, saying which (deps.sh installs them).
+need_tools() {
+	local name=$1 tool; shift
+	for tool in "$@"; do
+		command -v "$tool" >/dev/null || { not_ok "$name: $tool is not installed (make deps)"; exit 0; }
+	done
+}
 
 # Listens as systemd would on the notify socket $1 for $2 seconds, one line
 # per message in $3 (tests/tools/notify_listen.py); returns once it is bound.

@@ -26,9 +26,7 @@
 # Prometheus and tracerd are stopped, their files removed, also on failure.
 . "$(dirname "$0")/../lib.sh"
 need_root prometheus
-for p in prometheus promtool; do
-	command -v $p >/dev/null || { not_ok "prometheus: needs $p (Debian's prometheus: make deps)"; exit 0; }
-done
+need_tools prometheus prometheus promtool	# Debian's prometheus
 [ "$(uname -m)" = x86_64 ] || { not_ok "prometheus: the Python workload calls sysfs(2) as x86_64 numbers it"; exit 0; }
 
 PORT=$(free_port)

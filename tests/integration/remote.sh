@@ -14,9 +14,7 @@
 . "$(dirname "$0")/../lib.sh"
 . "$(dirname "$0")/../nspawn.sh"
 need_root remote
-for tool in systemd-nspawn nsenter jq ip python3; do
-	command -v "$tool" >/dev/null || { not_ok "remote: $tool is not installed (make deps)"; exit 0; }
-done
+need_tools remote systemd-nspawn nsenter jq ip python3
 [ -x /lib/systemd/systemd-journal-remote ] && [ -x /lib/systemd/systemd-journal-upload ] ||
 	{ not_ok "remote: systemd-journal-remote is not installed (make deps)"; exit 0; }
 

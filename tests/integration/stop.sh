@@ -14,9 +14,7 @@
 . "$(dirname "$0")/../lib.sh"
 . "$(dirname "$0")/../nspawn.sh"
 need_root stop
-for tool in systemd-nspawn nsenter jq; do
-	command -v "$tool" >/dev/null || { not_ok "stop: $tool is not installed (make deps)"; exit 0; }
-done
+need_tools stop systemd-nspawn nsenter jq
 
 CONF=/etc/tracerd/tracerd.conf
 STORE=/var/lib/private/tracerd	# the dynamic user's StateDirectory=

@@ -8,9 +8,7 @@
 . "$(dirname "$0")/../lib.sh"
 . "$(dirname "$0")/../nspawn.sh"
 need_root systemd
-for tool in systemd-nspawn nsenter jq bpftool python3; do
-	command -v "$tool" >/dev/null || { not_ok "systemd: $tool is not installed (make deps)"; exit 0; }
-done
+need_tools systemd systemd-nspawn nsenter jq bpftool python3
 
 RUN=$RANDOM$RANDOM
 PROBE=trp-$RUN		# comms (at most 15 characters) this run's workloads carry

@@ -25,9 +25,7 @@
 . "$(dirname "$0")/../lib.sh"
 . "$(dirname "$0")/../nspawn.sh"
 need_root systemd_metrics
-for tool in systemd-nspawn nsenter curl ss; do
-	command -v "$tool" >/dev/null || { not_ok "systemd_metrics: $tool is not installed (make deps)"; exit 0; }
-done
+need_tools systemd_metrics systemd-nspawn nsenter curl ss
 
 COMM=tsm-$RANDOM$RANDOM
 fire_as "$COMM"

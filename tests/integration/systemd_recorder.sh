@@ -8,9 +8,7 @@
 . "$(dirname "$0")/../lib.sh"
 . "$(dirname "$0")/../nspawn.sh"
 need_root systemd_recorder
-for tool in systemd-nspawn nsenter python3; do
-	command -v "$tool" >/dev/null || { not_ok "systemd_recorder: $tool is not installed (make deps)"; exit 0; }
-done
+need_tools systemd_recorder systemd-nspawn nsenter python3
 NUMS=trn-$RANDOM
 CONF=/etc/tracerd/tracerd.conf
 

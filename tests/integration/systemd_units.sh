@@ -11,9 +11,7 @@
 . "$(dirname "$0")/../lib.sh"
 . "$(dirname "$0")/../nspawn.sh"
 need_root systemd_units
-for tool in systemd-nspawn nsenter jq python3; do
-	command -v "$tool" >/dev/null || { not_ok "systemd_units: $tool is not installed (make deps)"; exit 0; }
-done
+need_tools systemd_units systemd-nspawn nsenter jq python3
 
 RUN=$RANDOM
 A=tru-a$RUN B=tru-b$RUN U=tru-u$RUN	# units; their programs carry the same comms

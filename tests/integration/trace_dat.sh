@@ -9,9 +9,7 @@
 . "$(dirname "$0")/../lib.sh"
 need_root trace_dat
 HERE=$(cd "$(dirname "$0")/.." && pwd)
-for tool in trace-cmd kernelshark Xvfb import pkg-config; do
-	command -v "$tool" >/dev/null || { not_ok "$tool is installed (scripts/deps.sh)"; exit 0; }
-done
+need_tools trace_dat trace-cmd kernelshark Xvfb import pkg-config
 
 # --- a recording of many classes, in the store ---------------------------
 # kmalloc's and the page allocator's millions of records (others' builds
