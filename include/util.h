@@ -48,6 +48,26 @@ static inline int grow(void **arr, size_t *cap, size_t n, size_t elem)
 }
 #define GROW(arr, cap, n) grow((void **)&(arr), &(cap), (n), sizeof(*(arr)))
 
+/* Grows *arr (capacity *cap) to hold index i, the new elements zeroed: an
+ * array indexed by an id, whose holes read as "none". */
+static inline int grow_to(void **arr, size_t *cap, size_t i, size_t elem)
+{
+	char *p;
+	size_t c;
+
+	if (i < *cap)
+		return 0;
+	c = (i + 1) * 2;
+	p = realloc(*arr, c * elem);
+	if (!p)
+		return -ENOMEM;
+	memset(p + *cap * elem, 0, (c - *cap) * elem);
+	*arr = p;
+	*cap = c;
+	return 0;
+}
+#define GROW_TO(arr, cap, i) grow_to((void **)&(arr), &(cap), (i), sizeof(*(arr)))
+
 /* qsort() of nothing with a NULL base is undefined behaviour (UBSan says
  * so); an empty or single-element array needs no sorting anyway. */
 static inline void qsort_safe(void *base, size_t n, size_t size, int (*cmp)(const void *, const void *))

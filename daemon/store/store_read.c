@@ -158,17 +158,9 @@ static int parse_event(struct store_cursor *c, struct rcur *rc)
 	}
 	if (rc->bad)
 		goto fail;
-	if (id >= c->cap_ev) {
-		size_t cap = id + 16;
-		struct store_event **v = realloc(c->ev, cap * sizeof(*v));
-
-		if (!v) {
-			r = -ENOMEM;
-			goto fail;
-		}
-		memset(v + c->cap_ev, 0, (cap - c->cap_ev) * sizeof(*v));
-		c->ev = v;
-		c->cap_ev = cap;
+	if (GROW_TO(c->ev, c->cap_ev, id) < 0) {
+		r = -ENOMEM;
+		goto fail;
 	}
 	if (c->ev[id]) {	/* described twice: the first one stands */
 		event_free(ev);

@@ -88,16 +88,8 @@ static int put_events(struct store_snap *s, struct snap_file *f, const struct st
 	for (size_t i = 0; i < b->n_events; i++) {
 		unsigned id = b->events[i];
 
-		if (id >= f->n_described) {
-			size_t cap = (id + 1) * 2;
-			bool *d = realloc(f->described, cap * sizeof(*d));
-
-			if (!d)
-				return -ENOMEM;
-			memset(d + f->n_described, 0, (cap - f->n_described) * sizeof(*d));
-			f->described = d;
-			f->n_described = cap;
-		}
+		if (GROW_TO(f->described, f->n_described, id) < 0)
+			return -ENOMEM;
 		if (f->described[id])
 			continue;
 		pthread_mutex_lock(&s->w->lock);

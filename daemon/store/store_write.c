@@ -293,16 +293,8 @@ static uint32_t task_index(struct store_block *b, const struct trace_rec_hdr *h)
 
 static int count(struct store_block *b, unsigned id)
 {
-	if (id >= b->cap_slot_of) {
-		size_t cap = (id + 1) * 2;
-		uint32_t *s = realloc(b->slot_of, cap * sizeof(*s));
-
-		if (!s)
-			return -ENOMEM;
-		memset(s + b->cap_slot_of, 0, (cap - b->cap_slot_of) * sizeof(*s));
-		b->slot_of = s;
-		b->cap_slot_of = cap;
-	}
+	if (GROW_TO(b->slot_of, b->cap_slot_of, id) < 0)
+		return -ENOMEM;
 	if (!b->slot_of[id] || b->slot_of[id] > b->n_counts || b->counts[b->slot_of[id] - 1].id != id) {
 		if (GROW(b->counts, b->cap_counts, b->n_counts) < 0)
 			return -ENOMEM;
