@@ -130,6 +130,9 @@ void tracer_snapshot_poll(struct tracer *t)
 			if (!h || !h->is_trigger || !h->trig.snapshot || index >= TRACERD_HIST_TRIGGERS ||
 			    loader_snapshot_requests(t->ld, index, &n) < 0 || n <= t->snap_seen[index])
 				continue;
+			/* What led to it is in the window: the flush's drain is
+			 * budgeted and may have left records behind (as SIGUSR1). */
+			tracer_drain_written(t);
 			(void)sink_route_snapshot(t->sink, t->sels[i]->conf->name, n - t->snap_seen[index]);
 			t->snap_seen[index] = n;
 		}
